@@ -1,0 +1,162 @@
+# Build helpers for memwal-check: one static library per folder, gtest executables, tool
+# binaries, and the include roots that make the layering rule (design.md section 9) a build
+# error instead of a review comment.
+#
+# Layering. Sources include our headers by repo-relative path ("base/status.h",
+# "model/state.h"). The repo root is never on an include path. Instead every target gets an
+# include root, ${CMAKE_BINARY_DIR}/include_roots/<root>/, that holds one symlink per folder
+# the target may see. A header outside those folders is simply "No such file".
+#
+#   memwal_library(NAME <folder> [SOURCES ...] [DEPS ...] [SEES <folders>...])
+#       Creates STATIC target memwal_<folder> from files in the current source dir; it
+#       links memwal_base, and DEPS, PUBLIC.
+#       It sees base, itself and SEES; SEES must stay within MEMWAL_LAYER_<folder> below,
+#       and every memwal_<x> in DEPS must be a folder it may see. Sources ending in .proto
+#       are compiled with protoc; see "Protobuf" below.
+#   memwal_test(NAME <target> SOURCES ... [DEPS ...] [SEES <folders>...] [LABELS ...])
+#       Creates a gtest executable linked with GTest::gtest_main, rapidcheck_gtest and
+#       rapidcheck, registered with gtest_discover_tests; every discovered test carries LABELS.
+#       It sees base and SEES (tests may see any folder). Its include root is
+#       include_roots/bin/<target>/.
+#   memwal_binary(NAME <target> SOURCES ... [DEPS ...] [SEES <folders>...])
+#       Creates a tool executable (the checker CLI, benchmarks) that sees base and SEES.
+#   Executables link memwal_base and DEPS.
+#
+# Protobuf. A .proto in SOURCES is compiled with --proto_path set to the target's include
+# root, so .proto imports are repo-relative and obey the same layering
+# (import "impl/proto/file.proto"). impl/proto/manifest.proto yields
+# ${CMAKE_BINARY_DIR}/generated/impl/impl/proto/manifest.pb.h, included as
+# "impl/proto/manifest.pb.h" by any target that sees impl.
+
+# What each library folder may see. A new library folder must be added here.
+set(MEMWAL_LAYER_base    base)
+set(MEMWAL_LAYER_model   base model)
+set(MEMWAL_LAYER_impl    base impl)
+set(MEMWAL_LAYER_checker base model impl checker)
+set(MEMWAL_LAYER_FOLDERS base model impl checker)
+
+set(MEMWAL_WARNING_FLAGS -Wall -Wextra -Werror -Wshadow)
+
+# Recreates include_roots/<root>/ with one symlink per folder in the list ARGN.
+# Links to folders that do not exist yet are made anyway: they start to resolve as soon as
+# the folder appears, without a reconfigure.
+function(memwal_make_include_root root)
+  set(dir "${CMAKE_BINARY_DIR}/include_roots/${root}")
+  file(REMOVE_RECURSE "${dir}")
+  file(MAKE_DIRECTORY "${dir}")
+  foreach(folder IN LISTS ARGN)
+    file(CREATE_LINK "${CMAKE_SOURCE_DIR}/${folder}" "${dir}/${folder}" SYMBOLIC)
+  endforeach()
+endfunction()
+
+# The policy roots exist from the start, so probes can use a folder's root before (or
+# without) that folder's library. memwal_library narrows its root to what it declares.
+foreach(folder IN LISTS MEMWAL_LAYER_FOLDERS)
+  memwal_make_include_root(${folder} ${MEMWAL_LAYER_${folder}})
+endforeach()
+
+# Gives `target` the include root `root` (which must see exactly `folders`), the generated
+# protobuf headers of those folders, and our warning flags.
+function(memwal_use_include_root target root)
+  set(folders ${ARGN})
+  target_include_directories(${target} PRIVATE "${CMAKE_BINARY_DIR}/include_roots/${root}")
+  foreach(folder IN LISTS folders)
+    set(gen "${CMAKE_BINARY_DIR}/generated/${folder}")
+    file(MAKE_DIRECTORY "${gen}")
+    target_include_directories(${target} SYSTEM PRIVATE "${gen}")
+  endforeach()
+  target_compile_options(${target} PRIVATE ${MEMWAL_WARNING_FLAGS})
+endfunction()
+
+# Compiles the .proto files in ARGN for memwal_<folder>, with protoc looking only inside the
+# target's include root.
+function(memwal_add_protos target folder)
+  set(root "${CMAKE_BINARY_DIR}/include_roots/${folder}")
+  set(out "${CMAKE_BINARY_DIR}/generated/${folder}")
+  foreach(proto IN LISTS ARGN)
+    get_filename_component(abs "${proto}" ABSOLUTE)
+    file(RELATIVE_PATH rel "${CMAKE_SOURCE_DIR}" "${abs}")
+    string(REGEX REPLACE "\\.proto$" "" stem "${rel}")
+    set(pb_cc "${out}/${stem}.pb.cc")
+    set(pb_h "${out}/${stem}.pb.h")
+    add_custom_command(
+      OUTPUT "${pb_cc}" "${pb_h}"
+      COMMAND ${Protobuf_PROTOC_EXECUTABLE} "--proto_path=${root}" "--cpp_out=${out}"
+              "${root}/${rel}"
+      DEPENDS "${abs}" ${Protobuf_PROTOC_EXECUTABLE}
+      COMMENT "protoc ${rel}"
+      VERBATIM)
+    # Generated code is not ours to fix; keep it from failing the build on a new warning.
+    set_source_files_properties("${pb_cc}" PROPERTIES COMPILE_OPTIONS "-w")
+    target_sources(${target} PRIVATE "${pb_cc}" "${pb_h}")
+  endforeach()
+  target_link_libraries(${target} PUBLIC protobuf::libprotobuf)
+endfunction()
+
+function(memwal_library)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME" "SOURCES;DEPS;SEES")
+  set(folder "${arg_NAME}")
+  if(NOT folder IN_LIST MEMWAL_LAYER_FOLDERS)
+    message(FATAL_ERROR "memwal_library(NAME ${folder}): unknown folder; add MEMWAL_LAYER_${folder} "
+                        "and the folder to MEMWAL_LAYER_FOLDERS in cmake/memwal.cmake")
+  endif()
+  set(allowed ${MEMWAL_LAYER_${folder}})
+  set(sees base ${folder} ${arg_SEES})
+  list(REMOVE_DUPLICATES sees)
+  foreach(seen IN LISTS sees)
+    if(NOT seen IN_LIST allowed)
+      message(FATAL_ERROR "layering: ${folder}/ may not see ${seen}/ (allowed: ${allowed})")
+    endif()
+  endforeach()
+  foreach(dep IN LISTS arg_DEPS)
+    if(dep MATCHES "^memwal_(.+)$" AND NOT CMAKE_MATCH_1 IN_LIST allowed)
+      message(FATAL_ERROR "layering: memwal_${folder} may not depend on ${dep}")
+    endif()
+  endforeach()
+
+  set(target memwal_${folder})
+  set(protos ${arg_SOURCES})
+  list(FILTER protos INCLUDE REGEX "\\.proto$")
+  set(sources ${arg_SOURCES})
+  list(FILTER sources EXCLUDE REGEX "\\.proto$")
+  add_library(${target} STATIC ${sources})
+  memwal_make_include_root(${folder} ${sees})
+  memwal_use_include_root(${target} ${folder} ${sees})
+  if(NOT folder STREQUAL "base")
+    target_link_libraries(${target} PUBLIC memwal_base)
+  endif()
+  target_link_libraries(${target} PUBLIC ${arg_DEPS})
+  if(protos)
+    memwal_add_protos(${target} ${folder} ${protos})
+  endif()
+endfunction()
+
+# Shared by memwal_test and memwal_binary: an executable with its own include root.
+function(memwal_executable_with_root target)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "SOURCES;DEPS;SEES")
+  set(sees base ${arg_SEES})
+  list(REMOVE_DUPLICATES sees)
+  add_executable(${target} ${arg_SOURCES})
+  memwal_make_include_root(bin/${target} ${sees})
+  memwal_use_include_root(${target} bin/${target} ${sees})
+  target_link_libraries(${target} PRIVATE memwal_base ${arg_DEPS})
+endfunction()
+
+function(memwal_test)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME" "SOURCES;DEPS;SEES;LABELS")
+  memwal_executable_with_root(${arg_NAME} SOURCES ${arg_SOURCES} DEPS ${arg_DEPS}
+                              SEES ${arg_SEES})
+  target_link_libraries(${arg_NAME} PRIVATE GTest::gtest_main GTest::gtest rapidcheck_gtest
+                                            rapidcheck)
+  if(arg_LABELS)
+    gtest_discover_tests(${arg_NAME} DISCOVERY_TIMEOUT 30 PROPERTIES LABELS "${arg_LABELS}")
+  else()
+    gtest_discover_tests(${arg_NAME} DISCOVERY_TIMEOUT 30)
+  endif()
+endfunction()
+
+function(memwal_binary)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME" "SOURCES;DEPS;SEES")
+  memwal_executable_with_root(${arg_NAME} SOURCES ${arg_SOURCES} DEPS ${arg_DEPS}
+                              SEES ${arg_SEES})
+endfunction()
