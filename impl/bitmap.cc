@@ -1,0 +1,57 @@
+// Roaring codec for fragment bitmaps; see bitmap.h.
+#include "impl/bitmap.h"
+
+#include <limits>
+#include <roaring/roaring.hh>
+#include <stdexcept>
+#include <vector>
+
+namespace memwal::impl {
+namespace {
+
+// CRoaring 0.2's Roaring::readSafe reports bad input by throwing
+// std::runtime_error (and the C layer may print a line). Project code never
+// throws, so this is the only try/catch in the project: it turns that one
+// library exception into a Status at the library boundary.
+Result<Roaring> ReadRoaringSafe(std::string_view bytes) {
+  try {
+    return Roaring::readSafe(bytes.data(), bytes.size());
+  } catch (const std::runtime_error& error) {
+    return Status::Corruption(std::string("fragment bitmap: ") + error.what());
+  }
+}
+
+}  // namespace
+
+std::string EncodeFragmentBitmap(const Coverage& fragments) {
+  if (!fragments.has_value()) return std::string();
+  Roaring bitmap;
+  for (const uint64_t id : *fragments) {
+    MEMWAL_ASSERT(id <= std::numeric_limits<uint32_t>::max());
+    bitmap.add(static_cast<uint32_t>(id));
+  }
+  bitmap.runOptimize();
+  std::string bytes(bitmap.getSizeInBytes(/*portable=*/true), '\0');
+  bytes.resize(bitmap.write(bytes.data(), /*portable=*/true));
+  MEMWAL_ASSERT(
+      !bytes.empty());  // Covering nothing must stay distinct from unknown.
+  return bytes;
+}
+
+Result<Coverage> DecodeFragmentBitmap(std::string_view bytes) {
+  if (bytes.empty()) return Coverage(std::nullopt);
+  MEMWAL_ASSIGN_OR_RETURN(const Roaring bitmap, ReadRoaringSafe(bytes));
+  // readSafe accepts a valid prefix; trailing bytes mean the field is not one
+  // bitmap.
+  if (bitmap.getSizeInBytes(/*portable=*/true) != bytes.size()) {
+    return Status::Corruption(
+        "fragment bitmap: trailing bytes after the Roaring bitmap");
+  }
+  std::vector<uint32_t> ids(bitmap.cardinality());
+  bitmap.toUint32Array(ids.data());
+  FragmentSet fragments(ids.begin(), ids.end());
+  MEMWAL_ASSERT(fragments.size() == bitmap.cardinality());
+  return Coverage(std::move(fragments));
+}
+
+}  // namespace memwal::impl

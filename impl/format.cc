@@ -1,0 +1,303 @@
+// On-store format; see format.h for the layout and the names.
+#include "impl/format.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <limits>
+#include <set>
+
+#include "impl/bitmap.h"
+
+namespace memwal::impl {
+namespace {
+
+constexpr std::string_view kMagic = "LANC";
+constexpr uint16_t kMajorVersion = 0;
+constexpr uint16_t kMinorVersion = 2;
+constexpr size_t kFooterSize = 16;
+constexpr size_t kUuidSize = 16;
+
+void AppendLe(std::string* out, uint64_t value, int bytes) {
+  for (int i = 0; i < bytes; ++i)
+    out->push_back(static_cast<char>((value >> (8 * i)) & 0xff));
+}
+
+uint64_t ReadLe(std::string_view bytes, size_t at, int width) {
+  MEMWAL_ASSERT(at + static_cast<size_t>(width) <= bytes.size());
+  uint64_t value = 0;
+  for (int i = 0; i < width; ++i) {
+    value |= uint64_t{static_cast<uint8_t>(bytes[at + static_cast<size_t>(i)])}
+             << (8 * i);
+  }
+  return value;
+}
+
+void AppendMessage(std::string* out,
+                   const google::protobuf::MessageLite& message) {
+  const std::string bytes = message.SerializeAsString();
+  MEMWAL_ASSERT(bytes.size() <= std::numeric_limits<uint32_t>::max());
+  AppendLe(out, bytes.size(), 4);
+  out->append(bytes);
+}
+
+// Parses the length-prefixed message at `at` that must end at or before
+// `limit`.
+Status ReadMessage(std::string_view bytes, uint64_t at, uint64_t limit,
+                   const char* what, google::protobuf::MessageLite* message) {
+  if (at > limit || limit - at < 4)
+    return Status::Corruption(std::string(what) + " offset");
+  const uint64_t size = ReadLe(bytes, at, 4);
+  if (size > limit - at - 4)
+    return Status::Corruption(std::string(what) + " overruns");
+  if (!message->ParseFromArray(bytes.data() + at + 4, static_cast<int>(size))) {
+    return Status::Corruption(std::string(what) + " does not parse");
+  }
+  return Status::Ok();
+}
+
+Status CheckUuid(const pb::UUID& uuid, const char* what) {
+  if (uuid.uuid().size() != kUuidSize) {
+    return Status::Corruption(std::string(what) + ": uuid is not 16 bytes");
+  }
+  return Status::Ok();
+}
+
+Status CheckShardList(
+    const google::protobuf::RepeatedPtrField<pb::CompactedSsTable>& list,
+    const char* what) {
+  std::set<std::string> shards;
+  for (const pb::CompactedSsTable& entry : list) {
+    MEMWAL_RETURN_IF_ERROR(CheckUuid(entry.shard_id(), what));
+    if (!shards.insert(entry.shard_id().uuid()).second) {
+      return Status::Corruption(std::string(what) + ": duplicate shard");
+    }
+  }
+  return Status::Ok();
+}
+
+Status CheckDetails(const pb::MemWalIndexDetails& details) {
+  MEMWAL_RETURN_IF_ERROR(
+      CheckShardList(details.compacted_sstables(), "compacted_sstables"));
+  std::set<std::string> names;
+  for (const pb::IndexCatchupProgress& progress : details.index_catchup()) {
+    if (!names.insert(progress.index_name()).second) {
+      return Status::Corruption("index_catchup: duplicate index " +
+                                progress.index_name());
+    }
+    MEMWAL_RETURN_IF_ERROR(
+        CheckShardList(progress.caught_up_generations(), "index_catchup"));
+  }
+  return Status::Ok();
+}
+
+Status CheckIndexes(const pb::IndexSection& section) {
+  std::set<std::string> uuids;
+  int system_indexes = 0;
+  for (const pb::IndexMetadata& index : section.indices()) {
+    MEMWAL_RETURN_IF_ERROR(CheckUuid(index.uuid(), "index"));
+    if (!uuids.insert(index.uuid().uuid()).second) {
+      return Status::Corruption("index section: duplicate segment uuid");
+    }
+    MEMWAL_RETURN_IF_ERROR(
+        DecodeFragmentBitmap(index.fragment_bitmap()).status());
+    if (!IsMemWalIndex(index)) continue;
+    ++system_indexes;
+    MEMWAL_ASSIGN_OR_RETURN(const pb::MemWalIndexDetails details,
+                            UnpackMemWalDetails(index));
+    MEMWAL_RETURN_IF_ERROR(CheckDetails(details));
+  }
+  if (system_indexes > 1)
+    return Status::Corruption("more than one __lance_mem_wal index");
+  return Status::Ok();
+}
+
+Status CheckFragments(const pb::Manifest& manifest) {
+  uint64_t previous = 0;
+  for (int i = 0; i < manifest.fragments_size(); ++i) {
+    const uint64_t id = manifest.fragments(i).id();
+    if (i > 0 && id <= previous)
+      return Status::Corruption("fragment ids not ascending");
+    if (manifest.has_max_fragment_id() && id > manifest.max_fragment_id()) {
+      return Status::Corruption("fragment id above max_fragment_id");
+    }
+    previous = id;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string EncodeManifestFile(const ManifestFile& file) {
+  std::string out;
+  pb::Manifest manifest = file.manifest;
+  manifest.set_index_section(0);
+  AppendMessage(&out, file.index_section);
+  const uint64_t manifest_position = out.size();
+  AppendMessage(&out, manifest);
+  AppendLe(&out, manifest_position, 8);
+  AppendLe(&out, kMajorVersion, 2);
+  AppendLe(&out, kMinorVersion, 2);
+  out.append(kMagic);
+  MEMWAL_ASSERT(out.size() >= kFooterSize + 8);
+  return out;
+}
+
+Result<ManifestFile> DecodeManifestFile(std::string_view bytes) {
+  if (bytes.size() < kFooterSize)
+    return Status::Corruption("manifest file too short");
+  const size_t footer = bytes.size() - kFooterSize;
+  if (bytes.substr(bytes.size() - 4) != kMagic)
+    return Status::Corruption("bad magic");
+  if (ReadLe(bytes, footer + 8, 2) != kMajorVersion) {
+    return Status::Corruption("unsupported manifest major version");
+  }
+  ManifestFile file;
+  const uint64_t manifest_position = ReadLe(bytes, footer, 8);
+  MEMWAL_RETURN_IF_ERROR(ReadMessage(bytes, manifest_position, footer,
+                                     "manifest", &file.manifest));
+  if (!file.manifest.has_index_section())
+    return Status::Corruption("no index section");
+  MEMWAL_RETURN_IF_ERROR(ReadMessage(bytes, file.manifest.index_section(),
+                                     manifest_position, "index section",
+                                     &file.index_section));
+  MEMWAL_RETURN_IF_ERROR(CheckFragments(file.manifest));
+  MEMWAL_RETURN_IF_ERROR(CheckIndexes(file.index_section));
+  return file;
+}
+
+std::string VersionFileName(uint64_t version) {
+  char name[64];
+  std::snprintf(name, sizeof(name), "%020" PRIu64 ".manifest",
+                std::numeric_limits<uint64_t>::max() - version);
+  return std::string(kVersionsDir) + name;
+}
+
+std::optional<uint64_t> ParseVersionFileName(std::string_view name) {
+  if (name.substr(0, kVersionsDir.size()) == kVersionsDir)
+    name.remove_prefix(kVersionsDir.size());
+  constexpr std::string_view kSuffix = ".manifest";
+  if (name.size() != 20 + kSuffix.size() || name.substr(20) != kSuffix)
+    return std::nullopt;
+  uint64_t inverted = 0;
+  for (size_t i = 0; i < 20; ++i) {
+    if (name[i] < '0' || name[i] > '9') return std::nullopt;
+    const uint64_t digit = static_cast<uint64_t>(name[i] - '0');
+    if (inverted > (std::numeric_limits<uint64_t>::max() - digit) / 10)
+      return std::nullopt;
+    inverted = inverted * 10 + digit;
+  }
+  return std::numeric_limits<uint64_t>::max() - inverted;
+}
+
+std::string TransactionFileName(uint64_t read_version, std::string_view uuid) {
+  return std::to_string(read_version) + "-" + std::string(uuid) + ".txn";
+}
+
+std::string EncodeTransaction(const pb::Transaction& transaction) {
+  std::string bytes;
+  google::protobuf::io::StringOutputStream stream(&bytes);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(
+      true);  // The properties map must encode stably.
+  MEMWAL_ASSERT(transaction.SerializeToCodedStream(&coded));
+  return bytes;
+}
+
+Result<pb::Transaction> DecodeTransaction(std::string_view bytes) {
+  pb::Transaction transaction;
+  if (!transaction.ParseFromArray(bytes.data(),
+                                  static_cast<int>(bytes.size()))) {
+    return Status::Corruption("transaction does not parse");
+  }
+  if (transaction.operation_case() == pb::Transaction::OPERATION_NOT_SET) {
+    return Status::Corruption("transaction has no operation");
+  }
+  if (transaction.has_update_mem_wal_state() &&
+      transaction.update_mem_wal_state().has_require_index_catchup() &&
+      !transaction.update_mem_wal_state().require_index_catchup()) {
+    // Lance: proto.rs refuses an explicit false ("cannot be false") [P §1.3].
+    return Status::InvalidArgument("require_index_catchup cannot be false");
+  }
+  return transaction;
+}
+
+std::string UuidHex(std::string_view raw) {
+  MEMWAL_ASSERT(raw.size() == kUuidSize);
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) hex.push_back('-');
+    const auto byte = static_cast<uint8_t>(raw[i]);
+    hex.push_back(kDigits[byte >> 4]);
+    hex.push_back(kDigits[byte & 15]);
+  }
+  return hex;
+}
+
+std::string ShardManifestDir(std::string_view shard_uuid_raw) {
+  return std::string(kMemWalDir) + UuidHex(shard_uuid_raw) + "/";
+}
+
+std::string ShardManifestPath(std::string_view shard_uuid_raw,
+                              uint64_t version) {
+  uint64_t reversed = 0;
+  for (int bit = 0; bit < 64; ++bit) {
+    if ((version >> bit) & 1) reversed |= uint64_t{1} << (63 - bit);
+  }
+  char name[64];
+  std::snprintf(name, sizeof(name), "%020" PRIu64 ".binpb", reversed);
+  return ShardManifestDir(shard_uuid_raw) + "manifest/" + name;
+}
+
+std::string EncodeShardManifest(const pb::ShardManifest& manifest) {
+  return manifest.SerializeAsString();
+}
+
+Result<pb::ShardManifest> DecodeShardManifest(std::string_view bytes) {
+  pb::ShardManifest manifest;
+  if (!manifest.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    return Status::Corruption("shard manifest does not parse");
+  }
+  MEMWAL_RETURN_IF_ERROR(CheckUuid(manifest.shard_id(), "shard manifest"));
+  if (manifest.current_generation() == 0) {
+    return Status::Corruption("shard manifest: generations start at 1");
+  }
+  for (const pb::SsTable& sstable : manifest.sstables()) {
+    if (sstable.generation() == 0 ||
+        sstable.generation() >= manifest.current_generation()) {
+      return Status::Corruption(
+          "shard manifest: sstable generation out of range");
+    }
+  }
+  return manifest;
+}
+
+bool IsMemWalIndex(const pb::IndexMetadata& index) {
+  return index.name() == kMemWalIndexName;
+}
+
+Result<pb::MemWalIndexDetails> UnpackMemWalDetails(
+    const pb::IndexMetadata& index) {
+  constexpr std::string_view kType = "MemWalIndexDetails";
+  const std::string& url = index.index_details().type_url();
+  if (url.size() < kType.size() ||
+      url.substr(url.size() - kType.size()) != kType) {
+    return Status::Corruption("__lance_mem_wal details have type " + url);
+  }
+  pb::MemWalIndexDetails details;
+  if (!details.ParseFromString(index.index_details().value())) {
+    return Status::Corruption("MemWalIndexDetails do not parse");
+  }
+  return details;
+}
+
+void PackMemWalDetails(const pb::MemWalIndexDetails& details,
+                       pb::IndexMetadata* index) {
+  MEMWAL_ASSERT(index != nullptr);
+  MEMWAL_ASSERT(index->mutable_index_details()->PackFrom(details));
+}
+
+}  // namespace memwal::impl

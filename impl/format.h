@@ -1,0 +1,89 @@
+// The on-store format of a table: manifest files, transaction files, shard
+// manifests and their names, with validating decoders (every decode returns
+// Corruption on bad bytes).
+//
+// Names [P §1, §3]: `_versions/{u64::MAX - version}.manifest` (Lance's V2
+// naming, zero-padded to 20 digits so that the newest version sorts first),
+// `_transactions/{read_version}-{uuid}.txn` (a serialized Transaction),
+// `_mem_wal/{shard_uuid}/manifest/{bit_reversed_version}.binpb` (a serialized
+// ShardManifest; the number is the version with its 64 bits reversed, 20
+// digits).
+//
+// Manifest file layout. Known [P §1.4, §4.1]: the IndexSection message is
+// written into the manifest file and Manifest.index_section holds its byte
+// offset. Our choice, following the layout Lance's writer uses for its manifest
+// files (not in the facts file, so stated here):
+//   [u32 LE n][n bytes IndexSection]          <- Manifest.index_section = 0
+//   [u32 LE m][m bytes Manifest]              <- manifest position P
+//   [u64 LE P][u16 LE major=0][u16 LE minor=2]["LANC"]   (16-byte footer)
+#ifndef MEMWAL_IMPL_FORMAT_H_
+#define MEMWAL_IMPL_FORMAT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+#include "impl/proto/table.pb.h"
+#include "impl/proto/transaction.pb.h"
+
+namespace memwal::impl {
+
+namespace pb = ::lance::table;
+
+// Lance: MEM_WAL_INDEX_NAME, the system index holding MemWalIndexDetails [P
+// §3].
+inline constexpr std::string_view kMemWalIndexName = "__lance_mem_wal";
+inline constexpr std::string_view kVersionsDir = "_versions/";
+inline constexpr std::string_view kTransactionsDir = "_transactions/";
+inline constexpr std::string_view kMemWalDir = "_mem_wal/";
+// transaction_properties key naming the index of an empty repair CreateIndex
+// (our choice).
+inline constexpr std::string_view kRepairIndexProperty = "memwal-check.index";
+
+struct ManifestFile {
+  pb::Manifest manifest;
+  pb::IndexSection index_section;
+};
+
+// Encodes the layout above; sets manifest.index_section to the section's offset
+// (0).
+std::string EncodeManifestFile(const ManifestFile& file);
+// Structural decode and validation (framing, ids, uuids, bitmaps, MemWAL
+// details). Does not check the feature-bit pairing; loaders do that
+// (ValidateMemWalIndexCatchupFlags).
+Result<ManifestFile> DecodeManifestFile(std::string_view bytes);
+
+// "_versions/<20 digits>.manifest" relative to the table root.
+std::string VersionFileName(uint64_t version);
+// The version a `_versions/` file name encodes; nullopt if the name is not one.
+std::optional<uint64_t> ParseVersionFileName(std::string_view name);
+// "{read_version}-{uuid}.txn" (Manifest.transaction_file holds this name).
+std::string TransactionFileName(uint64_t read_version, std::string_view uuid);
+
+std::string EncodeTransaction(const pb::Transaction& transaction);
+// Lance: an explicit require_index_catchup = false is invalid input [P §1.3].
+Result<pb::Transaction> DecodeTransaction(std::string_view bytes);
+
+// "_mem_wal/{shard_uuid_hex}/manifest/{bit_reversed_version}.binpb".
+std::string ShardManifestPath(std::string_view shard_uuid_raw,
+                              uint64_t version);
+std::string ShardManifestDir(std::string_view shard_uuid_raw);
+std::string EncodeShardManifest(const pb::ShardManifest& manifest);
+Result<pb::ShardManifest> DecodeShardManifest(std::string_view bytes);
+
+// Lowercase 8-4-4-4-12 hex of 16 raw bytes.
+std::string UuidHex(std::string_view raw);
+
+bool IsMemWalIndex(const pb::IndexMetadata& index);
+// The MemWalIndexDetails in index_details (type_url must end with
+// "MemWalIndexDetails").
+Result<pb::MemWalIndexDetails> UnpackMemWalDetails(
+    const pb::IndexMetadata& index);
+void PackMemWalDetails(const pb::MemWalIndexDetails& details,
+                       pb::IndexMetadata* index);
+
+}  // namespace memwal::impl
+
+#endif  // MEMWAL_IMPL_FORMAT_H_

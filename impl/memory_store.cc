@@ -1,0 +1,45 @@
+// MemoryStore; see memory_store.h.
+#include "impl/memory_store.h"
+
+#include <memory>
+
+namespace memwal::impl {
+
+Result<Blob> MemoryStore::Get(const std::string& path) const {
+  const auto it = objects_.find(path);
+  if (it == objects_.end()) return Status::NotFound(path);
+  MEMWAL_ASSERT(it->second != nullptr);
+  return it->second;
+}
+
+Status MemoryStore::PutIfAbsent(const std::string& path, std::string bytes) {
+  MEMWAL_ASSERT(!path.empty());
+  const auto [it, inserted] = objects_.try_emplace(
+      path, std::make_shared<const std::string>(std::move(bytes)));
+  if (!inserted) return Status::AlreadyExists(path);
+  MEMWAL_ASSERT(it->second != nullptr);
+  return Status::Ok();
+}
+
+Status MemoryStore::Put(const std::string& path, std::string bytes) {
+  MEMWAL_ASSERT(!path.empty());
+  objects_[path] = std::make_shared<const std::string>(std::move(bytes));
+  return Status::Ok();
+}
+
+Result<std::vector<std::string>> MemoryStore::List(
+    const std::string& prefix) const {
+  std::vector<std::string> paths;
+  for (auto it = objects_.lower_bound(prefix); it != objects_.end(); ++it) {
+    if (it->first.compare(0, prefix.size(), prefix) != 0) break;
+    paths.push_back(it->first);
+  }
+  return paths;
+}
+
+Status MemoryStore::Delete(const std::string& path) {
+  if (objects_.erase(path) == 0) return Status::NotFound(path);
+  return Status::Ok();
+}
+
+}  // namespace memwal::impl
