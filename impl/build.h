@@ -1,0 +1,56 @@
+// build_manifest [spec R35; P §4.2]: the next version of a table from its head
+// and one (already rebased) transaction, in Lance's order of steps: the
+// operation arm, the catch-up rule of the protocol, new_from_previous +
+// apply_feature_flags + inherit, then activation. write_manifest_file's second
+// apply_feature_flags (R35.5) runs in commit.cc.
+//
+// Refusals (stale generation, a fragment no longer live, advance validation,
+// activation refusal, a half-set head) are Status::FailedPrecondition; any
+// other error is real.
+#ifndef MEMWAL_IMPL_BUILD_H_
+#define MEMWAL_IMPL_BUILD_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "base/status.h"
+#include "impl/bugs.h"
+#include "impl/catchup.h"
+#include "impl/table.h"
+
+namespace memwal::impl {
+
+using UuidSource =
+    std::function<std::string()>;  // Fresh 16 raw bytes per call.
+
+struct BuildInput {
+  Protocol protocol = Protocol::kDerived;
+  BugSet bugs;
+  const Snapshot* head = nullptr;
+  // The transaction's read version, or nullptr if it cannot be loaded.
+  const Snapshot* read = nullptr;
+  const pb::Transaction* transaction = nullptr;
+  std::string transaction_file;
+  const UuidSource* new_uuid = nullptr;
+};
+
+Result<ManifestFile> BuildManifest(const BuildInput& input);
+
+// True if the head requires catch-up under `protocol` (R1: both bits for bit
+// protocols, always for unconditional, never for legacy).
+bool RequiresCatchup(Protocol protocol, const pb::Manifest& manifest);
+
+// Replaces the MemWAL system index's details, minting a fresh uuid (Lance:
+// new_mem_wal_index_meta) and stamping `version`.
+void ReplaceMemWalIndex(const pb::MemWalIndexDetails& details, uint64_t version,
+                        const UuidSource& new_uuid, pb::IndexSection* section);
+
+// ReadVersionState for a derivation, or nullopt when Lance would not load it
+// (R33).
+Result<std::optional<ReadVersionState>> ReadStateFor(Protocol protocol,
+                                                     const Snapshot* read);
+
+}  // namespace memwal::impl
+
+#endif  // MEMWAL_IMPL_BUILD_H_

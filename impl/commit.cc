@@ -1,0 +1,118 @@
+// Commit path; see commit.h.
+#include "impl/commit.h"
+
+#include <optional>
+
+#include "impl/conflicts.h"
+#include "impl/feature_flags.h"
+
+namespace memwal::impl {
+namespace {
+
+// Classifies every version in (checked, head] against `transaction`; nullopt =
+// compatible.
+Result<std::optional<CommitResult>> Rebase(const CommitInput& input,
+                                           uint64_t checked, uint64_t head,
+                                           pb::Transaction* transaction) {
+  bool retry = false;
+  for (uint64_t version = checked + 1; version <= head; ++version) {
+    MEMWAL_ASSIGN_OR_RETURN(
+        const Snapshot snapshot,
+        LoadVersion(*input.table, input.archive, version, true));
+    MEMWAL_ASSIGN_OR_RETURN(const pb::Transaction committed,
+                            LoadTransaction(*input.table, snapshot));
+    MEMWAL_ASSIGN_OR_RETURN(const ConflictClass kind,
+                            ClassifyConflict(transaction, committed));
+    const std::string why =
+        " with the commit of version " + std::to_string(version);
+    if (kind == ConflictClass::kIncompatible) {
+      return std::optional<CommitResult>(
+          CommitResult{Outcome::kRefused, "incompatible" + why});
+    }
+    retry |= kind == ConflictClass::kRetryable;
+  }
+  if (retry)
+    return std::optional<CommitResult>(
+        CommitResult{Outcome::kRetry, "retryable"});
+  return std::optional<CommitResult>();
+}
+
+Result<std::optional<Snapshot>> LoadReadVersion(const CommitInput& input,
+                                                uint64_t version) {
+  Result<Snapshot> read =
+      LoadVersion(*input.table, input.archive, version, true);
+  if (!read.ok() && read.status().code() == StatusCode::kNotFound) {
+    return std::optional<Snapshot>();
+  }
+  if (!read.ok()) return read.status();
+  return std::optional<Snapshot>(std::move(read).value());
+}
+
+Result<uint64_t> HeadVersion(const Store& table) {
+  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> versions,
+                          ListVersions(table));
+  if (versions.empty()) return Status::NotFound("table has no versions");
+  return versions.back();
+}
+
+}  // namespace
+
+std::string NewTransactionUuid(const UuidSource& new_uuid) {
+  return UuidHex(new_uuid());
+}
+
+Status WriteManifestFile(Store* table, ManifestFile file, BugSet bugs) {
+  MEMWAL_ASSERT(table != nullptr);
+  MEMWAL_RETURN_IF_ERROR(ApplyFeatureFlags(&file.manifest, false, false, bugs));
+  const uint64_t version = file.manifest.version();
+  std::string bytes = EncodeManifestFile(file);
+  MEMWAL_ASSERT(bytes.size() > 16);
+  return table->PutIfAbsent(VersionFileName(version), std::move(bytes));
+}
+
+Result<CommitResult> CommitTransaction(const CommitInput& input,
+                                       pb::Transaction transaction) {
+  MEMWAL_ASSERT(input.table != nullptr && input.new_uuid != nullptr);
+  MEMWAL_ASSIGN_OR_RETURN(const std::optional<Snapshot> read,
+                          LoadReadVersion(input, transaction.read_version()));
+  uint64_t checked = transaction.read_version();
+  for (int attempt = 0; attempt < kCommitAttempts; ++attempt) {
+    MEMWAL_ASSIGN_OR_RETURN(const uint64_t head_version,
+                            HeadVersion(*input.table));
+    MEMWAL_ASSIGN_OR_RETURN(const auto conflict,
+                            Rebase(input, checked, head_version, &transaction));
+    if (conflict.has_value()) return *conflict;
+    checked = head_version;
+    MEMWAL_ASSIGN_OR_RETURN(
+        const Snapshot head,
+        LoadVersion(*input.table, nullptr, head_version, true));
+    // Lance names each attempt's transaction file with a fresh uuid.
+    const std::string name = TransactionFileName(
+        transaction.read_version(), NewTransactionUuid(*input.new_uuid));
+    Result<ManifestFile> built = BuildManifest(BuildInput{
+        .protocol = input.protocol,
+        .bugs = input.bugs,
+        .head = &head,
+        .read = read.has_value() ? &*read : nullptr,
+        .transaction = &transaction,
+        .transaction_file = name,
+        .new_uuid = input.new_uuid,
+    });
+    if (!built.ok() &&
+        built.status().code() == StatusCode::kFailedPrecondition) {
+      return CommitResult{Outcome::kRefused, built.status().message()};
+    }
+    if (!built.ok()) return built.status();
+    MEMWAL_RETURN_IF_ERROR(input.table->PutIfAbsent(
+        std::string(kTransactionsDir) + name, EncodeTransaction(transaction)));
+    const Status published =
+        WriteManifestFile(input.table, std::move(built).value(), input.bugs);
+    if (published.code() == StatusCode::kAlreadyExists)
+      continue;  // Lost the race: rebase.
+    MEMWAL_RETURN_IF_ERROR(published);
+    return CommitResult{Outcome::kPublished, "", head_version + 1};
+  }
+  return CommitResult{Outcome::kRetry, "lost the publication race too often"};
+}
+
+}  // namespace memwal::impl

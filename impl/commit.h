@@ -1,0 +1,51 @@
+// The commit path [spec R30-R35; P §4.1]: rebase a transaction over every
+// transaction committed since its read version (conflict classes, compatible
+// adjustments), build the next manifest, write the transaction file, and
+// publish the manifest by put-if-absent of the next version's file. Losing that
+// race to another writer of the same store means rebasing again, up to
+// kCommitAttempts times (Lance's default retry budget is 20 [P §4.1]).
+#ifndef MEMWAL_IMPL_COMMIT_H_
+#define MEMWAL_IMPL_COMMIT_H_
+
+#include <string>
+
+#include "base/status.h"
+#include "impl/build.h"
+#include "impl/store.h"
+
+namespace memwal::impl {
+
+inline constexpr int kCommitAttempts = 20;
+
+// Outcome of a step that may publish, retry or refuse (spec R30).
+enum class Outcome { kDone, kPublished, kRetry, kRefused };
+
+struct CommitInput {
+  Protocol protocol = Protocol::kDerived;
+  BugSet bugs;
+  Store* table = nullptr;
+  const Store* archive = nullptr;  // Versions removed by CleanupVersions.
+  const UuidSource* new_uuid = nullptr;
+};
+
+struct CommitResult {
+  Outcome outcome = Outcome::kRefused;
+  std::string
+      reason;  // Why it was refused or must retry; empty when published.
+  uint64_t version = 0;  // The published version.
+};
+
+Result<CommitResult> CommitTransaction(const CommitInput& input,
+                                       pb::Transaction transaction);
+
+// Lance: write_manifest_file: apply_feature_flags once more (R35.5), encode,
+// then put-if-absent `_versions/{version}` (AlreadyExists if another writer
+// won).
+Status WriteManifestFile(Store* table, ManifestFile file, BugSet bugs);
+
+// "{hex}" of a fresh uuid.
+std::string NewTransactionUuid(const UuidSource& new_uuid);
+
+}  // namespace memwal::impl
+
+#endif  // MEMWAL_IMPL_COMMIT_H_

@@ -1,0 +1,275 @@
+// Conflict classes, one function per row of the table in spec R31. The rows for
+// operations Lance lists in its resolver follow it [P §4.3]; the others follow
+// its general rule
+// ("touching the same fragment is retryable, a committed Restore is
+// incompatible").
+#include "impl/conflicts.h"
+
+#include <set>
+#include <string>
+
+#include "impl/bitmap.h"
+
+namespace memwal::impl {
+namespace {
+
+using Op = pb::Transaction::OperationCase;
+using FragmentIds = std::set<uint64_t>;
+
+constexpr ConflictClass kOk = ConflictClass::kCompatible;
+constexpr ConflictClass kRetry = ConflictClass::kRetryable;
+constexpr ConflictClass kNever = ConflictClass::kIncompatible;
+
+bool Meets(const FragmentIds& a, const FragmentIds& b) {
+  for (const uint64_t id : a) {
+    if (b.count(id) != 0) return true;
+  }
+  return false;
+}
+
+// Fragments an operation deletes, updates or rewrites (the "same fragment" of
+// R31).
+FragmentIds DeletedBy(const pb::Transaction& t) {
+  if (!t.has_delete_()) return {};
+  return FragmentIds(t.delete_().deleted_fragment_ids().begin(),
+                     t.delete_().deleted_fragment_ids().end());
+}
+
+FragmentIds UpdatedBy(const pb::Transaction& t) {
+  FragmentIds ids;
+  if (t.has_update()) {
+    for (const auto& fragment : t.update().updated_fragments())
+      ids.insert(fragment.id());
+    ids.insert(t.update().removed_fragment_ids().begin(),
+               t.update().removed_fragment_ids().end());
+  }
+  if (t.has_delete_()) {
+    for (const auto& fragment : t.delete_().updated_fragments())
+      ids.insert(fragment.id());
+  }
+  return ids;
+}
+
+FragmentIds RewrittenBy(const pb::Transaction& t) {
+  FragmentIds ids;
+  if (!t.has_rewrite()) return ids;
+  for (const auto& group : t.rewrite().groups()) {
+    for (const auto& fragment : group.old_fragments())
+      ids.insert(fragment.id());
+  }
+  return ids;
+}
+
+// True if a new user segment of the CreateIndex `t` covers one of `fragments`;
+// a segment without a bitmap counts as covering (Lance: retryable if any new
+// index lacks a bitmap).
+Result<bool> NewSegmentCovers(const pb::Transaction& t,
+                              const FragmentIds& fragments) {
+  for (const pb::IndexMetadata& index : t.create_index().new_indices()) {
+    if (IsMemWalIndex(index)) continue;
+    MEMWAL_ASSIGN_OR_RETURN(const Coverage covers,
+                            DecodeFragmentBitmap(index.fragment_bitmap()));
+    if (!covers.has_value() || Meets(*covers, fragments)) return true;
+  }
+  return false;
+}
+
+// Index names a user CreateIndex works on (new, removed, advanced, or the
+// repair property).
+std::set<std::string> IndexNames(const pb::Transaction& t) {
+  std::set<std::string> names;
+  const auto& op = t.create_index();
+  for (const auto& index : op.new_indices()) names.insert(index.name());
+  for (const auto& index : op.removed_indices()) names.insert(index.name());
+  for (const auto& advance : op.mem_wal_index_catchup_advances()) {
+    names.insert(advance.index_name());
+  }
+  const auto it =
+      t.transaction_properties().find(std::string(kRepairIndexProperty));
+  if (it != t.transaction_properties().end()) names.insert(it->second);
+  names.erase(std::string(kMemWalIndexName));
+  return names;
+}
+
+ConflictClass AppendRow(Op committed) {
+  if (committed == Op::kUpdateMemWalState) return kNever;
+  return kOk;
+}
+
+ConflictClass DeleteRow(const pb::Transaction& self,
+                        const pb::Transaction& committed) {
+  const FragmentIds mine = DeletedBy(self);
+  switch (committed.operation_case()) {
+    case Op::kAppend:
+    case Op::kCreateIndex:
+      return kOk;
+    case Op::kDelete:
+      return Meets(mine, DeletedBy(committed)) ? kRetry : kOk;
+    case Op::kUpdate:
+      return Meets(mine, UpdatedBy(committed)) ? kRetry : kOk;
+    case Op::kRewrite:
+      return Meets(mine, RewrittenBy(committed)) ? kRetry : kOk;
+    default:
+      return kNever;
+  }
+}
+
+ConflictClass UpdateRow(const pb::Transaction& self,
+                        const pb::Transaction& committed) {
+  const FragmentIds mine = UpdatedBy(self);
+  switch (committed.operation_case()) {
+    case Op::kAppend:
+    case Op::kCreateIndex:
+      return kOk;
+    case Op::kDelete:
+      return Meets(mine, DeletedBy(committed)) ? kRetry : kOk;
+    case Op::kUpdate:
+      return Meets(mine, UpdatedBy(committed)) ? kRetry : kOk;
+    case Op::kRewrite:
+      return Meets(mine, RewrittenBy(committed)) ? kRetry : kOk;
+    case Op::kUpdateMemWalState:
+      return CheckCompactedSsTablesConflict(
+          committed.update_mem_wal_state().compacted_sstables(),
+          self.update().compacted_sstables());
+    default:
+      return kNever;
+  }
+}
+
+Result<ConflictClass> RewriteRow(const pb::Transaction& self,
+                                 const pb::Transaction& committed) {
+  const FragmentIds mine = RewrittenBy(self);
+  switch (committed.operation_case()) {
+    case Op::kAppend:
+    case Op::kUpdateMemWalState:
+      return kOk;
+    case Op::kDelete:
+      return Meets(mine, DeletedBy(committed)) ? kRetry : kOk;
+    case Op::kUpdate:
+      return Meets(mine, UpdatedBy(committed)) ? kRetry : kOk;
+    case Op::kRewrite:
+      return Meets(mine, RewrittenBy(committed)) ? kRetry : kOk;
+    case Op::kCreateIndex: {
+      MEMWAL_ASSIGN_OR_RETURN(const bool covers,
+                              NewSegmentCovers(committed, mine));
+      return covers ? kRetry : kOk;
+    }
+    default:
+      return kNever;
+  }
+}
+
+// Lance: prune_updated_fields_from_indices on our new segments [P §4.3, spec
+// R31 note a].
+Status PruneNewSegments(pb::Transaction* self,
+                        const pb::Transaction::Update& update) {
+  FragmentIds updated;
+  for (const auto& fragment : update.updated_fragments())
+    updated.insert(fragment.id());
+  const std::set<int64_t> fields(update.fields_modified().begin(),
+                                 update.fields_modified().end());
+  for (pb::IndexMetadata& index :
+       *self->mutable_create_index()->mutable_new_indices()) {
+    bool on_modified_field = false;
+    for (const int32_t field : index.fields())
+      on_modified_field |= fields.count(field) != 0;
+    if (!on_modified_field) continue;
+    MEMWAL_ASSIGN_OR_RETURN(Coverage covers,
+                            DecodeFragmentBitmap(index.fragment_bitmap()));
+    if (!covers.has_value()) continue;
+    for (const uint64_t id : updated) covers->erase(id);
+    index.set_fragment_bitmap(EncodeFragmentBitmap(covers));
+  }
+  return Status::Ok();
+}
+
+Result<ConflictClass> CreateIndexRow(pb::Transaction* self,
+                                     const pb::Transaction& committed) {
+  switch (committed.operation_case()) {
+    case Op::kAppend:
+    case Op::kDelete:
+      return kOk;
+    case Op::kUpdate:
+      MEMWAL_RETURN_IF_ERROR(PruneNewSegments(self, committed.update()));
+      return kOk;
+    case Op::kRewrite: {
+      MEMWAL_ASSIGN_OR_RETURN(const bool covers,
+                              NewSegmentCovers(*self, RewrittenBy(committed)));
+      return covers ? kRetry : kOk;
+    }
+    case Op::kCreateIndex: {
+      const std::set<std::string> mine = IndexNames(*self);
+      for (const std::string& name : IndexNames(committed)) {
+        if (mine.count(name) != 0) return kRetry;
+      }
+      return kOk;
+    }
+    default:
+      // Lance: a user index build cannot rebase past UpdateMemWalState
+      // (incompatible).
+      return kNever;
+  }
+}
+
+ConflictClass UpdateMemWalStateRow(const pb::Transaction& self,
+                                   const pb::Transaction& committed) {
+  const auto& mine = self.update_mem_wal_state().compacted_sstables();
+  switch (committed.operation_case()) {
+    case Op::kRewrite:
+    case Op::kCreateIndex:
+      return kOk;
+    case Op::kUpdate:
+      return CheckCompactedSsTablesConflict(
+          committed.update().compacted_sstables(), mine);
+    case Op::kUpdateMemWalState:
+      return CheckCompactedSsTablesConflict(
+          committed.update_mem_wal_state().compacted_sstables(), mine);
+    default:
+      return kNever;
+  }
+}
+
+}  // namespace
+
+ConflictClass CheckCompactedSsTablesConflict(
+    const google::protobuf::RepeatedPtrField<pb::CompactedSsTable>& committed,
+    const google::protobuf::RepeatedPtrField<pb::CompactedSsTable>& proposed) {
+  for (const pb::CompactedSsTable& mine : proposed) {
+    for (const pb::CompactedSsTable& theirs : committed) {
+      if (theirs.shard_id().uuid() != mine.shard_id().uuid()) continue;
+      return theirs.generation() >= mine.generation() ? kNever : kRetry;
+    }
+  }
+  return kOk;
+}
+
+Result<ConflictClass> ClassifyConflict(pb::Transaction* self,
+                                       const pb::Transaction& committed) {
+  MEMWAL_ASSERT(self != nullptr);
+  const Op committed_op = committed.operation_case();
+  // Every operation meets a committed Restore (or a table re-creation) as
+  // incompatible.
+  if (committed_op == Op::kRestore || committed_op == Op::kOverwrite ||
+      committed_op == Op::kClone) {
+    return kNever;
+  }
+  switch (self->operation_case()) {
+    case Op::kAppend:
+      return AppendRow(committed_op);
+    case Op::kDelete:
+      return DeleteRow(*self, committed);
+    case Op::kUpdate:
+      return UpdateRow(*self, committed);
+    case Op::kRewrite:
+      return RewriteRow(*self, committed);
+    case Op::kCreateIndex:
+      return CreateIndexRow(self, committed);
+    case Op::kUpdateMemWalState:
+      return UpdateMemWalStateRow(*self, committed);
+    default:
+      return Status::InvalidArgument(
+          "cannot commit this operation through the rebase path");
+  }
+}
+
+}  // namespace memwal::impl

@@ -1,0 +1,92 @@
+// Read side and retirement rule; see read.h.
+#include "impl/read.h"
+
+#include <algorithm>
+
+namespace memwal::impl {
+namespace {
+
+const ShardGenerations* EntryOf(const CatchupTable& table,
+                                const std::string& name) {
+  const auto it = table.find(name);
+  return it == table.end() ? nullptr : &it->second;
+}
+
+// Does this version read a missing catch-up entry as "caught up" (R12, R1)?
+bool MissingMeansCaughtUp(const VersionView& version, Protocol protocol) {
+  switch (protocol) {
+    case Protocol::kLegacy:
+      return true;
+    case Protocol::kUnconditional:
+      return false;
+    default:
+      return !version.both_bits;
+  }
+}
+
+}  // namespace
+
+Result<VersionView> ViewOf(const Snapshot& snapshot) {
+  VersionView view;
+  MEMWAL_ASSIGN_OR_RETURN(const auto details,
+                          MemWalDetails(snapshot.file.index_section));
+  if (details.has_value()) {
+    view.compacted = Generations(details->compacted_sstables());
+    view.catchup = Catchup(*details);
+  }
+  MEMWAL_ASSIGN_OR_RETURN(const Segments segments,
+                          UserSegments(snapshot.file.index_section));
+  for (const auto& [name, list] : segments) view.indexes.insert(name);
+  view.both_bits = (snapshot.file.manifest.reader_feature_flags() & 128) != 0 &&
+                   (snapshot.file.manifest.writer_feature_flags() & 128) != 0;
+  return view;
+}
+
+uint64_t ExclusionWatermark(const VersionView& head, const std::string& shard,
+                            const std::vector<std::string>& query,
+                            Protocol protocol, ReadMode mode, BugSet bugs) {
+  uint64_t watermark = GenerationFor(head.compacted, shard);
+  if (watermark == 0) return 0;
+  // lancedb #3911: strict only when the table requires catch-up (both bits);
+  // #3980 always.
+  bool requires_catchup =
+      protocol == Protocol::kUnconditional ||
+      ((protocol == Protocol::kDerived || protocol == Protocol::kAdvance) &&
+       head.both_bits && !bugs.has(Bug::kReaderIgnoresBit));
+  const bool strict = mode == ReadMode::kStrict && requires_catchup;
+  const bool first_only =
+      mode == ReadMode::kSingleIndex || bugs.has(Bug::kSingleIndexWatermark);
+  for (const std::string& name : query) {
+    const ShardGenerations* entry = EntryOf(head.catchup, name);
+    const uint64_t position =
+        entry == nullptr ? 0 : GenerationFor(*entry, shard);
+    if (position > 0) {
+      watermark = std::min(watermark, position);
+    } else if (strict) {
+      watermark = 0;  // A missing entry retains everything.
+    }
+    if (first_only) break;
+  }
+  return watermark;
+}
+
+bool Retirable(const std::vector<VersionView>& retained,
+               const std::string& shard, uint64_t generation,
+               Protocol protocol) {
+  MEMWAL_ASSERT(generation > 0);
+  MEMWAL_ASSERT(!retained.empty());
+  for (const VersionView& version : retained) {
+    if (generation > GenerationFor(version.compacted, shard)) return false;
+    for (const std::string& name : version.indexes) {
+      const ShardGenerations* entry = EntryOf(version.catchup, name);
+      const uint64_t position =
+          entry == nullptr ? 0 : GenerationFor(*entry, shard);
+      if (position >= generation) continue;
+      if (position == 0 && MissingMeansCaughtUp(version, protocol)) continue;
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace memwal::impl

@@ -1,0 +1,167 @@
+// Table loading and abstract views; see table.h.
+#include "impl/table.h"
+
+#include <algorithm>
+
+#include "impl/feature_flags.h"
+
+namespace memwal::impl {
+
+Result<Blob> PrefixedStore::Get(const std::string& path) const {
+  return base_->Get(prefix_ + path);
+}
+
+Status PrefixedStore::PutIfAbsent(const std::string& path, std::string bytes) {
+  return base_->PutIfAbsent(prefix_ + path, std::move(bytes));
+}
+
+Status PrefixedStore::Put(const std::string& path, std::string bytes) {
+  return base_->Put(prefix_ + path, std::move(bytes));
+}
+
+Result<std::vector<std::string>> PrefixedStore::List(
+    const std::string& prefix) const {
+  MEMWAL_ASSIGN_OR_RETURN(std::vector<std::string> paths,
+                          base_->List(prefix_ + prefix));
+  for (std::string& path : paths) {
+    MEMWAL_ASSERT(path.compare(0, prefix_.size(), prefix_) == 0);
+    path.erase(0, prefix_.size());
+  }
+  return paths;
+}
+
+Status PrefixedStore::Delete(const std::string& path) {
+  return base_->Delete(prefix_ + path);
+}
+
+FragmentSet LiveFragments(const pb::Manifest& manifest) {
+  FragmentSet live;
+  for (const pb::DataFragment& fragment : manifest.fragments())
+    live.insert(fragment.id());
+  return live;
+}
+
+Result<Segments> UserSegments(const pb::IndexSection& section) {
+  Segments segments;
+  for (const pb::IndexMetadata& index : section.indices()) {
+    if (IsMemWalIndex(index)) continue;
+    MEMWAL_ASSIGN_OR_RETURN(Coverage covers,
+                            DecodeFragmentBitmap(index.fragment_bitmap()));
+    segments[index.name()].push_back(
+        Segment{index.uuid().uuid(), std::move(covers)});
+  }
+  return segments;
+}
+
+const pb::IndexMetadata* FindMemWalIndex(const pb::IndexSection& section) {
+  for (const pb::IndexMetadata& index : section.indices()) {
+    if (IsMemWalIndex(index)) return &index;
+  }
+  return nullptr;
+}
+
+pb::IndexMetadata* FindMemWalIndex(pb::IndexSection* section) {
+  for (pb::IndexMetadata& index : *section->mutable_indices()) {
+    if (IsMemWalIndex(index)) return &index;
+  }
+  return nullptr;
+}
+
+Result<std::optional<pb::MemWalIndexDetails>> MemWalDetails(
+    const pb::IndexSection& section) {
+  const pb::IndexMetadata* index = FindMemWalIndex(section);
+  if (index == nullptr) return std::optional<pb::MemWalIndexDetails>();
+  MEMWAL_ASSIGN_OR_RETURN(pb::MemWalIndexDetails details,
+                          UnpackMemWalDetails(*index));
+  return std::optional<pb::MemWalIndexDetails>(std::move(details));
+}
+
+ShardGenerations Generations(
+    const google::protobuf::RepeatedPtrField<pb::CompactedSsTable>& list) {
+  ShardGenerations out;
+  for (const pb::CompactedSsTable& entry : list) {
+    out.emplace_back(entry.shard_id().uuid(), entry.generation());
+  }
+  return out;
+}
+
+CatchupTable Catchup(const pb::MemWalIndexDetails& details) {
+  CatchupTable table;
+  for (const pb::IndexCatchupProgress& progress : details.index_catchup()) {
+    table[progress.index_name()] =
+        Generations(progress.caught_up_generations());
+  }
+  return table;
+}
+
+uint64_t GenerationFor(const ShardGenerations& list, const std::string& shard) {
+  for (const auto& [id, generation] : list) {
+    if (id == shard) return generation;
+  }
+  return 0;
+}
+
+void SetGenerations(
+    const ShardGenerations& list,
+    google::protobuf::RepeatedPtrField<pb::CompactedSsTable>* out) {
+  MEMWAL_ASSERT(out != nullptr);
+  out->Clear();
+  for (const auto& [shard, generation] : list) {
+    pb::CompactedSsTable* entry = out->Add();
+    entry->mutable_shard_id()->set_uuid(shard);
+    entry->set_generation(generation);
+  }
+}
+
+Result<std::vector<uint64_t>> ListVersions(const Store& table) {
+  MEMWAL_ASSIGN_OR_RETURN(const std::vector<std::string> names,
+                          table.List(std::string(kVersionsDir)));
+  std::vector<uint64_t> versions;
+  for (const std::string& name : names) {
+    const std::optional<uint64_t> version = ParseVersionFileName(name);
+    if (!version.has_value())
+      return Status::Corruption("unexpected file " + name);
+    versions.push_back(*version);
+  }
+  std::sort(versions.begin(), versions.end());
+  return versions;
+}
+
+Result<Snapshot> LoadVersion(const Store& table, const Store* archive,
+                             uint64_t version, bool allow_half_set) {
+  const std::string name = VersionFileName(version);
+  Result<Blob> blob = table.Get(name);
+  if (!blob.ok() && blob.status().code() == StatusCode::kNotFound &&
+      archive != nullptr) {
+    blob = archive->Get(name);
+  }
+  if (!blob.ok()) return blob.status();
+  MEMWAL_ASSIGN_OR_RETURN(ManifestFile file, DecodeManifestFile(**blob));
+  if (file.manifest.version() != version) {
+    return Status::Corruption(name + " holds version " +
+                              std::to_string(file.manifest.version()));
+  }
+  // Lance: a half-set manifest is refused on load [P §2.3].
+  if (!allow_half_set)
+    MEMWAL_RETURN_IF_ERROR(ValidateMemWalIndexCatchupFlags(file.manifest));
+  return Snapshot{std::move(file)};
+}
+
+Result<Snapshot> LoadHead(const Store& table) {
+  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> versions,
+                          ListVersions(table));
+  if (versions.empty()) return Status::NotFound("table has no versions");
+  return LoadVersion(table, nullptr, versions.back());
+}
+
+Result<pb::Transaction> LoadTransaction(const Store& table,
+                                        const Snapshot& snapshot) {
+  const std::string& name = snapshot.file.manifest.transaction_file();
+  if (name.empty())
+    return Status::Corruption("version has no transaction file");
+  MEMWAL_ASSIGN_OR_RETURN(const Blob blob,
+                          table.Get(std::string(kTransactionsDir) + name));
+  return DecodeTransaction(*blob);
+}
+
+}  // namespace memwal::impl

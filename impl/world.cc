@@ -1,0 +1,409 @@
+// World: creation, table-level atomic actions (Restore, ShallowClone,
+// CleanupVersions) and the decoded views; see world.h. Transactions are in
+// world_begin.cc, shards in world_wal.cc.
+#include "impl/world.h"
+
+#include <algorithm>
+
+#include "impl/feature_flags.h"
+
+namespace memwal::impl {
+namespace {
+
+constexpr std::string_view kArchivePrefix = "archive/";
+
+uint64_t SplitMix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+std::string IndexName(uint32_t index) { return "idx_" + std::to_string(index); }
+
+std::optional<uint32_t> IndexNumber(const std::string& name) {
+  if (name.rfind("idx_", 0) != 0 || name.size() == 4 || name.size() > 12)
+    return std::nullopt;
+  uint64_t number = 0;
+  for (size_t k = 4; k < name.size(); ++k) {
+    if (name[k] < '0' || name[k] > '9') return std::nullopt;
+    number = number * 10 + static_cast<uint64_t>(name[k] - '0');
+  }
+  if (number > UINT32_MAX) return std::nullopt;
+  return static_cast<uint32_t>(number);
+}
+
+OpKind KindOf(const pb::Transaction& t) {
+  switch (t.operation_case()) {
+    case pb::Transaction::kAppend:
+      return OpKind::kAppend;
+    case pb::Transaction::kDelete:
+      return OpKind::kDeleteFragment;
+    case pb::Transaction::kUpdate:
+      return t.update().update_mode() ==
+                     pb::Transaction::Update::REWRITE_COLUMNS
+                 ? OpKind::kUpdateColumns
+                 : OpKind::kCompactSsTable;
+    case pb::Transaction::kRewrite:
+      return OpKind::kRewriteFragments;
+    case pb::Transaction::kCreateIndex:
+      return OpKind::kCreateIndex;
+    case pb::Transaction::kUpdateMemWalState:
+      return t.update_mem_wal_state().require_index_catchup()
+                 ? OpKind::kActivate
+                 : OpKind::kRecordProgress;
+    case pb::Transaction::kRestore:
+      return OpKind::kRestore;
+    case pb::Transaction::kClone:
+      return OpKind::kShallowClone;
+    default:
+      return OpKind::kInit;
+  }
+}
+
+}  // namespace
+
+std::string World::NewUuid() {
+  const uint64_t base =
+      SplitMix64(options_.seed) ^ (uuid_counter_++ * 0x2545f4914f6cdd1dULL);
+  const uint64_t high = SplitMix64(base);
+  const uint64_t low = SplitMix64(high ^ base);
+  std::string raw(16, '\0');
+  for (int k = 0; k < 8; ++k) {
+    raw[static_cast<size_t>(k)] = static_cast<char>((high >> (8 * k)) & 0xff);
+    raw[static_cast<size_t>(8 + k)] =
+        static_cast<char>((low >> (8 * k)) & 0xff);
+  }
+  raw[6] = static_cast<char>((raw[6] & 0x0f) | 0x40);  // RFC 4122 version 4 ...
+  raw[8] = static_cast<char>((raw[8] & 0x3f) | 0x80);  // ... variant 1.
+  return raw;
+}
+
+UuidSource World::UuidFn() {
+  return [this] { return NewUuid(); };
+}
+
+PrefixedStore World::Table() const {
+  return PrefixedStore(const_cast<MemoryStore*>(&store_), table_root_);
+}
+
+PrefixedStore World::Archive() const {
+  return PrefixedStore(const_cast<MemoryStore*>(&store_),
+                       std::string(kArchivePrefix) + table_root_);
+}
+
+PrefixedStore World::Wal() const {
+  return PrefixedStore(const_cast<MemoryStore*>(&store_), wal_root_);
+}
+
+Result<Snapshot> World::Head() const { return LoadHead(Table()); }
+
+const std::string& World::shard_uuid(uint32_t shard) const {
+  MEMWAL_ASSERT(shard < shard_uuids_.size());
+  return shard_uuids_[shard];
+}
+
+std::optional<uint32_t> World::ShardNumber(const std::string& uuid) const {
+  for (uint32_t s = 0; s < shard_uuids_.size(); ++s) {
+    if (shard_uuids_[s] == uuid) return s;
+  }
+  return std::nullopt;
+}
+
+Result<World> World::Create(const Options& options) {
+  World world;
+  world.options_ = options;
+  world.bugs_ = BugSet(options.bugs);
+  world.table_root_ = "t0/";
+  world.wal_root_ = "t0/";
+  world.tables_created_ = 1;
+  for (uint32_t s = 0; s < options.shards; ++s)
+    world.shard_uuids_.push_back(world.NewUuid());
+  // Sorted, so that a reopened table numbers its shards the same way.
+  std::sort(world.shard_uuids_.begin(), world.shard_uuids_.end());
+  MEMWAL_RETURN_IF_ERROR(world.InitTable());
+  MEMWAL_RETURN_IF_ERROR(world.InitShards());
+  return world;
+}
+
+Result<World> World::OpenFrom(const DirectoryStore& directory,
+                              const Options& options) {
+  World world;
+  world.options_ = options;
+  world.bugs_ = BugSet(options.bugs);
+  world.table_root_ = "t0/";
+  world.wal_root_ = "t0/";
+  world.tables_created_ = 1;
+  MEMWAL_ASSIGN_OR_RETURN(const std::vector<std::string> paths,
+                          directory.List(""));
+  for (const std::string& path : paths) {
+    MEMWAL_ASSIGN_OR_RETURN(const Blob blob, directory.Get(path));
+    MEMWAL_RETURN_IF_ERROR(world.store_.Put("t0/" + path, *blob));
+  }
+  // A fresh uuid stream, distinct from the one that wrote the table.
+  world.uuid_counter_ = uint64_t{1} << 40 | paths.size();
+  std::set<std::string> shards;
+  for (const std::string& path : paths) {
+    if (path.rfind(std::string(kMemWalDir), 0) != 0 ||
+        path.find("/manifest/") == std::string::npos) {
+      continue;
+    }
+    MEMWAL_ASSIGN_OR_RETURN(const Blob blob, directory.Get(path));
+    MEMWAL_ASSIGN_OR_RETURN(const pb::ShardManifest shard,
+                            DecodeShardManifest(*blob));
+    shards.insert(shard.shard_id().uuid());
+  }
+  world.shard_uuids_.assign(shards.begin(), shards.end());
+  MEMWAL_RETURN_IF_ERROR(world.Head().status());
+  return world;
+}
+
+Status World::WriteTo(DirectoryStore* directory) const {
+  MEMWAL_ASSERT(directory != nullptr);
+  for (const auto& [path, blob] : store_.objects()) {
+    std::string relative;
+    if (path.rfind(table_root_, 0) == 0) {
+      relative = path.substr(table_root_.size());
+    } else if (path.rfind(wal_root_ + std::string(kMemWalDir), 0) == 0) {
+      relative = path.substr(wal_root_.size());
+    } else {
+      continue;
+    }
+    MEMWAL_RETURN_IF_ERROR(directory->Put(relative, *blob));
+  }
+  return Status::Ok();
+}
+
+Result<Outcome> World::Restore(uint64_t version) {
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
+  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> retained,
+                          ListVersions(Table()));
+  if (version == head.version() ||
+      !std::binary_search(retained.begin(), retained.end(), version)) {
+    return Status::FailedPrecondition("version " + std::to_string(version) +
+                                      " is not a retained non-head version");
+  }
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot old,
+                          LoadVersion(Table(), nullptr, version, true));
+  const CatchupBits old_bits = ReadCatchupBits(old.file.manifest);
+  const CatchupBits head_bits = ReadCatchupBits(head.file.manifest);
+  ManifestFile file = old.file;
+  // Lance: restore_old_manifest validates the version it reads [P §4.2].
+  if (old_bits.half()) {
+    if (!bugs_.has(Bug::kHalfSetFolded)) {
+      last_reason_ = "the restored version has only one MemWAL catch-up bit";
+      return Outcome::kRefused;
+    }
+    MEMWAL_RETURN_IF_ERROR(
+        InheritMemWalIndexCatchup(&file.manifest, old.file.manifest, bugs_));
+  }
+  // Bug restore-walks-back: neither the refusal nor the inheritance below.
+  if (!bugs_.has(Bug::kRestoreWalksBack)) {
+    if (!head_bits.neither() && old_bits.neither()) {
+      last_reason_ =
+          "the table requires index catch-up and that version predates it";
+      return Outcome::kRefused;
+    }
+    const Status inherited =
+        InheritMemWalIndexCatchup(&file.manifest, head.file.manifest, bugs_);
+    if (!inherited.ok()) {
+      last_reason_ = inherited.message();
+      return Outcome::kRefused;
+    }
+  }
+  file.manifest.set_version(head.version() + 1);
+  file.manifest.set_max_fragment_id(
+      std::max(old.file.manifest.max_fragment_id(),
+               head.file.manifest.max_fragment_id()));
+  pb::Transaction transaction;
+  transaction.set_read_version(head.version());
+  transaction.set_uuid(NewTransactionUuid(UuidFn()));
+  transaction.mutable_restore()->set_version(version);
+  const std::string name =
+      TransactionFileName(head.version(), NewTransactionUuid(UuidFn()));
+  file.manifest.set_transaction_file(name);
+  PrefixedStore table = Table();
+  MEMWAL_RETURN_IF_ERROR(table.PutIfAbsent(std::string(kTransactionsDir) + name,
+                                           EncodeTransaction(transaction)));
+  MEMWAL_RETURN_IF_ERROR(WriteManifestFile(&table, std::move(file), bugs_));
+  last_reason_.clear();
+  return Outcome::kPublished;
+}
+
+Status World::ShallowClone() {
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
+  const std::string source = table_root_;
+  ManifestFile file = head.file;
+  MaskFlagsForShallowClone(&file.manifest, bugs_);
+  pb::Transaction transaction;
+  transaction.set_read_version(head.version());
+  transaction.set_uuid(NewTransactionUuid(UuidFn()));
+  transaction.mutable_clone()->set_is_shallow(true);
+  transaction.mutable_clone()->set_ref_path(source);
+  transaction.mutable_clone()->set_ref_version(head.version());
+  const std::string name =
+      TransactionFileName(head.version(), NewTransactionUuid(UuidFn()));
+  file.manifest.set_transaction_file(name);
+  table_root_ = "t" + std::to_string(tables_created_++) + "/";
+  PrefixedStore table = Table();
+  MEMWAL_RETURN_IF_ERROR(table.PutIfAbsent(std::string(kTransactionsDir) + name,
+                                           EncodeTransaction(transaction)));
+  MEMWAL_RETURN_IF_ERROR(WriteManifestFile(&table, std::move(file), bugs_));
+  inflight_.clear();  // They belong to the source table.
+  return Status::Ok();
+}
+
+Status World::CleanupVersions() {
+  PrefixedStore table = Table();
+  PrefixedStore archive = Archive();
+  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> versions,
+                          ListVersions(table));
+  if (versions.size() < 2)
+    return Status::FailedPrecondition("only the head is retained");
+  for (size_t k = 0; k + 1 < versions.size(); ++k) {
+    const std::string name = VersionFileName(versions[k]);
+    MEMWAL_ASSIGN_OR_RETURN(const Blob blob, table.Get(name));
+    // Lance deletes the file; we keep a copy outside the table so that history
+    // stays reportable and a lagging writer can still rebase (see table.h
+    // LoadVersion).
+    MEMWAL_RETURN_IF_ERROR(archive.Put(name, *blob));
+    MEMWAL_RETURN_IF_ERROR(table.Delete(name));
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<uint64_t>> World::Versions() const {
+  MEMWAL_ASSIGN_OR_RETURN(std::vector<uint64_t> versions,
+                          ListVersions(Table()));
+  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> archived,
+                          ListVersions(Archive()));
+  versions.insert(versions.end(), archived.begin(), archived.end());
+  std::sort(versions.begin(), versions.end());
+  return versions;
+}
+
+Result<TableVersion> World::ReadVersion(uint64_t version) const {
+  PrefixedStore table = Table();
+  PrefixedStore archive = Archive();
+  const bool retained = table.Get(VersionFileName(version)).ok();
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot snapshot,
+                          LoadVersion(table, &archive, version, true));
+  return ToTableVersion(snapshot, retained);
+}
+
+Result<TableVersion> World::ToTableVersion(const Snapshot& snapshot,
+                                           bool retained) const {
+  TableVersion out;
+  out.number = snapshot.version();
+  out.live = LiveFragments(snapshot.file.manifest);
+  out.retained = retained;
+  const CatchupBits bits = ReadCatchupBits(snapshot.file.manifest);
+  out.reader_bit = bits.reader;
+  out.writer_bit = bits.writer;
+  MEMWAL_ASSIGN_OR_RETURN(const Segments segments,
+                          UserSegments(snapshot.file.index_section));
+  for (const auto& [name, list] : segments) {
+    const std::optional<uint32_t> number = IndexNumber(name);
+    if (!number.has_value())
+      return Status::Corruption("unexpected index name " + name);
+    for (const Segment& segment : list) {
+      out.segments[*number].push_back(
+          SegmentView{segment.uuid, segment.covers});
+    }
+  }
+  MEMWAL_ASSIGN_OR_RETURN(const VersionView view, ViewOf(snapshot));
+  for (const auto& [uuid, generation] : view.compacted) {
+    const std::optional<uint32_t> shard = ShardNumber(uuid);
+    if (!shard.has_value())
+      return Status::Corruption("unknown shard " + UuidHex(uuid));
+    if (generation > 0) out.compacted[*shard] = generation;
+  }
+  for (const auto& [name, positions] : view.catchup) {
+    const std::optional<uint32_t> number = IndexNumber(name);
+    if (!number.has_value())
+      return Status::Corruption("unexpected catch-up name " + name);
+    for (const auto& [uuid, generation] : positions) {
+      const std::optional<uint32_t> shard = ShardNumber(uuid);
+      if (!shard.has_value())
+        return Status::Corruption("unknown shard " + UuidHex(uuid));
+      if (generation > 0) out.catchup[*number][*shard] = generation;
+    }
+  }
+  if (const pb::IndexMetadata* system =
+          FindMemWalIndex(snapshot.file.index_section)) {
+    out.mem_wal_index_uuid = system->uuid().uuid();
+  }
+  MEMWAL_ASSIGN_OR_RETURN(const pb::Transaction transaction,
+                          LoadTransaction(Table(), snapshot));
+  out.op = KindOf(transaction);
+  return out;
+}
+
+Result<std::vector<uint64_t>> World::Watermarks(
+    const std::vector<uint32_t>& query_indexes) const {
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
+  MEMWAL_ASSIGN_OR_RETURN(const VersionView view, ViewOf(head));
+  std::vector<uint32_t> numbers = query_indexes;
+  std::sort(numbers.begin(), numbers.end());  // single-index uses the smallest.
+  std::vector<std::string> query;
+  for (const uint32_t index : numbers) query.push_back(IndexName(index));
+  std::vector<uint64_t> watermarks;
+  for (const std::string& shard : shard_uuids_) {
+    watermarks.push_back(ExclusionWatermark(
+        view, shard, query, options_.protocol, options_.read, bugs_));
+  }
+  return watermarks;
+}
+
+Result<bool> World::Retirable(uint32_t shard, uint64_t generation) const {
+  if (shard >= shard_uuids_.size() || generation == 0) {
+    return Status::InvalidArgument("no such shard or generation");
+  }
+  PrefixedStore table = Table();
+  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> versions,
+                          ListVersions(table));
+  std::vector<VersionView> views;
+  for (const uint64_t version : versions) {
+    MEMWAL_ASSIGN_OR_RETURN(const Snapshot snapshot,
+                            LoadVersion(table, nullptr, version, true));
+    MEMWAL_ASSIGN_OR_RETURN(VersionView view, ViewOf(snapshot));
+    views.push_back(std::move(view));
+  }
+  if (views.empty()) return Status::NotFound("table has no versions");
+  return impl::Retirable(views, shard_uuids_[shard], generation,
+                         options_.protocol);
+}
+
+std::optional<Protocol> ParseProtocol(std::string_view name) {
+  if (name == "derived") return Protocol::kDerived;
+  if (name == "advance") return Protocol::kAdvance;
+  if (name == "unconditional") return Protocol::kUnconditional;
+  if (name == "legacy") return Protocol::kLegacy;
+  return std::nullopt;
+}
+
+std::optional<ReadMode> ParseReadMode(std::string_view name) {
+  if (name == "strict") return ReadMode::kStrict;
+  if (name == "min") return ReadMode::kMin;
+  if (name == "single-index") return ReadMode::kSingleIndex;
+  return std::nullopt;
+}
+
+std::optional<GcMode> ParseGcMode(std::string_view name) {
+  if (name == "atomic") return GcMode::kAtomic;
+  if (name == "stale-read") return GcMode::kStaleRead;
+  if (name == "recheck") return GcMode::kRecheck;
+  return std::nullopt;
+}
+
+std::string_view OpKindName(OpKind kind) {
+  static constexpr std::string_view kNames[] = {
+      "Init",          "Append",           "DeleteFragment", "CompactSsTable",
+      "UpdateColumns", "RewriteFragments", "CreateIndex",    "RecordProgress",
+      "Activate",      "Restore",          "ShallowClone"};
+  const auto index = static_cast<size_t>(kind);
+  MEMWAL_ASSERT(index < std::size(kNames));
+  return kNames[index];
+}
+
+}  // namespace memwal::impl

@@ -1,0 +1,201 @@
+// World: the facade the checker drives. One table (plus its MemWAL shards and
+// in-flight transactions) in an in-memory store, with one method per spec
+// action (R4-R38) and decoded views of the persisted state. Copyable and cheap
+// to copy: the store shares immutable blobs. Deterministic: uuids come from a
+// counter-driven PRNG seeded by Options::seed, so the same options and the same
+// sequence of calls give byte-identical stores.
+//
+// Numbering: the model's shard s is the World's s-th shard uuid (minted at
+// Create); index i is the Lance index "idx_i" on field id i. Begin* methods
+// return FailedPrecondition when the implementation's own view of the table
+// says the action cannot start; Commit and Restore report protocol outcomes as
+// values (Outcome), never as errors.
+//
+// Exact spellings (the brief's facade): as listed below; additionally WriteTo
+// copies the table (and the shard directories it references) into a
+// DirectoryStore, OpenFrom reads one back, last_reason() explains the last
+// refusal, and mutable_store() lets tests play a foreign writer.
+#ifndef MEMWAL_IMPL_WORLD_H_
+#define MEMWAL_IMPL_WORLD_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "impl/bugs.h"
+#include "impl/catchup.h"
+#include "impl/commit.h"
+#include "impl/directory_store.h"
+#include "impl/memory_store.h"
+#include "impl/read.h"
+
+namespace memwal::impl {
+
+enum class GcMode { kAtomic, kStaleRead, kRecheck };
+
+struct Options {
+  Protocol protocol = Protocol::kDerived;
+  ReadMode read = ReadMode::kStrict;
+  GcMode gc = GcMode::kAtomic;
+  uint32_t bugs = 0;  // Set of BugBit(Bug).
+  uint32_t shards = 1;
+  uint32_t indexes = 1;
+  uint64_t seed = 0;
+};
+
+// The operation that produced a version, from its transaction file.
+enum class OpKind {
+  kInit,  // Overwrite: the table's first version.
+  kAppend,
+  kDeleteFragment,
+  kCompactSsTable,  // Update with new fragments (merge-insert of an SSTable).
+  kUpdateColumns,   // Update REWRITE_COLUMNS.
+  kRewriteFragments,
+  kCreateIndex,  // Any user CreateIndex: create, optimize, drop, empty repair.
+  kRecordProgress,  // UpdateMemWalState without activation.
+  kActivate,        // UpdateMemWalState{require_index_catchup = true}.
+  kRestore,
+  kShallowClone,
+};
+
+struct SegmentView {
+  std::string uuid;  // 16 raw bytes.
+  std::optional<std::set<uint64_t>> covers;
+  friend bool operator==(const SegmentView&, const SegmentView&) = default;
+};
+
+// One decoded version in the model's terms (spec R2).
+struct TableVersion {
+  uint64_t number = 0;
+  std::set<uint64_t> live;
+  std::map<uint32_t, std::vector<SegmentView>>
+      segments;                            // Index number -> segments.
+  std::map<uint32_t, uint64_t> compacted;  // Shard -> generation (> 0).
+  std::map<uint32_t, std::map<uint32_t, uint64_t>>
+      catchup;  // Index -> shard -> position.
+  bool reader_bit = false;
+  bool writer_bit = false;
+  bool retained = false;
+  OpKind op = OpKind::kInit;
+  std::string mem_wal_index_uuid;  // The system index's uuid (changes on every
+                                   // rewrite).
+};
+
+struct WalState {
+  std::vector<uint64_t>
+      flushed;  // Per shard: generations 1..flushed[s] flushed.
+  std::vector<std::set<uint64_t>>
+      retired;  // Per shard: deleted SSTable generations.
+};
+
+class World {
+ public:
+  // R4: version 1 with fragment 0; idx_0.. each one segment covering {0}; the
+  // MemWAL system index installed with `shards` shards; no progress; bits
+  // clear.
+  static Result<World> Create(const Options& options);
+  // Reopens a table written by WriteTo (shard numbering from the MemWAL index
+  // order).
+  static Result<World> OpenFrom(const DirectoryStore& directory,
+                                const Options& options);
+
+  Status FlushMemTable(uint32_t shard);                                // R10
+  Status RetireSsTable(uint32_t shard, uint64_t generation);           // R11
+  Status RetireDecide(uint32_t shard, uint64_t generation);            // R13
+  Result<Outcome> RetireExecute(uint32_t shard, uint64_t generation);  // R13
+
+  Status BeginAppend();                                           // R20
+  Status BeginDeleteFragment(uint64_t fragment);                  // R21
+  Status BeginCompactSsTable(uint32_t shard, bool marker);        // R22
+  Status BeginUpdateColumns(uint64_t fragment, uint32_t index);   // R23
+  Status BeginRewriteFragments(uint64_t first, uint64_t second);  // R24
+  Status BeginCreateIndex(uint32_t index);                        // R25
+  Status BeginOptimizeIndex(uint32_t index);                      // R26
+  Status BeginDropIndex(uint32_t index);                          // R27
+  Status BeginRecordProgress(uint32_t shard);                     // R28
+  Status BeginActivate();                                         // R29
+  // R30: commits the slot-th in-flight transaction (begin order); it leaves the
+  // list whatever the outcome (kPublished, kRetry or kRefused).
+  Result<Outcome> Commit(size_t slot);
+  Result<Outcome> Restore(uint64_t version);  // R36
+  Status ShallowClone();                      // R37
+  Status CleanupVersions();                   // R38
+
+  // Persisted state, decoded from the store on every call.
+  Result<std::vector<uint64_t>> Versions() const;
+  Result<TableVersion> ReadVersion(uint64_t version) const;
+  Result<WalState> ReadWal() const;
+  // R40 on the head: per shard, 0 = no watermark. Query index numbers in any
+  // order.
+  Result<std::vector<uint64_t>> Watermarks(
+      const std::vector<uint32_t>& query_indexes) const;
+  // R12 on the head and every retained version.
+  Result<bool> Retirable(uint32_t shard, uint64_t generation) const;
+
+  size_t inflight_count() const { return inflight_.size(); }
+  const std::set<std::pair<uint32_t, uint64_t>>& pending() const {
+    return pending_;
+  }
+  const std::string& last_reason() const { return last_reason_; }
+  const Options& options() const { return options_; }
+  const std::string& shard_uuid(uint32_t shard) const;
+
+  const MemoryStore& store() const { return store_; }
+  MemoryStore* mutable_store() { return &store_; }
+  // Store paths of the current table root and of the shard directories' root.
+  const std::string& table_root() const { return table_root_; }
+  const std::string& wal_root() const { return wal_root_; }
+  // Copies the current table (and the shard directories) into `directory`.
+  Status WriteTo(DirectoryStore* directory) const;
+
+ private:
+  World() = default;
+  std::string NewUuid();
+  UuidSource UuidFn();
+  PrefixedStore Table() const;
+  PrefixedStore Archive() const;
+  PrefixedStore Wal() const;
+  Result<Snapshot> Head() const;
+  Status Begin(pb::Transaction transaction);
+  Status InitTable();
+  Status InitShards();
+  Result<pb::ShardManifest> LatestShardManifest(uint32_t shard) const;
+  Status WriteShardManifest(uint32_t shard, pb::ShardManifest manifest);
+  Status Retire(uint32_t shard, uint64_t generation);
+  Status RetireGuard(uint32_t shard, uint64_t generation) const;
+  Result<pb::Transaction> OptimizeTransaction(const Snapshot& read,
+                                              uint32_t index);
+  Result<bool> RepairWouldAdvance(const Snapshot& head) const;
+  Result<std::optional<pb::Transaction::CreateIndex::IndexCatchupAdvance>>
+  BuildAdvance(const Snapshot& read, const std::string& name,
+               const pb::Transaction::CreateIndex& op) const;
+  Result<TableVersion> ToTableVersion(const Snapshot& snapshot,
+                                      bool retained) const;
+  std::optional<uint32_t> ShardNumber(const std::string& uuid) const;
+
+  Options options_;
+  BugSet bugs_;
+  MemoryStore store_;
+  std::string table_root_;
+  std::string wal_root_;
+  uint32_t tables_created_ = 0;
+  uint64_t uuid_counter_ = 0;
+  std::vector<std::string> shard_uuids_;
+  std::vector<pb::Transaction> inflight_;
+  std::set<std::pair<uint32_t, uint64_t>> pending_;
+  std::string last_reason_;
+};
+
+// Parses "derived" / "advance" / "unconditional" / "legacy" etc.
+std::optional<Protocol> ParseProtocol(std::string_view name);
+std::optional<ReadMode> ParseReadMode(std::string_view name);
+std::optional<GcMode> ParseGcMode(std::string_view name);
+std::string_view OpKindName(OpKind kind);
+
+}  // namespace memwal::impl
+
+#endif  // MEMWAL_IMPL_WORLD_H_

@@ -1,0 +1,272 @@
+// World: the table-side transactions of spec section 5. Each Begin* reads the
+// head (the transaction's read version) and prepares the Lance transaction a
+// real writer would prepare before committing (R20-R29); Commit rebases and
+// publishes it (R30, commit.h).
+#include <algorithm>
+
+#include "impl/feature_flags.h"
+#include "impl/world.h"
+
+namespace memwal::impl {
+namespace {
+
+using CreateIndexOp = pb::Transaction::CreateIndex;
+
+std::string IndexName(uint32_t index) { return "idx_" + std::to_string(index); }
+
+Status NotEnabled(const std::string& why) {
+  return Status::FailedPrecondition(why);
+}
+
+bool IsLive(const pb::Manifest& manifest, uint64_t fragment) {
+  return LiveFragments(manifest).count(fragment) != 0;
+}
+
+const pb::DataFragment* FindFragment(const pb::Manifest& manifest,
+                                     uint64_t id) {
+  for (const auto& fragment : manifest.fragments()) {
+    if (fragment.id() == id) return &fragment;
+  }
+  return nullptr;
+}
+
+// Every user segment of `name` in the read version, in index-section order.
+std::vector<pb::IndexMetadata> SegmentsNamed(const Snapshot& read,
+                                             const std::string& name) {
+  std::vector<pb::IndexMetadata> out;
+  for (const auto& index : read.file.index_section.indices()) {
+    if (index.name() == name) out.push_back(index);
+  }
+  return out;
+}
+
+uint64_t CompactedAt(const Snapshot& read, const std::string& shard) {
+  const Result<std::optional<pb::MemWalIndexDetails>> details =
+      MemWalDetails(read.file.index_section);
+  if (!details.ok() || !details->has_value()) return 0;
+  return GenerationFor(Generations((*details)->compacted_sstables()), shard);
+}
+
+}  // namespace
+
+Status World::Begin(pb::Transaction transaction) {
+  transaction.set_uuid(NewTransactionUuid(UuidFn()));
+  MEMWAL_ASSERT(transaction.operation_case() !=
+                pb::Transaction::OPERATION_NOT_SET);
+  inflight_.push_back(std::move(transaction));
+  return Status::Ok();
+}
+
+// A fragment of one data file holding every field (our rows are abstract: one
+// per fragment).
+static pb::DataFragment MakeFragment(const std::string& uuid_hex,
+                                     uint32_t fields) {
+  pb::DataFragment fragment;
+  pb::DataFile* file = fragment.add_files();
+  file->set_path(uuid_hex + ".lance");
+  for (uint32_t field = 0; field < fields; ++field) {
+    file->add_fields(static_cast<int32_t>(field));
+    file->add_column_indices(static_cast<int32_t>(field));
+  }
+  file->set_file_major_version(2);
+  file->set_file_minor_version(0);
+  fragment.set_physical_rows(1);
+  return fragment;
+}
+
+Status World::BeginAppend() {
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot read, Head());
+  pb::Transaction t;
+  t.set_read_version(read.version());
+  *t.mutable_append()->add_fragments() =
+      MakeFragment(UuidHex(NewUuid()), options_.indexes);
+  return Begin(std::move(t));
+}
+
+Status World::BeginDeleteFragment(uint64_t fragment) {
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot read, Head());
+  if (!IsLive(read.file.manifest, fragment))
+    return NotEnabled("fragment is not live");
+  pb::Transaction t;
+  t.set_read_version(read.version());
+  t.mutable_delete_()->add_deleted_fragment_ids(fragment);
+  t.mutable_delete_()->set_predicate("_fragment_id = " +
+                                     std::to_string(fragment));
+  return Begin(std::move(t));
+}
+
+Status World::BeginCompactSsTable(uint32_t shard, bool marker) {
+  if (shard >= shard_uuids_.size())
+    return Status::InvalidArgument("no such shard");
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot read, Head());
+  const uint64_t generation = CompactedAt(read, shard_uuids_[shard]) + 1;
+  MEMWAL_ASSIGN_OR_RETURN(const pb::ShardManifest wal,
+                          LatestShardManifest(shard));
+  const bool present =
+      std::any_of(wal.sstables().begin(), wal.sstables().end(),
+                  [&](const auto& s) { return s.generation() == generation; });
+  if (!present) return NotEnabled("SSTable is not flushed or was retired");
+  pb::Transaction t;
+  t.set_read_version(read.version());
+  pb::Transaction::Update* update = t.mutable_update();
+  *update->add_new_fragments() =
+      MakeFragment(UuidHex(NewUuid()), options_.indexes);
+  update->set_update_mode(pb::Transaction::Update::REWRITE_ROWS);
+  if (marker) {
+    pb::CompactedSsTable* entry = update->add_compacted_sstables();
+    entry->mutable_shard_id()->set_uuid(shard_uuids_[shard]);
+    entry->set_generation(generation);
+  }
+  return Begin(std::move(t));
+}
+
+Status World::BeginUpdateColumns(uint64_t fragment, uint32_t index) {
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot read, Head());
+  const pb::DataFragment* original = FindFragment(read.file.manifest, fragment);
+  if (original == nullptr) return NotEnabled("fragment is not live");
+  if (index >= options_.indexes)
+    return Status::InvalidArgument("no such field");
+  pb::DataFragment updated = *original;
+  // Lance's partial-schema merge-insert: the old column is tombstoned (-2), a
+  // new data file holds the rewritten field.
+  for (pb::DataFile& file : *updated.mutable_files()) {
+    for (int k = 0; k < file.fields_size(); ++k) {
+      if (file.fields(k) == static_cast<int32_t>(index)) file.set_fields(k, -2);
+    }
+  }
+  pb::DataFile* file = updated.add_files();
+  file->set_path(UuidHex(NewUuid()) + ".lance");
+  file->add_fields(static_cast<int32_t>(index));
+  file->add_column_indices(0);
+  pb::Transaction t;
+  t.set_read_version(read.version());
+  *t.mutable_update()->add_updated_fragments() = updated;
+  t.mutable_update()->add_fields_modified(index);
+  t.mutable_update()->set_update_mode(pb::Transaction::Update::REWRITE_COLUMNS);
+  return Begin(std::move(t));
+}
+
+Status World::BeginRewriteFragments(uint64_t first, uint64_t second) {
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot read, Head());
+  const pb::DataFragment* a = FindFragment(read.file.manifest, first);
+  const pb::DataFragment* b = FindFragment(read.file.manifest, second);
+  if (first >= second || a == nullptr || b == nullptr)
+    return NotEnabled("fragments not live");
+  pb::Transaction t;
+  t.set_read_version(read.version());
+  auto* group = t.mutable_rewrite()->add_groups();
+  *group->add_old_fragments() = *a;
+  *group->add_old_fragments() = *b;
+  *group->add_new_fragments() =
+      MakeFragment(UuidHex(NewUuid()), options_.indexes);
+  MEMWAL_ASSIGN_OR_RETURN(const Segments segments,
+                          UserSegments(read.file.index_section));
+  for (const auto& [name, list] : segments) {
+    for (const Segment& segment : list) {
+      if (!segment.covers.has_value()) continue;
+      if (segment.covers->count(first) == 0 &&
+          segment.covers->count(second) == 0)
+        continue;
+      auto* rewritten = t.mutable_rewrite()->add_rewritten_indices();
+      rewritten->mutable_old_id()->set_uuid(segment.uuid);
+      rewritten->mutable_new_id()->set_uuid(NewUuid());
+    }
+  }
+  return Begin(std::move(t));
+}
+
+static pb::IndexMetadata MakeSegment(const std::string& uuid, uint32_t index,
+                                     uint64_t version,
+                                     const FragmentSet& covers) {
+  pb::IndexMetadata segment;
+  segment.mutable_uuid()->set_uuid(uuid);
+  segment.add_fields(static_cast<int32_t>(index));
+  segment.set_name(IndexName(index));
+  segment.set_dataset_version(version);
+  segment.set_fragment_bitmap(EncodeFragmentBitmap(covers));
+  segment.set_index_version(0);
+  return segment;
+}
+
+Status World::BeginCreateIndex(uint32_t index) {
+  if (index >= options_.indexes)
+    return Status::InvalidArgument("no such index");
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot read, Head());
+  pb::Transaction t;
+  t.set_read_version(read.version());
+  CreateIndexOp* op = t.mutable_create_index();
+  *op->add_new_indices() = MakeSegment(NewUuid(), index, read.version(),
+                                       LiveFragments(read.file.manifest));
+  for (const auto& old : SegmentsNamed(read, IndexName(index)))
+    *op->add_removed_indices() = old;
+  return Begin(std::move(t));
+}
+
+Status World::BeginOptimizeIndex(uint32_t index) {
+  if (index >= options_.indexes)
+    return Status::InvalidArgument("no such index");
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot read, Head());
+  MEMWAL_ASSIGN_OR_RETURN(pb::Transaction t, OptimizeTransaction(read, index));
+  return Begin(std::move(t));
+}
+
+Status World::BeginDropIndex(uint32_t index) {
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot read, Head());
+  const std::vector<pb::IndexMetadata> segments =
+      SegmentsNamed(read, IndexName(index));
+  if (segments.empty()) return NotEnabled("index is not present");
+  pb::Transaction t;
+  t.set_read_version(read.version());
+  for (const auto& old : segments)
+    *t.mutable_create_index()->add_removed_indices() = old;
+  return Begin(std::move(t));
+}
+
+Status World::BeginRecordProgress(uint32_t shard) {
+  if (shard >= shard_uuids_.size())
+    return Status::InvalidArgument("no such shard");
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot read, Head());
+  pb::Transaction t;
+  t.set_read_version(read.version());
+  pb::CompactedSsTable* entry =
+      t.mutable_update_mem_wal_state()->add_compacted_sstables();
+  entry->mutable_shard_id()->set_uuid(shard_uuids_[shard]);
+  entry->set_generation(CompactedAt(read, shard_uuids_[shard]) + 1);
+  return Begin(std::move(t));
+}
+
+Status World::BeginActivate() {
+  if (options_.protocol != Protocol::kDerived &&
+      options_.protocol != Protocol::kAdvance) {
+    return NotEnabled("activation exists only in the bit protocols");
+  }
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot read, Head());
+  if (!ReadCatchupBits(read.file.manifest).neither())
+    return NotEnabled("already activated");
+  pb::Transaction t;
+  t.set_read_version(read.version());
+  t.mutable_update_mem_wal_state()->set_require_index_catchup(true);
+  return Begin(std::move(t));
+}
+
+Result<Outcome> World::Commit(size_t slot) {
+  if (slot >= inflight_.size())
+    return Status::InvalidArgument("no such in-flight transaction");
+  pb::Transaction transaction = std::move(inflight_[slot]);
+  inflight_.erase(inflight_.begin() + static_cast<std::ptrdiff_t>(slot));
+  PrefixedStore table = Table();
+  PrefixedStore archive = Archive();
+  const UuidSource uuids = UuidFn();
+  MEMWAL_ASSIGN_OR_RETURN(
+      const CommitResult result,
+      CommitTransaction(CommitInput{.protocol = options_.protocol,
+                                    .bugs = bugs_,
+                                    .table = &table,
+                                    .archive = &archive,
+                                    .new_uuid = &uuids},
+                        std::move(transaction)));
+  last_reason_ = result.reason;
+  return result.outcome;
+}
+
+}  // namespace memwal::impl

@@ -1,0 +1,217 @@
+// World: creation of the table and its shards (spec R4), and the WAL-side
+// actions (R10-R13): flushing a MemTable into an SSTable and retiring SSTables,
+// through the shard manifests
+// `_mem_wal/{shard}/manifest/*.binpb` [P §3]. A shard manifest version is
+// published by put-if-absent, like a table version.
+#include <algorithm>
+
+#include "impl/feature_flags.h"
+#include "impl/world.h"
+
+namespace memwal::impl {
+namespace {
+
+std::string IndexName(uint32_t index) { return "idx_" + std::to_string(index); }
+
+// Inverse of the bit reversal in ShardManifestPath.
+std::optional<uint64_t> ShardManifestVersion(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string name = path.substr(slash + 1);
+  if (name.size() != 26 || name.substr(20) != ".binpb") return std::nullopt;
+  uint64_t reversed = 0;
+  for (size_t k = 0; k < 20; ++k) {
+    if (name[k] < '0' || name[k] > '9') return std::nullopt;
+    reversed = reversed * 10 + static_cast<uint64_t>(name[k] - '0');
+  }
+  uint64_t version = 0;
+  for (int bit = 0; bit < 64; ++bit) {
+    if ((reversed >> bit) & 1) version |= uint64_t{1} << (63 - bit);
+  }
+  return version;
+}
+
+}  // namespace
+
+Status World::InitTable() {
+  ManifestFile file;
+  file.manifest.set_version(1);
+  file.manifest.set_max_fragment_id(0);
+  pb::DataFragment* fragment = file.manifest.add_fragments();
+  fragment->set_id(0);
+  fragment->set_physical_rows(1);
+  pb::DataFile* data = fragment->add_files();
+  data->set_path(UuidHex(NewUuid()) + ".lance");
+  pb::MemWalIndexDetails details;
+  details.set_num_shards(options_.shards);
+  for (uint32_t i = 0; i < options_.indexes; ++i) {
+    data->add_fields(static_cast<int32_t>(i));
+    data->add_column_indices(static_cast<int32_t>(i));
+    pb::IndexMetadata* index = file.index_section.add_indices();
+    index->mutable_uuid()->set_uuid(NewUuid());
+    index->add_fields(static_cast<int32_t>(i));
+    index->set_name(IndexName(i));
+    index->set_dataset_version(1);
+    index->set_fragment_bitmap(EncodeFragmentBitmap(FragmentSet{0}));
+    index->set_index_version(0);
+    details.add_maintained_indexes(
+        IndexName(i));  // Every user index is maintained.
+  }
+  // Lance: the system index has no fields, no bitmap, index_version 0 [P §3].
+  pb::IndexMetadata* system = file.index_section.add_indices();
+  system->mutable_uuid()->set_uuid(NewUuid());
+  system->set_name(std::string(kMemWalIndexName));
+  system->set_dataset_version(1);
+  system->set_index_version(0);
+  PackMemWalDetails(details, system);
+  pb::Transaction transaction;
+  transaction.set_read_version(0);
+  transaction.set_uuid(UuidHex(NewUuid()));
+  *transaction.mutable_overwrite()->add_fragments() = *fragment;
+  const std::string name = TransactionFileName(0, UuidHex(NewUuid()));
+  file.manifest.set_transaction_file(name);
+  PrefixedStore table = Table();
+  MEMWAL_RETURN_IF_ERROR(table.PutIfAbsent(std::string(kTransactionsDir) + name,
+                                           EncodeTransaction(transaction)));
+  return WriteManifestFile(&table, std::move(file), bugs_);
+}
+
+Status World::InitShards() {
+  for (uint32_t s = 0; s < shard_uuids_.size(); ++s) {
+    pb::ShardManifest manifest;
+    manifest.set_version(1);
+    manifest.set_writer_epoch(1);
+    manifest.set_current_generation(1);
+    manifest.mutable_shard_id()->set_uuid(shard_uuids_[s]);
+    manifest.set_status(pb::ACTIVE);
+    PrefixedStore wal = Wal();
+    MEMWAL_RETURN_IF_ERROR(wal.PutIfAbsent(
+        ShardManifestPath(shard_uuids_[s], 1), EncodeShardManifest(manifest)));
+  }
+  return Status::Ok();
+}
+
+Result<pb::ShardManifest> World::LatestShardManifest(uint32_t shard) const {
+  if (shard >= shard_uuids_.size())
+    return Status::InvalidArgument("no such shard");
+  PrefixedStore wal = Wal();
+  MEMWAL_ASSIGN_OR_RETURN(
+      const std::vector<std::string> paths,
+      wal.List(ShardManifestDir(shard_uuids_[shard]) + "manifest/"));
+  uint64_t latest = 0;
+  for (const std::string& path : paths) {
+    const std::optional<uint64_t> version = ShardManifestVersion(path);
+    if (!version.has_value())
+      return Status::Corruption("unexpected shard file " + path);
+    latest = std::max(latest, *version);
+  }
+  if (latest == 0) return Status::NotFound("shard has no manifest");
+  MEMWAL_ASSIGN_OR_RETURN(
+      const Blob blob, wal.Get(ShardManifestPath(shard_uuids_[shard], latest)));
+  MEMWAL_ASSIGN_OR_RETURN(pb::ShardManifest manifest,
+                          DecodeShardManifest(*blob));
+  if (manifest.version() != latest ||
+      manifest.shard_id().uuid() != shard_uuids_[shard]) {
+    return Status::Corruption("shard manifest does not match its name");
+  }
+  return manifest;
+}
+
+Status World::WriteShardManifest(uint32_t shard, pb::ShardManifest manifest) {
+  PrefixedStore wal = Wal();
+  manifest.set_version(manifest.version() + 1);
+  return wal.PutIfAbsent(
+      ShardManifestPath(shard_uuids_[shard], manifest.version()),
+      EncodeShardManifest(manifest));
+}
+
+Status World::FlushMemTable(uint32_t shard) {
+  MEMWAL_ASSIGN_OR_RETURN(pb::ShardManifest manifest,
+                          LatestShardManifest(shard));
+  const uint64_t generation = manifest.current_generation();
+  // Lance: the SSTable is a dataset at `{random8}_gen_{generation}/` in the
+  // shard directory.
+  const std::string dir = UuidHex(NewUuid()).substr(0, 8) + "_gen_" +
+                          std::to_string(generation) + "/";
+  PrefixedStore wal = Wal();
+  MEMWAL_RETURN_IF_ERROR(wal.PutIfAbsent(
+      ShardManifestDir(shard_uuids_[shard]) + dir + "data.lance",
+      "sstable generation " + std::to_string(generation)));
+  pb::SsTable* sstable = manifest.add_sstables();
+  sstable->set_generation(generation);
+  sstable->set_path(dir);
+  manifest.set_current_generation(generation + 1);
+  return WriteShardManifest(shard, std::move(manifest));
+}
+
+Status World::RetireGuard(uint32_t shard, uint64_t generation) const {
+  MEMWAL_ASSIGN_OR_RETURN(const pb::ShardManifest manifest,
+                          LatestShardManifest(shard));
+  const bool present = std::any_of(
+      manifest.sstables().begin(), manifest.sstables().end(),
+      [&](const auto& sstable) { return sstable.generation() == generation; });
+  if (!present)
+    return Status::FailedPrecondition("SSTable not flushed or already retired");
+  MEMWAL_ASSIGN_OR_RETURN(const bool retirable, Retirable(shard, generation));
+  if (!retirable)
+    return Status::FailedPrecondition("SSTable is not retirable (R12)");
+  return Status::Ok();
+}
+
+Status World::Retire(uint32_t shard, uint64_t generation) {
+  MEMWAL_ASSIGN_OR_RETURN(pb::ShardManifest manifest,
+                          LatestShardManifest(shard));
+  auto* sstables = manifest.mutable_sstables();
+  for (int k = 0; k < sstables->size(); ++k) {
+    if (sstables->Get(k).generation() != generation) continue;
+    const std::string data = ShardManifestDir(shard_uuids_[shard]) +
+                             sstables->Get(k).path() + "data.lance";
+    sstables->DeleteSubrange(k, 1);
+    MEMWAL_RETURN_IF_ERROR(WriteShardManifest(shard, std::move(manifest)));
+    PrefixedStore wal = Wal();
+    return wal.Delete(data);
+  }
+  return Status::Ok();  // Already retired.
+}
+
+Status World::RetireSsTable(uint32_t shard, uint64_t generation) {
+  MEMWAL_RETURN_IF_ERROR(RetireGuard(shard, generation));
+  return Retire(shard, generation);
+}
+
+Status World::RetireDecide(uint32_t shard, uint64_t generation) {
+  MEMWAL_RETURN_IF_ERROR(RetireGuard(shard, generation));
+  pending_.insert({shard, generation});
+  return Status::Ok();
+}
+
+Result<Outcome> World::RetireExecute(uint32_t shard, uint64_t generation) {
+  if (pending_.erase({shard, generation}) == 0) {
+    return Status::FailedPrecondition("no pending retirement of this SSTable");
+  }
+  // gc recheck (our proposed guard): look again at the head; stale-read deletes
+  // blindly.
+  if (options_.gc == GcMode::kRecheck) {
+    MEMWAL_ASSIGN_OR_RETURN(const bool retirable, Retirable(shard, generation));
+    if (!retirable) return Outcome::kRefused;
+  }
+  MEMWAL_RETURN_IF_ERROR(Retire(shard, generation));
+  return Outcome::kDone;
+}
+
+Result<WalState> World::ReadWal() const {
+  WalState state;
+  for (uint32_t s = 0; s < shard_uuids_.size(); ++s) {
+    MEMWAL_ASSIGN_OR_RETURN(const pb::ShardManifest manifest,
+                            LatestShardManifest(s));
+    const uint64_t flushed = manifest.current_generation() - 1;
+    std::set<uint64_t> retired;
+    for (uint64_t g = 1; g <= flushed; ++g) retired.insert(g);
+    for (const auto& sstable : manifest.sstables())
+      retired.erase(sstable.generation());
+    state.flushed.push_back(flushed);
+    state.retired.push_back(std::move(retired));
+  }
+  return state;
+}
+
+}  // namespace memwal::impl
