@@ -86,7 +86,8 @@ TEST(World, CompactionWithMarkerCreditsAnIndexCoveringTheReadVersion) {
   EXPECT_EQ(head.catchup.at(0).at(0), 1u);
   // Nothing left to earn: a no-work repair is not enabled.
   EXPECT_FALSE(world.BeginOptimizeIndex(0).ok());
-  // Older retained versions predate the compaction and still need the SSTable (R12).
+  // Older retained versions predate the compaction and still need the SSTable
+  // (R12).
   EXPECT_FALSE(*world.Retirable(0, 1));
   ASSERT_TRUE(world.CleanupVersions().ok());
   EXPECT_TRUE(*world.Retirable(0, 1));
