@@ -1,0 +1,65 @@
+// The memwal-check command line: option parsing, help texts, and the two
+// subcommands this layer runs (check, replay). main.cc only forwards argv here.
+//
+//   memwal-check check [options]     explore the model (lockstep joins later)
+//   memwal-check replay TRACE        re-execute a trace file on the model
+// Exit codes: 0 ok, 1 violation or missed goal, 2 bad usage or bad input, 3
+// budget ran out.
+#ifndef MEMWAL_CHECKER_CLI_H_
+#define MEMWAL_CHECKER_CLI_H_
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "checker/explorer.h"
+#include "model/config.h"
+
+namespace memwal::checker {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitViolation = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitIncomplete = 3;
+
+struct CheckOptions {
+  model::Config config{};
+  bool model_only = false;
+  ExploreOptions explore{};
+  uint64_t seed = 0;
+  std::string out_dir = "memwal-out";
+  bool json = false;
+};
+
+struct ReplayOptions {
+  std::string trace_path{};
+  bool json = false;
+};
+
+struct Command {
+  enum class Kind { kHelp, kCheckHelp, kReplayHelp, kCheck, kReplay };
+  Kind kind = Kind::kHelp;
+  CheckOptions check{};
+  ReplayOptions replay{};
+};
+
+// Parses argv[1..] (the program name excluded). Bad usage is InvalidArgument
+// with one line.
+Result<Command> ParseCommandLine(const std::vector<std::string>& args);
+
+std::string MainHelp();
+std::string CheckHelp();
+std::string ReplayHelp();
+
+// The `check` command line that reproduces `options` (model part only).
+std::string CheckCommandLine(const CheckOptions& options);
+
+// Runs a parsed command; returns the exit code. Results go to `out`,
+// diagnostics to `err`.
+int RunCommand(const Command& command, std::ostream& out, std::ostream& err);
+
+}  // namespace memwal::checker
+
+#endif  // MEMWAL_CHECKER_CLI_H_

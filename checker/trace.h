@@ -1,0 +1,61 @@
+// Counterexample files: our versioned JSON trace (replayable) and ITF, the
+// trace format of Apalache and Quint.
+//
+// Our format:
+//   {"format":"memwal-check-trace","version":1,
+//    "config":{"protocol":"derived","read":"strict","gc":"atomic","bugs":[...],
+//              "bounds":{"shards":1,"generations":2,"fragments":3,"indexes":1,"commits":5,
+//                        "inflight":2}},
+//    "seed":0,"invariant":"ReadsMissNoRows","steps":[{"action":{"kind":"Append"}},...]}
+// Reading is strict: anything missing, extra, mistyped or from another format
+// version is an InvalidArgument with a one-line message; nothing throws.
+#ifndef MEMWAL_CHECKER_TRACE_H_
+#define MEMWAL_CHECKER_TRACE_H_
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "model/actions.h"
+#include "model/config.h"
+#include "model/state.h"
+
+namespace memwal::checker {
+
+inline constexpr std::string_view kTraceFormat = "memwal-check-trace";
+inline constexpr int kTraceVersion = 1;
+
+struct Trace {
+  model::Config config;
+  uint64_t seed = 0;
+  std::string invariant{};
+  std::vector<model::Action> steps{};
+};
+
+nlohmann::json ConfigToJson(const model::Config& config);
+Result<model::Config> ConfigFromJson(const nlohmann::json& json);
+
+nlohmann::json TraceToJson(const Trace& trace);
+Result<Trace> TraceFromJson(const nlohmann::json& json);
+// Parses the text of a trace file (never throws).
+Result<Trace> ParseTrace(std::string_view text);
+
+// The ITF document for `states` (Init first) reached by `trace` (states.size()
+// == trace.size() + 1). Each ITF state holds the model state's fields (see
+// trace.cc for the encoding) plus "mbt::actionTaken" and "mbt::nondetPicks" for
+// the step that led to it.
+nlohmann::json ToItf(const model::Config& config, std::string_view invariant,
+                     const std::vector<model::Action>& trace,
+                     const std::vector<model::State>& states);
+
+// Writes `contents` to `path` through a temporary file in the same directory
+// and a rename, so that a reader never sees a half-written file.
+Status WriteFileAtomically(const std::string& path, std::string_view contents);
+Result<std::string> ReadFile(const std::string& path);
+
+}  // namespace memwal::checker
+
+#endif  // MEMWAL_CHECKER_TRACE_H_

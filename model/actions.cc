@@ -1,0 +1,259 @@
+// Action-level dispatch (spec/protocol.md sections 4-6): guards, effects, the
+// fixed enumeration order and the printed form. The rules themselves live in
+// wal.cc, begin.cc, commit.cc and table.cc.
+#include "model/actions.h"
+
+#include <array>
+
+#include "model/rules.h"
+
+namespace memwal::model {
+namespace {
+
+constexpr std::array<std::string_view, kActionKinds> kKindNames = {
+    "FlushMemTable",    "RetireSsTable",  "RetireDecide",   "RetireExecute",
+    "Append",           "DeleteFragment", "CompactSsTable", "UpdateColumns",
+    "RewriteFragments", "CreateIndex",    "OptimizeIndex",  "DropIndex",
+    "RecordProgress",   "Activate",       "Commit",         "Restore",
+    "ShallowClone",     "CleanupVersions"};
+
+// Appends `action` when it is enabled.
+template <typename A>
+void Offer(const Config& config, const State& state, const A& action,
+           std::vector<Action>* out) {
+  if (IsEnabled(config, state, action)) out->push_back(action);
+}
+
+void OfferWal(const Config& config, const State& state,
+              std::vector<Action>* out) {
+  const Bounds& b = config.bounds;
+  for (int s = 0; s < b.shards; ++s)
+    Offer(config, state, FlushMemTable{s}, out);
+  for (int s = 0; s < b.shards; ++s) {
+    for (int g = 1; g <= b.generations; ++g)
+      Offer(config, state, RetireSsTable{s, g}, out);
+  }
+  for (int s = 0; s < b.shards; ++s) {
+    for (int g = 1; g <= b.generations; ++g)
+      Offer(config, state, RetireDecide{s, g}, out);
+  }
+  for (int s = 0; s < b.shards; ++s) {
+    for (int g = 1; g <= b.generations; ++g)
+      Offer(config, state, RetireExecute{s, g}, out);
+  }
+}
+
+void OfferBegins(const Config& config, const State& state,
+                 std::vector<Action>* out) {
+  const Bounds& b = config.bounds;
+  Offer(config, state, Append{}, out);
+  for (int f = 0; f < b.fragments; ++f)
+    Offer(config, state, DeleteFragment{f}, out);
+  for (int s = 0; s < b.shards; ++s) {
+    Offer(config, state, CompactSsTable{s, false}, out);
+    Offer(config, state, CompactSsTable{s, true}, out);
+  }
+  for (int f = 0; f < b.fragments; ++f) {
+    for (int i = 0; i < b.indexes; ++i)
+      Offer(config, state, UpdateColumns{f, i}, out);
+  }
+  for (int f1 = 0; f1 < b.fragments; ++f1) {
+    for (int f2 = f1 + 1; f2 < b.fragments; ++f2) {
+      Offer(config, state, RewriteFragments{f1, f2}, out);
+    }
+  }
+  for (int i = 0; i < b.indexes; ++i) Offer(config, state, CreateIndex{i}, out);
+  for (int i = 0; i < b.indexes; ++i)
+    Offer(config, state, OptimizeIndex{i}, out);
+  for (int i = 0; i < b.indexes; ++i) Offer(config, state, DropIndex{i}, out);
+  for (int s = 0; s < b.shards; ++s)
+    Offer(config, state, RecordProgress{s}, out);
+  Offer(config, state, Activate{}, out);
+}
+
+void OfferTable(const Config& config, const State& state,
+                std::vector<Action>* out) {
+  for (int t = 0; t < state.inflight_count; ++t)
+    Offer(config, state, Commit{t}, out);
+  for (int v = 0; v < state.version_count; ++v) {
+    Offer(config, state, Restore{state.versions[v].number}, out);
+  }
+  Offer(config, state, ShallowClone{}, out);
+  Offer(config, state, CleanupVersions{}, out);
+}
+
+std::string Field(std::string_view name, int value) {
+  return std::string(name) + "=" + std::to_string(value);
+}
+
+std::string Params(const Action& action) {
+  return std::visit(
+      [](const auto& a) -> std::string {
+        using A = std::decay_t<decltype(a)>;
+        if constexpr (std::is_same_v<A, FlushMemTable> ||
+                      std::is_same_v<A, RecordProgress>) {
+          return Field("shard", a.shard);
+        } else if constexpr (std::is_same_v<A, RetireSsTable> ||
+                             std::is_same_v<A, RetireDecide> ||
+                             std::is_same_v<A, RetireExecute>) {
+          return Field("shard", a.shard) + ", " +
+                 Field("generation", a.generation);
+        } else if constexpr (std::is_same_v<A, DeleteFragment>) {
+          return Field("fragment", a.fragment);
+        } else if constexpr (std::is_same_v<A, CompactSsTable>) {
+          return Field("shard", a.shard) +
+                 ", marker=" + (a.marker ? "true" : "false");
+        } else if constexpr (std::is_same_v<A, UpdateColumns>) {
+          return Field("fragment", a.fragment) + ", " + Field("index", a.index);
+        } else if constexpr (std::is_same_v<A, RewriteFragments>) {
+          return Field("first", a.first) + ", " + Field("second", a.second);
+        } else if constexpr (std::is_same_v<A, CreateIndex> ||
+                             std::is_same_v<A, OptimizeIndex> ||
+                             std::is_same_v<A, DropIndex>) {
+          return Field("index", a.index);
+        } else if constexpr (std::is_same_v<A, Commit>) {
+          return Field("slot", a.slot);
+        } else if constexpr (std::is_same_v<A, Restore>) {
+          return Field("version", a.version);
+        } else {
+          return "";
+        }
+      },
+      action);
+}
+
+}  // namespace
+
+std::string_view Name(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kDone:
+      return "done";
+    case Outcome::kPublished:
+      return "published";
+    case Outcome::kRetry:
+      return "retry";
+    case Outcome::kRefused:
+      return "refused";
+  }
+  MEMWAL_ASSERT(false && "outcome out of range");
+  return "";
+}
+
+bool IsEnabled(const Config& config, const State& state, const Action& action) {
+  return std::visit([&](const auto& a) { return IsEnabled(config, state, a); },
+                    action);
+}
+
+State Apply(const Config& config, State state, const Action& action,
+            Outcome* outcome) {
+  MEMWAL_ASSERT(IsEnabled(config, state, action));
+  MEMWAL_ASSERT(outcome != nullptr);
+  State next = std::visit(
+      [&](const auto& a) {
+        return Apply(config, std::move(state), a, outcome);
+      },
+      action);
+  Canonicalize(&next);
+  MEMWAL_ASSERT(next.committed + next.inflight_count <= config.bounds.commits);
+  return next;
+}
+
+void EnabledActions(const Config& config, const State& state,
+                    std::vector<Action>* out) {
+  out->clear();
+  OfferWal(config, state, out);
+  OfferBegins(config, state, out);
+  OfferTable(config, state, out);
+}
+
+std::string_view KindName(int kind) {
+  MEMWAL_ASSERT(kind >= 0 && kind < kActionKinds);
+  return kKindNames[kind];
+}
+
+std::string_view KindName(const Action& action) {
+  return KindName(static_cast<int>(action.index()));
+}
+
+std::array<int, 2> ActionParams(const Action& action) {
+  return std::visit(
+      [](const auto& a) -> std::array<int, 2> {
+        using A = std::decay_t<decltype(a)>;
+        if constexpr (std::is_same_v<A, FlushMemTable> ||
+                      std::is_same_v<A, RecordProgress>) {
+          return {a.shard, 0};
+        } else if constexpr (std::is_same_v<A, RetireSsTable> ||
+                             std::is_same_v<A, RetireDecide> ||
+                             std::is_same_v<A, RetireExecute>) {
+          return {a.shard, a.generation};
+        } else if constexpr (std::is_same_v<A, DeleteFragment>) {
+          return {a.fragment, 0};
+        } else if constexpr (std::is_same_v<A, CompactSsTable>) {
+          return {a.shard, a.marker ? 1 : 0};
+        } else if constexpr (std::is_same_v<A, UpdateColumns>) {
+          return {a.fragment, a.index};
+        } else if constexpr (std::is_same_v<A, RewriteFragments>) {
+          return {a.first, a.second};
+        } else if constexpr (std::is_same_v<A, CreateIndex> ||
+                             std::is_same_v<A, OptimizeIndex> ||
+                             std::is_same_v<A, DropIndex>) {
+          return {a.index, 0};
+        } else if constexpr (std::is_same_v<A, Commit>) {
+          return {a.slot, 0};
+        } else if constexpr (std::is_same_v<A, Restore>) {
+          return {a.version, 0};
+        } else {
+          return {0, 0};
+        }
+      },
+      action);
+}
+
+Action MakeAction(int kind, const std::array<int, 2>& v) {
+  switch (kind) {
+    case 0:
+      return FlushMemTable{v[0]};
+    case 1:
+      return RetireSsTable{v[0], v[1]};
+    case 2:
+      return RetireDecide{v[0], v[1]};
+    case 3:
+      return RetireExecute{v[0], v[1]};
+    case 4:
+      return Append{};
+    case 5:
+      return DeleteFragment{v[0]};
+    case 6:
+      return CompactSsTable{v[0], v[1] != 0};
+    case 7:
+      return UpdateColumns{v[0], v[1]};
+    case 8:
+      return RewriteFragments{v[0], v[1]};
+    case 9:
+      return CreateIndex{v[0]};
+    case 10:
+      return OptimizeIndex{v[0]};
+    case 11:
+      return DropIndex{v[0]};
+    case 12:
+      return RecordProgress{v[0]};
+    case 13:
+      return Activate{};
+    case 14:
+      return Commit{v[0]};
+    case 15:
+      return Restore{v[0]};
+    case 16:
+      return ShallowClone{};
+    case 17:
+      return CleanupVersions{};
+  }
+  MEMWAL_ASSERT(false && "action kind out of range");
+  return Append{};
+}
+
+std::string ToString(const Action& action) {
+  return std::string(KindName(action)) + "{" + Params(action) + "}";
+}
+
+}  // namespace memwal::model

@@ -1,0 +1,88 @@
+// Bounds checks and presets (spec/protocol.md section 2).
+#include "model/bounds.h"
+
+#include <string>
+
+namespace memwal::model {
+namespace {
+
+Status CheckOne(std::string_view name, int value, int min, int max) {
+  if (value >= min && value <= max) return Status::Ok();
+  return Status::InvalidArgument(
+      std::string(name) + " must be in " + std::to_string(min) + ".." +
+      std::to_string(max) + ", not " + std::to_string(value));
+}
+
+}  // namespace
+
+Status CheckBounds(const Bounds& bounds) {
+  MEMWAL_RETURN_IF_ERROR(CheckOne("shards", bounds.shards, 1, kShardsMax));
+  MEMWAL_RETURN_IF_ERROR(
+      CheckOne("generations", bounds.generations, 1, kGenerationsMax));
+  MEMWAL_RETURN_IF_ERROR(
+      CheckOne("fragments", bounds.fragments, 1, kFragmentsMax));
+  MEMWAL_RETURN_IF_ERROR(CheckOne("indexes", bounds.indexes, 0, kIndexesMax));
+  MEMWAL_RETURN_IF_ERROR(CheckOne("commits", bounds.commits, 0, kCommitsMax));
+  MEMWAL_RETURN_IF_ERROR(
+      CheckOne("inflight", bounds.inflight, 0, kInflightMax));
+  return Status::Ok();
+}
+
+// The smallest bounds under which every goal of the default config is
+// reachable.
+Bounds TinyBounds() {
+  return Bounds{.shards = 1,
+                .generations = 1,
+                .fragments = 2,
+                .indexes = 1,
+                .commits = 4,
+                .inflight = 2};
+}
+
+// The default run: also Rewrite, a second generation and a third commit in
+// flight.
+Bounds SmallBounds() {
+  return Bounds{.shards = 1,
+                .generations = 2,
+                .fragments = 3,
+                .indexes = 1,
+                .commits = 5,
+                .inflight = 2};
+}
+
+Bounds MediumBounds() {
+  return Bounds{.shards = 2,
+                .generations = 2,
+                .fragments = 3,
+                .indexes = 2,
+                .commits = 5,
+                .inflight = 2};
+}
+
+Bounds LargeBounds() {
+  return Bounds{.shards = 2,
+                .generations = 2,
+                .fragments = 4,
+                .indexes = 2,
+                .commits = 6,
+                .inflight = 3};
+}
+
+Result<Bounds> ParsePreset(std::string_view name) {
+  if (name == "tiny") return TinyBounds();
+  if (name == "small") return SmallBounds();
+  if (name == "medium") return MediumBounds();
+  if (name == "large") return LargeBounds();
+  return Status::InvalidArgument("unknown preset '" + std::string(name) +
+                                 "' (expected tiny, small, medium or large)");
+}
+
+std::string_view PresetName(const Bounds& bounds) {
+  if (bounds == TinyBounds()) return "tiny";
+  if (bounds == SmallBounds()) return "small";
+  if (bounds == MediumBounds()) return "medium";
+  if (bounds == LargeBounds()) return "large";
+  return "custom";
+}
+
+}  // namespace memwal::model

@@ -1,0 +1,407 @@
+// Commit (spec/protocol.md R30-R32 and R35): rebase an in-flight transaction
+// over what committed since its read version, then build the new version on the
+// head and publish it, or hand back a retry or a refusal.
+#include <algorithm>
+
+#include "model/catchup.h"
+#include "model/read.h"
+#include "model/rules.h"
+
+namespace memwal::model {
+namespace {
+
+enum class Conflict : uint8_t { kOk, kRetryable, kIncompatible };
+
+// What the conflict rules see of the transaction being committed.
+struct Proposal {
+  LanceOp op;
+  FragmentSet fragments = 0;  // Delete {f}; UpdateColumns {f}; Rewrite {f1, f2}
+  FragmentSet new_covers =
+      0;  // user CreateIndex: its new segment's covers (pruned by R31a)
+  uint8_t index = 0;  // user CreateIndex: the name
+  uint8_t progress_shard =
+      0;  // compacted_sstables carried, if progress_generation > 0
+  uint8_t progress_generation = 0;
+};
+
+Proposal ProposalOf(const Txn& txn) {
+  Proposal p{.op = Classify(txn.kind), .index = txn.index};
+  switch (txn.kind) {
+    case OpKind::kDeleteFragment:
+    case OpKind::kUpdateColumns:
+      p.fragments = FragmentSet(1u << txn.fragment);
+      break;
+    case OpKind::kRewriteFragments:
+      p.fragments =
+          FragmentSet((1u << txn.fragment) | (1u << txn.second_fragment));
+      break;
+    case OpKind::kCompactSsTable:
+    case OpKind::kRecordProgress:
+      if (txn.kind == OpKind::kRecordProgress || txn.marker) {
+        p.progress_shard = txn.shard;
+        p.progress_generation = txn.generation;
+      }
+      break;
+    default:
+      break;
+  }
+  p.new_covers = txn.segment.uuid != 0 ? txn.segment.covers : 0;
+  return p;
+}
+
+Conflict RetryableIf(bool condition) {
+  return condition ? Conflict::kRetryable : Conflict::kOk;
+}
+
+// R32 check_compacted_sstables_conflict, for lists of at most one entry.
+Conflict ProgressCheck(const Op& committed, const Proposal& t) {
+  if (committed.progress_generation == 0 || t.progress_generation == 0)
+    return Conflict::kOk;
+  if (committed.progress_shard != t.progress_shard) return Conflict::kOk;
+  return committed.progress_generation >= t.progress_generation
+             ? Conflict::kIncompatible
+             : Conflict::kRetryable;
+}
+
+// R31, row t = Delete(f).
+Conflict DeleteAgainst(const Op& c, const Proposal& t) {
+  switch (Classify(c.kind)) {
+    case LanceOp::kDelete:
+    case LanceOp::kUpdate:
+    case LanceOp::kRewrite:
+      return RetryableIf((c.fragments & t.fragments) != 0);
+    case LanceOp::kUpdateMemWalState:
+    case LanceOp::kRestore:
+      return Conflict::kIncompatible;
+    default:
+      return Conflict::kOk;
+  }
+}
+
+// R31, rows t = Update and t = Rewrite share the fragment rules.
+Conflict DataAgainst(const Op& c, const Proposal& t) {
+  switch (Classify(c.kind)) {
+    case LanceOp::kDelete:
+    case LanceOp::kUpdate:
+    case LanceOp::kRewrite:
+      return RetryableIf((c.fragments & t.fragments) != 0);
+    case LanceOp::kCreateIndex:
+      return t.op == LanceOp::kRewrite
+                 ? RetryableIf((c.new_covers & t.fragments) != 0)
+                 : Conflict::kOk;
+    case LanceOp::kUpdateMemWalState:
+      return t.op == LanceOp::kRewrite ? Conflict::kOk : ProgressCheck(c, t);
+    case LanceOp::kRestore:
+      return Conflict::kIncompatible;
+    default:
+      return Conflict::kOk;
+  }
+}
+
+// R31, row t = CreateIndex (user).
+Conflict IndexAgainst(const Op& c, const Proposal& t) {
+  switch (Classify(c.kind)) {
+    case LanceOp::kRewrite:
+      return RetryableIf((t.new_covers & c.fragments) != 0);
+    case LanceOp::kCreateIndex:
+      return RetryableIf(c.index == t.index);
+    case LanceOp::kUpdateMemWalState:
+    case LanceOp::kRestore:
+      return Conflict::kIncompatible;
+    default:
+      return Conflict::kOk;
+  }
+}
+
+// R31, row t = UpdateMemWalState.
+Conflict ProgressAgainst(const Op& c, const Proposal& t) {
+  switch (Classify(c.kind)) {
+    case LanceOp::kUpdate:
+    case LanceOp::kUpdateMemWalState:
+      return ProgressCheck(c, t);
+    case LanceOp::kRewrite:
+    case LanceOp::kCreateIndex:
+      return Conflict::kOk;
+    default:
+      return Conflict::kIncompatible;
+  }
+}
+
+// R31: classifies the committed op `c` against the transaction `t`.
+Conflict Judge(const Op& c, const Proposal& t) {
+  MEMWAL_ASSERT(c.kind != OpKind::kInit);
+  switch (t.op) {
+    case LanceOp::kAppend:
+      return Classify(c.kind) == LanceOp::kUpdateMemWalState ||
+                     Classify(c.kind) == LanceOp::kRestore
+                 ? Conflict::kIncompatible
+                 : Conflict::kOk;
+    case LanceOp::kDelete:
+      return DeleteAgainst(c, t);
+    case LanceOp::kUpdate:
+    case LanceOp::kRewrite:
+      return DataAgainst(c, t);
+    case LanceOp::kCreateIndex:
+      return IndexAgainst(c, t);
+    case LanceOp::kUpdateMemWalState:
+      return ProgressAgainst(c, t);
+    default:
+      MEMWAL_ASSERT(false && "a transaction is never Init or Restore");
+      return Conflict::kIncompatible;
+  }
+}
+
+// R30 step 1: the verdict over every version committed after the read version,
+// oldest first. A compatible Update prunes t's new segments of the field it
+// modified (R31 note a).
+Conflict Rebase(const State& state, const Txn& txn, Proposal* t) {
+  Conflict verdict = Conflict::kOk;
+  for (int v = 0; v < state.version_count; ++v) {
+    const Op& c = state.versions[v].op;
+    if (state.versions[v].number <= txn.read_version) continue;
+    const Conflict conflict = Judge(c, *t);
+    verdict = std::max(verdict, conflict);
+    const bool prunes = t->op == LanceOp::kCreateIndex &&
+                        c.kind == OpKind::kUpdateColumns && c.index == t->index;
+    if (conflict == Conflict::kOk && prunes)
+      t->new_covers &= FragmentSet(~c.fragments);
+  }
+  return verdict;
+}
+
+// Allocates the next fragment id (from the head's high-water mark) holding
+// `rows`.
+int AllocateFragment(State* state, Version* next, RowSet rows) {
+  const int fragment = state->next_fragment++;
+  MEMWAL_ASSERT(fragment < kFragmentsMax);
+  state->rows[fragment] = rows;
+  next->live |= FragmentSet(1u << fragment);
+  return fragment;
+}
+
+// R35 step 2, the compacted_sstables part: the stale-generation rule.
+bool RecordCompacted(const Txn& txn, const Version& head, Version* next) {
+  if (txn.generation <= head.compacted[txn.shard]) return false;
+  next->compacted[txn.shard] = txn.generation;
+  next->op.progress_shard = txn.shard;
+  next->op.progress_generation = txn.generation;
+  return true;
+}
+
+// R24: every segment meeting {f1, f2} gets a fresh uuid and the remapped
+// covers.
+void RemapSegments(const State& state, FragmentSet pair, int fresh_fragment,
+                   Version* next) {
+  for (Segments& segments : next->segments) {
+    for (Segment& segment : segments) {
+      if (segment.uuid == 0 || (segment.covers & pair) == 0) continue;
+      const bool whole = (segment.covers & pair) == pair;
+      segment.uuid = FreshUuid(state, next);
+      segment.covers = FragmentSet((segment.covers & ~pair) |
+                                   (whole ? (1u << fresh_fragment) : 0u));
+    }
+  }
+}
+
+// R26 at publish: drop the replaced segment (if still there) and append the new
+// one.
+void PublishOptimize(const Txn& txn, FragmentSet covers, Version* next) {
+  Segments& segments = next->segments[txn.index];
+  Segments kept{};
+  int count = 0;
+  for (const Segment& segment : segments) {
+    if (segment.uuid != 0 && segment.uuid != txn.removed_uuid)
+      kept[count++] = segment;
+  }
+  MEMWAL_ASSERT(count < kSegmentsMax);
+  kept[count] = Segment{.uuid = txn.segment.uuid, .covers = covers};
+  segments = kept;
+}
+
+// R35 step 2 for the index operations (R25-R27).
+void IndexArm(const Txn& txn, FragmentSet covers, Version* next) {
+  next->op.index = txn.index;
+  if (txn.segment.uuid != 0) next->op.new_covers = covers;
+  if (txn.kind == OpKind::kCreateIndex) {
+    next->segments[txn.index] =
+        Segments{Segment{.uuid = txn.segment.uuid, .covers = covers}};
+  } else if (txn.kind == OpKind::kDropIndex) {
+    next->segments[txn.index] = Segments{};
+  } else if (txn.segment.uuid != 0) {
+    PublishOptimize(txn, covers, next);
+  }
+}
+
+// R35 step 2: the operation arm. False = refuse (a fragment no longer live, a
+// stale generation). Updates the ghost rows/deleted and the fragment high-water
+// mark in *state.
+bool OperationArm(const Config& config, const Txn& txn, const Proposal& t,
+                  State* state, Version* next) {
+  const Version& head = Head(*state);
+  const FragmentSet f = FragmentSet(1u << txn.fragment);
+  switch (txn.kind) {
+    case OpKind::kAppend:
+      AllocateFragment(state, next, 0);
+      return true;
+    case OpKind::kDeleteFragment:
+      if (!(head.live & f)) return false;
+      next->live &= FragmentSet(~f);
+      next->op.fragments = f;
+      state->deleted |= state->rows[txn.fragment];
+      return true;
+    case OpKind::kCompactSsTable:
+      if (txn.marker && !RecordCompacted(txn, head, next)) return false;
+      AllocateFragment(state, next, RowBit(txn.shard, txn.generation));
+      return true;
+    case OpKind::kUpdateColumns:
+      if (!(head.live & f)) return false;
+      for (Segment& segment : next->segments[txn.index])
+        segment.covers &= FragmentSet(~f);
+      next->op.fragments = f;
+      next->op.index = txn.index;
+      return true;
+    case OpKind::kRewriteFragments: {
+      if ((head.live & t.fragments) != t.fragments) return false;
+      const RowSet rows =
+          state->rows[txn.fragment] | state->rows[txn.second_fragment];
+      next->live &= FragmentSet(~t.fragments);
+      const int fresh = AllocateFragment(state, next, rows);
+      RemapSegments(*state, t.fragments, fresh, next);
+      next->op.fragments = t.fragments;
+      return true;
+    }
+    case OpKind::kCreateIndex:
+    case OpKind::kOptimizeIndex:
+    case OpKind::kDropIndex:
+      IndexArm(txn, t.new_covers, next);
+      return true;
+    case OpKind::kRecordProgress:
+      if (!RecordCompacted(txn, head, next)) return false;
+      if (Has(config, Bug::kProgressCommitDropsFragments)) next->live = 0;
+      return true;
+    case OpKind::kActivate:
+      return true;
+    default:
+      MEMWAL_ASSERT(false && "not a transaction kind");
+      return false;
+  }
+}
+
+// R34: what an OptimizeIndex transaction claims under `advance`, rebuilt from
+// its read version: i's segments after this publish as computed at begin
+// (before any rebase prune).
+Advance AdvanceOf(const Config& config, const Txn& txn, const Version& read) {
+  Advance advance;
+  if (config.protocol != Protocol::kAdvance ||
+      txn.kind != OpKind::kOptimizeIndex) {
+    return advance;
+  }
+  advance.index = txn.index;
+  advance.expected = read.segments[txn.index];
+  if (txn.segment.uuid != 0) {
+    Version scratch;
+    scratch.segments[txn.index] = read.segments[txn.index];
+    PublishOptimize(txn, txn.segment.covers, &scratch);
+    advance.expected = scratch.segments[txn.index];
+  }
+  return advance;
+}
+
+// R35 step 3.
+bool CatchupStep(const Config& config, const Txn& txn, const Version& read,
+                 const Version& head, Version* next) {
+  switch (config.protocol) {
+    case Protocol::kDerived:
+    case Protocol::kUnconditional:
+      if (RequiresCatchup(config, head)) Derive(config, read, head, next);
+      return true;
+    case Protocol::kAdvance:
+      return ApplyAdvance(config, AdvanceOf(config, txn, read), read, head,
+                          next);
+    case Protocol::kLegacy:
+      return true;
+  }
+  MEMWAL_ASSERT(false && "protocol out of range");
+  return false;
+}
+
+// R35 steps 4-6, in Lance's order: new_from_previous + inherit (4), activation
+// (6, in build_manifest), then the write-time apply_feature_flags (5). False =
+// activation refused.
+bool FeatureBits(const Config& config, const Txn& txn, const Version& head,
+                 Version* next) {
+  bool bit =
+      HasBothBits(head) && !Has(config, Bug::kBitDroppedByNewFromPrevious);
+  if (txn.kind == OpKind::kActivate) {
+    if (HasNoBit(head)) {
+      for (int s = 0; s < kShardsMax; ++s) {
+        if (head.compacted[s] != 0) return false;
+      }
+      for (auto& positions : next->catchup) positions = {};
+    }
+    bit = true;
+  }
+  if (Has(config, Bug::kBitClearedBySecondApply)) bit = false;
+  next->reader_bit = bit;
+  next->writer_bit = bit;
+  return true;
+}
+
+// R35: builds the new version on the head. False = refuse. On success *state
+// holds the allocation and ghost updates and *next the version to append.
+bool Build(const Config& config, const Txn& txn, const Proposal& t,
+           State* state, Version* next) {
+  const Version head = Head(*state);
+  if (head.reader_bit != head.writer_bit) return false;  // step 1
+  *next = head;
+  next->number = static_cast<uint8_t>(head.number + 1);
+  next->retained = true;
+  next->op = Op{.kind = txn.kind};
+  if (!OperationArm(config, txn, t, state, next)) return false;
+  const Version& read = VersionNumbered(*state, txn.read_version);
+  if (!CatchupStep(config, txn, read, head, next)) return false;
+  return FeatureBits(config, txn, head, next);
+}
+
+State WithoutSlot(State state, int slot) {
+  for (int t = slot; t + 1 < state.inflight_count; ++t) {
+    state.inflight[t] = state.inflight[t + 1];
+  }
+  state.inflight[--state.inflight_count] = Txn{};
+  return state;
+}
+
+}  // namespace
+
+bool IsEnabled(const Config&, const State& state, const Commit& action) {
+  return action.slot >= 0 && action.slot < state.inflight_count;
+}
+
+State Apply(const Config& config, State state, const Commit& action,
+            Outcome* outcome) {
+  MEMWAL_ASSERT(IsEnabled(config, state, action));
+  const Txn txn = state.inflight[action.slot];
+  state = WithoutSlot(std::move(state), action.slot);
+  Proposal t = ProposalOf(txn);
+  const Conflict verdict = Rebase(state, txn, &t);
+  if (verdict != Conflict::kOk) {
+    *outcome =
+        verdict == Conflict::kRetryable ? Outcome::kRetry : Outcome::kRefused;
+    return state;
+  }
+  State built = state;
+  Version next;
+  if (!Build(config, txn, t, &built, &next)) {
+    *outcome = Outcome::kRefused;
+    return state;
+  }
+  MEMWAL_ASSERT(built.version_count < kVersionsMax);
+  built.versions[built.version_count++] = next;
+  built.committed += 1;
+  built.activated = built.activated || txn.kind == OpKind::kActivate ||
+                    next.reader_bit || next.writer_bit;
+  *outcome = Outcome::kPublished;
+  return built;
+}
+
+}  // namespace memwal::model

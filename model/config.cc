@@ -1,0 +1,187 @@
+// Names of the variant switches and the known-bug table (spec/protocol.md
+// sections 1 and 8).
+#include "model/config.h"
+
+#include <array>
+
+namespace memwal::model {
+namespace {
+
+constexpr std::array<std::string_view, 4> kProtocolNames = {
+    "derived", "advance", "unconditional", "legacy"};
+constexpr std::array<std::string_view, 3> kReadNames = {"strict", "min",
+                                                        "single-index"};
+constexpr std::array<std::string_view, 3> kGcNames = {"atomic", "stale-read",
+                                                      "recheck"};
+
+// Spec section 8, row by row. For a model bug `reason` is the expected
+// violation; for an impl-only bug it is the spec's reason why no model action
+// can produce it.
+constexpr std::array<BugInfo, kBugCount> kBugs = {{
+    {Bug::kBitDroppedByNewFromPrevious, "bit-dropped-by-new-from-previous",
+     "R35.4 does not inherit the bit from the head; it survives only on the "
+     "activating commit",
+     "bit", true, "ActivationIsPermanent", false},
+    {Bug::kBitClearedBySecondApply, "bit-cleared-by-second-apply",
+     "apply_feature_flags does not carry bit 128, so the write-time apply "
+     "(R35.5) clears it",
+     "bit", true, "ActivationIsPermanent", false},
+    {Bug::kShallowCloneZeroesBits, "shallow-clone-zeroes-bits",
+     "R37 zeroes both feature words of the clone", "bit", true,
+     "ActivationIsPermanent", false},
+    {Bug::kRestoreWalksBack, "restore-walks-back",
+     "R36 neither refuses an older version nor inherits the head's bits", "bit",
+     true, "ActivationIsPermanent", false},
+    {Bug::kHalfSetFolded, "half-set-folded",
+     "a half-set head or restored version is completed to both bits instead of "
+     "refused",
+     "bit", false,
+     "no model action produces a half-set manifest; only a foreign writer "
+     "could",
+     false},
+    {Bug::kUnchangedByUuidOnly, "unchanged-by-uuid-only",
+     "\"unchanged\" compares segment uuids only, not their covers",
+     "derived, advance", true, "CatchupWithinCoverage, ReadsMissNoRows", false},
+    {Bug::kAdvanceWithoutInspected, "advance-without-inspected",
+     "R34 skips the check inspected <= union of covers", "advance", false,
+     "the model's repair always covers what it inspected", false},
+    {Bug::kAdvanceBoundAtCommit, "advance-bound-at-commit",
+     "the advance claim is taken from the head's progress at commit, not the "
+     "read version's",
+     "advance", true, "CatchupWithinCoverage", false},
+    {Bug::kNoWorkRepairRecordsNothing, "no-work-repair-records-nothing",
+     "a repair with no new segment commits nothing", "derived, advance", true,
+     "CompactedGenerationsEventuallyRetire (liveness)", true},
+    {Bug::kClaimPastReadVersion, "claim-past-read-version",
+     "the derived credit uses the head's progress instead of the read "
+     "version's",
+     "derived", true, "CatchupWithinCoverage", false},
+    {Bug::kInvalidationOnLegacy, "invalidation-on-legacy",
+     "withdrawal runs on a table without the bit", "bit", false,
+     "model tables without the bit carry no positions", false},
+    {Bug::kAdvanceDroppedWithoutSystemIndex,
+     "advance-dropped-without-system-index",
+     "an advance on a table without __lance_mem_wal is dropped, not refused",
+     "advance", false, "the model always has the system index", false},
+    {Bug::kAdvanceReplacesPosition, "advance-replaces-position",
+     "the advance merge replaces the old entry (erasing other shards, moving "
+     "backward)",
+     "advance", false,
+     "a model repair claims every shard with progress at its read version, and "
+     "two repairs of "
+     "one index conflict by name, so neither an erasure nor a backward move is "
+     "reachable",
+     false},
+    {Bug::kRepairSpansLiveAtCommit, "repair-spans-live-at-commit",
+     "advance validation requires covering every fragment live at commit",
+     "advance", true,
+     "CompactedGenerationsEventuallyRetire (liveness under continuous appends)",
+     true},
+    {Bug::kProgressCommitDropsFragments, "progress-commit-drops-fragments",
+     "UpdateMemWalState publishes an empty fragment list", "all", true,
+     "NoRowIsLost", false},
+    {Bug::kIndexWorkPerTransaction, "index-work-per-transaction",
+     "advance validation decides \"index work published\" once per transaction",
+     "advance", false, "a model transaction carries one advance", false},
+    {Bug::kCoveragePastCompaction, "coverage-past-compaction",
+     "the derivation does not clamp to the commit's own progress", "derived",
+     false,
+     "a commit rebased over a Restore is refused, so the clamp never binds in "
+     "the model",
+     false},
+    {Bug::kSingleIndexWatermark, "single-index-watermark",
+     "the reader caps the watermark by the first index only (same as --read "
+     "single-index)",
+     "all", true, "ReadsMissNoRows", false},
+    {Bug::kReaderIgnoresBit, "reader-ignores-bit",
+     "the strict reader treats a missing entry as no cap", "bit", true,
+     "ReadsMissNoRows", false},
+}};
+
+template <typename Enum, std::size_t N>
+Result<Enum> ParseName(const std::array<std::string_view, N>& names,
+                       std::string_view what, std::string_view name) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (names[i] == name) return static_cast<Enum>(i);
+  }
+  std::string expected;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (i > 0) expected += ", ";
+    expected += names[i];
+  }
+  return Status::InvalidArgument("unknown " + std::string(what) + " '" +
+                                 std::string(name) + "' (expected " + expected +
+                                 ")");
+}
+
+}  // namespace
+
+std::span<const BugInfo> AllBugs() { return kBugs; }
+
+const BugInfo& Info(Bug bug) {
+  const auto index = static_cast<std::size_t>(bug);
+  MEMWAL_ASSERT(index < kBugs.size());
+  MEMWAL_ASSERT(kBugs[index].bug == bug);
+  return kBugs[index];
+}
+
+Result<Protocol> ParseProtocol(std::string_view name) {
+  return ParseName<Protocol>(kProtocolNames, "protocol", name);
+}
+Result<ReadMode> ParseReadMode(std::string_view name) {
+  return ParseName<ReadMode>(kReadNames, "read mode", name);
+}
+Result<GcMode> ParseGcMode(std::string_view name) {
+  return ParseName<GcMode>(kGcNames, "gc mode", name);
+}
+
+Result<Bug> ParseBug(std::string_view name) {
+  for (const BugInfo& info : kBugs) {
+    if (info.name == name) return info.bug;
+  }
+  return Status::InvalidArgument(
+      "unknown bug '" + std::string(name) +
+      "' (see memwal-check check --help for the list)");
+}
+
+std::string_view Name(Protocol protocol) {
+  return kProtocolNames.at(static_cast<std::size_t>(protocol));
+}
+std::string_view Name(ReadMode read) {
+  return kReadNames.at(static_cast<std::size_t>(read));
+}
+std::string_view Name(GcMode gc) {
+  return kGcNames.at(static_cast<std::size_t>(gc));
+}
+std::string_view Name(Bug bug) { return Info(bug).name; }
+
+Status CheckConfig(const Config& config) {
+  MEMWAL_RETURN_IF_ERROR(CheckBounds(config.bounds));
+  if ((config.bugs >> kBugCount) != 0) {
+    return Status::InvalidArgument("unknown bug bit in config");
+  }
+  return Status::Ok();
+}
+
+std::string ToString(const Config& config) {
+  std::string bugs;
+  for (const BugInfo& info : kBugs) {
+    if (!Has(config, info.bug)) continue;
+    if (!bugs.empty()) bugs += ",";
+    bugs += info.name;
+  }
+  const Bounds& b = config.bounds;
+  return "protocol=" + std::string(Name(config.protocol)) +
+         " read=" + std::string(Name(config.read)) +
+         " gc=" + std::string(Name(config.gc)) +
+         " bugs=" + (bugs.empty() ? std::string("none") : bugs) +
+         " bounds=" + std::string(PresetName(b)) +
+         "(shards=" + std::to_string(b.shards) +
+         " generations=" + std::to_string(b.generations) +
+         " fragments=" + std::to_string(b.fragments) +
+         " indexes=" + std::to_string(b.indexes) +
+         " commits=" + std::to_string(b.commits) +
+         " inflight=" + std::to_string(b.inflight) + ")";
+}
+
+}  // namespace memwal::model

@@ -1,0 +1,100 @@
+// One guard and one effect per spec action (spec/protocol.md sections 4-6),
+// which the Action-level IsEnabled/Apply of actions.h dispatch to.
+//
+// IsEnabled(config, state, x) is the spec's guard, including the parameter
+// ranges of the bounds (so that an action read from a trace with out-of-range
+// parameters is simply not enabled). Apply(config, state, x, outcome) is the
+// effect: it REQUIRES the guard, may leave uuids non-canonical (the
+// Action-level Apply canonicalizes), and sets *outcome.
+//
+// wal.cc: R10-R13. begin.cc: the begin half of R20-R29. commit.cc: R30-R32,
+// R35. catchup.cc: R33-R34. table.cc: R36-R38.
+#ifndef MEMWAL_MODEL_RULES_H_
+#define MEMWAL_MODEL_RULES_H_
+
+#include "model/actions.h"
+
+namespace memwal::model {
+
+bool IsEnabled(const Config& config, const State& state,
+               const FlushMemTable& action);
+bool IsEnabled(const Config& config, const State& state,
+               const RetireSsTable& action);
+bool IsEnabled(const Config& config, const State& state,
+               const RetireDecide& action);
+bool IsEnabled(const Config& config, const State& state,
+               const RetireExecute& action);
+bool IsEnabled(const Config& config, const State& state, const Append& action);
+bool IsEnabled(const Config& config, const State& state,
+               const DeleteFragment& action);
+bool IsEnabled(const Config& config, const State& state,
+               const CompactSsTable& action);
+bool IsEnabled(const Config& config, const State& state,
+               const UpdateColumns& action);
+bool IsEnabled(const Config& config, const State& state,
+               const RewriteFragments& action);
+bool IsEnabled(const Config& config, const State& state,
+               const CreateIndex& action);
+bool IsEnabled(const Config& config, const State& state,
+               const OptimizeIndex& action);
+bool IsEnabled(const Config& config, const State& state,
+               const DropIndex& action);
+bool IsEnabled(const Config& config, const State& state,
+               const RecordProgress& action);
+bool IsEnabled(const Config& config, const State& state,
+               const Activate& action);
+bool IsEnabled(const Config& config, const State& state, const Commit& action);
+bool IsEnabled(const Config& config, const State& state, const Restore& action);
+bool IsEnabled(const Config& config, const State& state,
+               const ShallowClone& action);
+bool IsEnabled(const Config& config, const State& state,
+               const CleanupVersions& action);
+
+State Apply(const Config& config, State state, const FlushMemTable& action,
+            Outcome* outcome);
+State Apply(const Config& config, State state, const RetireSsTable& action,
+            Outcome* outcome);
+State Apply(const Config& config, State state, const RetireDecide& action,
+            Outcome* outcome);
+State Apply(const Config& config, State state, const RetireExecute& action,
+            Outcome* outcome);
+State Apply(const Config& config, State state, const Append& action,
+            Outcome* outcome);
+State Apply(const Config& config, State state, const DeleteFragment& action,
+            Outcome* outcome);
+State Apply(const Config& config, State state, const CompactSsTable& action,
+            Outcome* outcome);
+State Apply(const Config& config, State state, const UpdateColumns& action,
+            Outcome* outcome);
+State Apply(const Config& config, State state, const RewriteFragments& action,
+            Outcome* outcome);
+State Apply(const Config& config, State state, const CreateIndex& action,
+            Outcome* outcome);
+State Apply(const Config& config, State state, const OptimizeIndex& action,
+            Outcome* outcome);
+State Apply(const Config& config, State state, const DropIndex& action,
+            Outcome* outcome);
+State Apply(const Config& config, State state, const RecordProgress& action,
+            Outcome* outcome);
+State Apply(const Config& config, State state, const Activate& action,
+            Outcome* outcome);
+State Apply(const Config& config, State state, const Commit& action,
+            Outcome* outcome);
+State Apply(const Config& config, State state, const Restore& action,
+            Outcome* outcome);
+State Apply(const Config& config, State state, const ShallowClone& action,
+            Outcome* outcome);
+State Apply(const Config& config, State state, const CleanupVersions& action,
+            Outcome* outcome);
+
+// Shared by begin.cc and table.cc: a step that commits a version (a transaction
+// begin reserves one) needs inflight + committed below the `commits` bound.
+bool CommitBudgetLeft(const Config& config, const State& state);
+
+// A uuid used nowhere in `state` (nor in `extra`), for a freshly written
+// segment.
+uint8_t FreshUuid(const State& state, const Version* extra);
+
+}  // namespace memwal::model
+
+#endif  // MEMWAL_MODEL_RULES_H_

@@ -1,0 +1,320 @@
+// State helpers: Init (R4), uuid canonicalization (R3), the canonical encoding
+// and its hash.
+#include "model/state.h"
+
+#include <cstring>
+
+#include "base/assert.h"
+
+namespace memwal::model {
+namespace {
+
+// Upper bound of EncodeTo's output, checked by static_assert below.
+constexpr std::size_t kVersionBytes = 2 + kIndexesMax * kSegmentsMax * 2 +
+                                      kShardsMax + kIndexesMax * kShardsMax +
+                                      1 + 6;
+constexpr std::size_t kTxnBytes = 11;
+constexpr std::size_t kFixedBytes = 2 + 2 * kShardsMax + 3 + kFragmentsMax + 1 +
+                                    kShardsMax * kGenerationsMax + 1;
+constexpr std::size_t kEncodedMax =
+    kFixedBytes + kVersionsMax * kVersionBytes + kInflightMax * kTxnBytes;
+
+class Writer {
+ public:
+  explicit Writer(uint8_t* out) : out_(out) {}
+  void Byte(uint8_t value) { out_[size_++] = value; }
+  void Bool(bool value) { Byte(value ? 1 : 0); }
+  std::size_t size() const { return size_; }
+
+ private:
+  uint8_t* out_;
+  std::size_t size_ = 0;
+};
+
+void EncodeVersion(const Version& v, Writer* w) {
+  w->Byte(v.number);
+  w->Byte(v.live);
+  for (const Segments& segments : v.segments) {
+    for (const Segment& segment : segments) {
+      w->Byte(segment.uuid);
+      w->Byte(segment.covers);
+    }
+  }
+  for (uint8_t c : v.compacted) w->Byte(c);
+  for (const auto& per_shard : v.catchup) {
+    for (uint8_t p : per_shard) w->Byte(p);
+  }
+  w->Byte(static_cast<uint8_t>(v.reader_bit | (v.writer_bit << 1) |
+                               (v.retained << 2)));
+  w->Byte(static_cast<uint8_t>(v.op.kind));
+  w->Byte(v.op.fragments);
+  w->Byte(v.op.new_covers);
+  w->Byte(v.op.index);
+  w->Byte(v.op.progress_shard);
+  w->Byte(v.op.progress_generation);
+}
+
+void EncodeTxn(const Txn& t, Writer* w) {
+  w->Byte(static_cast<uint8_t>(t.kind));
+  w->Byte(t.read_version);
+  w->Byte(t.shard);
+  w->Byte(t.generation);
+  w->Bool(t.marker);
+  w->Byte(t.fragment);
+  w->Byte(t.second_fragment);
+  w->Byte(t.index);
+  w->Byte(t.segment.uuid);
+  w->Byte(t.segment.covers);
+  w->Byte(t.removed_uuid);
+}
+
+std::size_t EncodeTo(const State& state, uint8_t* out) {
+  Writer w(out);
+  w.Byte(state.version_count);
+  w.Byte(state.inflight_count);
+  for (int s = 0; s < kShardsMax; ++s) {
+    w.Byte(state.flushed[s]);
+    w.Byte(state.retired[s]);
+  }
+  w.Byte(state.pending);
+  w.Byte(state.committed);
+  w.Byte(state.next_fragment);
+  for (RowSet rows : state.rows) w.Byte(rows);
+  w.Byte(state.deleted);
+  for (IndexSet cover : state.retire_cover) w.Byte(cover);
+  w.Bool(state.activated);
+  for (int v = 0; v < state.version_count; ++v)
+    EncodeVersion(state.versions[v], &w);
+  for (int t = 0; t < state.inflight_count; ++t)
+    EncodeTxn(state.inflight[t], &w);
+  MEMWAL_ASSERT(w.size() <= kEncodedMax);
+  return w.size();
+}
+
+// The splitmix64 finalizer: a bijective 64-bit mix.
+uint64_t Mix(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+
+uint64_t HashBytes(const uint8_t* data, std::size_t size) {
+  uint64_t h = 0x6d656d77616c2d31ULL ^ (size * 0x9e3779b97f4a7c15ULL);
+  std::size_t i = 0;
+  for (; i + 8 <= size; i += 8) {
+    uint64_t word = 0;
+    for (int b = 7; b >= 0; --b)
+      word = (word << 8) | data[i + b];  // little-endian
+    h = Mix(h ^ word) + 0x9e3779b97f4a7c15ULL;
+  }
+  uint64_t tail = 0;
+  for (std::size_t b = size; b > i; --b) tail = (tail << 8) | data[b - 1];
+  return Mix(h ^ tail ^ 0xff51afd7ed558ccdULL);
+}
+
+class UuidMap {
+ public:
+  void Rename(uint8_t* uuid) {
+    if (*uuid == 0) return;
+    if (map_[*uuid] == 0) map_[*uuid] = ++last_;
+    *uuid = map_[*uuid];
+  }
+
+ private:
+  std::array<uint8_t, 256> map_{};
+  uint8_t last_ = 0;
+};
+
+}  // namespace
+
+LanceOp Classify(OpKind kind) {
+  switch (kind) {
+    case OpKind::kInit:
+      return LanceOp::kInit;
+    case OpKind::kAppend:
+      return LanceOp::kAppend;
+    case OpKind::kDeleteFragment:
+      return LanceOp::kDelete;
+    case OpKind::kCompactSsTable:
+    case OpKind::kUpdateColumns:
+      return LanceOp::kUpdate;
+    case OpKind::kRewriteFragments:
+      return LanceOp::kRewrite;
+    case OpKind::kCreateIndex:
+    case OpKind::kOptimizeIndex:
+    case OpKind::kDropIndex:
+      return LanceOp::kCreateIndex;
+    case OpKind::kRecordProgress:
+    case OpKind::kActivate:
+      return LanceOp::kUpdateMemWalState;
+    case OpKind::kRestore:
+      return LanceOp::kRestore;
+  }
+  MEMWAL_ASSERT(false && "OpKind out of range");
+  return LanceOp::kInit;
+}
+
+std::string_view Name(OpKind kind) {
+  static constexpr std::string_view kNames[] = {
+      "Init",          "Append",           "DeleteFragment", "CompactSsTable",
+      "UpdateColumns", "RewriteFragments", "CreateIndex",    "OptimizeIndex",
+      "DropIndex",     "RecordProgress",   "Activate",       "Restore"};
+  const auto i = static_cast<std::size_t>(kind);
+  MEMWAL_ASSERT(i < std::size(kNames));
+  return kNames[i];
+}
+
+std::string_view Name(LanceOp op) {
+  static constexpr std::string_view kNames[] = {"Init",
+                                                "Append",
+                                                "Delete",
+                                                "Update",
+                                                "Rewrite",
+                                                "CreateIndex",
+                                                "UpdateMemWalState",
+                                                "Restore"};
+  const auto i = static_cast<std::size_t>(op);
+  MEMWAL_ASSERT(i < std::size(kNames));
+  return kNames[i];
+}
+
+State Init(const Bounds& bounds) {
+  MEMWAL_ASSERT(CheckBounds(bounds).ok());
+  State state;
+  Version& v = state.versions[0];
+  v.number = 1;
+  v.live = 1;  // {0}
+  v.retained = true;
+  for (int i = 0; i < bounds.indexes; ++i) {
+    v.segments[i][0] =
+        Segment{.uuid = static_cast<uint8_t>(i + 1), .covers = 1};
+  }
+  state.version_count = 1;
+  state.next_fragment = 1;
+  Canonicalize(&state);
+  return state;
+}
+
+const Version& Head(const State& state) {
+  MEMWAL_ASSERT(state.version_count >= 1);
+  MEMWAL_ASSERT(state.version_count <= kVersionsMax);
+  return state.versions[state.version_count - 1];
+}
+
+Version& MutableHead(State& state) {
+  MEMWAL_ASSERT(state.version_count >= 1);
+  MEMWAL_ASSERT(state.version_count <= kVersionsMax);
+  return state.versions[state.version_count - 1];
+}
+
+const Version& VersionNumbered(const State& state, int number) {
+  for (int v = 0; v < state.version_count; ++v) {
+    if (state.versions[v].number == number) return state.versions[v];
+  }
+  MEMWAL_ASSERT(false && "version not in the history");
+  return state.versions[0];
+}
+
+bool IsPresent(const Version& version, int index) {
+  return version.segments[index][0].uuid != 0;
+}
+
+FragmentSet CoveredBy(const Version& version, int index) {
+  FragmentSet covers = 0;
+  for (const Segment& segment : version.segments[index])
+    covers |= segment.covers;
+  return covers;
+}
+
+IndexSet PresentIndexes(const Version& version, int indexes) {
+  IndexSet present = 0;
+  for (int i = 0; i < indexes; ++i) {
+    if (IsPresent(version, i)) present |= static_cast<IndexSet>(1u << i);
+  }
+  return present;
+}
+
+RowSet LiveRows(const State& state, const Version& version) {
+  RowSet rows = 0;
+  for (int f = 0; f < kFragmentsMax; ++f) {
+    if (Contains(version.live, f)) rows |= state.rows[f];
+  }
+  return rows;
+}
+
+void Canonicalize(State* state) {
+  UuidMap map;
+  for (int v = 0; v < state->version_count; ++v) {
+    for (Segments& segments : state->versions[v].segments) {
+      for (Segment& segment : segments) map.Rename(&segment.uuid);
+    }
+  }
+  for (int t = 0; t < state->inflight_count; ++t) {
+    map.Rename(&state->inflight[t].removed_uuid);
+    map.Rename(&state->inflight[t].segment.uuid);
+  }
+}
+
+void AssertWellFormed(const State& state, const Bounds& bounds) {
+  MEMWAL_ASSERT(state.version_count >= 1 &&
+                state.version_count <= bounds.commits + 1);
+  MEMWAL_ASSERT(state.inflight_count <= bounds.inflight);
+  MEMWAL_ASSERT(state.committed + state.inflight_count <= bounds.commits);
+  MEMWAL_ASSERT(state.next_fragment >= 1 &&
+                state.next_fragment <= bounds.fragments);
+  for (int v = state.version_count; v < kVersionsMax; ++v) {
+    MEMWAL_ASSERT(state.versions[v] == Version{});
+  }
+  for (int t = state.inflight_count; t < kInflightMax; ++t) {
+    MEMWAL_ASSERT(state.inflight[t] == Txn{});
+  }
+  for (int v = 0; v < state.version_count; ++v) {
+    const Version& version = state.versions[v];
+    MEMWAL_ASSERT(v == 0 || version.number == state.versions[v - 1].number + 1);
+    MEMWAL_ASSERT((version.live >> state.next_fragment) == 0);
+    for (int i = 0; i < kIndexesMax; ++i) {
+      MEMWAL_ASSERT(i < bounds.indexes || !IsPresent(version, i));
+      MEMWAL_ASSERT(version.segments[i][0].uuid != 0 ||
+                    version.segments[i][1].uuid == 0);
+      MEMWAL_ASSERT(version.segments[i][1].uuid == 0 ||
+                    version.segments[i][1].uuid != version.segments[i][0].uuid);
+    }
+    for (int s = bounds.shards; s < kShardsMax; ++s)
+      MEMWAL_ASSERT(version.compacted[s] == 0);
+  }
+  MEMWAL_ASSERT(Head(state).retained);
+  for (int t = 0; t < state.inflight_count; ++t) {
+    const Txn& txn = state.inflight[t];
+    MEMWAL_ASSERT(txn.read_version >= state.versions[0].number);
+    MEMWAL_ASSERT(txn.read_version <= Head(state).number);
+  }
+  for (int s = 0; s < bounds.shards; ++s) {
+    MEMWAL_ASSERT(state.flushed[s] <= bounds.generations);
+    MEMWAL_ASSERT((state.retired[s] >> state.flushed[s]) == 0);
+  }
+  State canonical = state;
+  Canonicalize(&canonical);
+  MEMWAL_ASSERT(canonical == state);
+}
+
+void Encode(const State& state, std::string* out) {
+  uint8_t buffer[kEncodedMax];
+  const std::size_t size = EncodeTo(state, buffer);
+  out->assign(reinterpret_cast<const char*>(buffer), size);
+}
+
+uint64_t Fingerprint(const State& state) {
+  uint8_t buffer[kEncodedMax];
+  const std::size_t size = EncodeTo(state, buffer);
+  return HashBytes(buffer, size);
+}
+
+uint64_t Hash64(std::string_view bytes) {
+  return HashBytes(reinterpret_cast<const uint8_t*>(bytes.data()),
+                   bytes.size());
+}
+
+}  // namespace memwal::model

@@ -1,0 +1,214 @@
+// The model's state (spec/protocol.md R2-R4): the committed versions of the
+// current table, the WAL-side progress, the in-flight transactions and the
+// ghost record the invariants use.
+//
+// State is a small value type made of fixed-size arrays (at most kVersionsMax
+// versions, kInflightMax transactions, kFragmentsMax fragments, ...), so that
+// copying it is cheap and Apply allocates nothing. Sets of fragments, rows and
+// indexes are bitmasks. Slots past `version_count` / `inflight_count` are
+// always zero, so the defaulted operator== is equality of the abstract state.
+// Uuids are canonical (R3): Canonicalize() renumbers them in order of first
+// appearance, and every Apply ends with it.
+//
+// Encode() is the canonical byte encoding (explicit little-endian, fixed field
+// order) and Fingerprint() a fixed 64-bit hash of it, stable across builds and
+// platforms.
+#ifndef MEMWAL_MODEL_STATE_H_
+#define MEMWAL_MODEL_STATE_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "model/bounds.h"
+
+namespace memwal::model {
+
+using FragmentSet = uint8_t;    // bit f: fragment id f
+using RowSet = uint8_t;         // bit RowBit(s, g): the MemWAL row (s,g)
+using IndexSet = uint8_t;       // bit i: index idx_i
+using GenerationSet = uint8_t;  // bit g-1: generation g
+
+static_assert(kFragmentsMax <= 8 && kShardsMax * kGenerationsMax <= 8 &&
+              kIndexesMax <= 8);
+
+// The row (s,g) of SSTable generation g of shard s, as a RowSet bit.
+constexpr RowSet RowBit(int shard, int generation) {
+  return static_cast<RowSet>(1u << (shard * kGenerationsMax + generation - 1));
+}
+
+// What produced a version: the spec action whose publish committed it (R2
+// `op`).
+enum class OpKind : uint8_t {
+  kInit,
+  kAppend,
+  kDeleteFragment,
+  kCompactSsTable,
+  kUpdateColumns,
+  kRewriteFragments,
+  kCreateIndex,
+  kOptimizeIndex,
+  kDropIndex,
+  kRecordProgress,
+  kActivate,
+  kRestore,
+};
+
+// Lance's operation classes, the rows and columns of the conflict table (R31).
+enum class LanceOp : uint8_t {
+  kInit,  // the version Init installs; never classified (it is never after a
+          // read version)
+  kAppend,
+  kDelete,
+  kUpdate,
+  kRewrite,
+  kCreateIndex,  // a user index: CreateIndex, OptimizeIndex, DropIndex
+  kUpdateMemWalState,
+  kRestore,
+};
+
+LanceOp Classify(OpKind kind);
+std::string_view Name(OpKind kind);
+std::string_view Name(LanceOp op);
+
+// R2 `op`: what the conflict rules and the last-commit invariants need to know
+// about a committed operation. Fields a kind does not use are zero.
+struct Op {
+  OpKind kind = OpKind::kInit;
+  FragmentSet fragments =
+      0;  // Delete {f}; UpdateColumns {f} (updated); Rewrite {f1, f2}
+  FragmentSet new_covers =
+      0;  // user CreateIndex: union of the published new segments' covers
+  uint8_t index =
+      0;  // UpdateColumns: the field modified; user CreateIndex: the name
+  uint8_t progress_shard = 0;  // the compacted_sstables entry it carried, if
+  uint8_t progress_generation = 0;  // progress_generation > 0
+
+  friend bool operator==(const Op&, const Op&) = default;
+};
+
+// One segment of an index (R2): uuid 0 marks an empty slot.
+struct Segment {
+  uint8_t uuid = 0;
+  FragmentSet covers = 0;
+
+  friend bool operator==(const Segment&, const Segment&) = default;
+};
+
+using Segments =
+    std::array<Segment, kSegmentsMax>;  // present segments first, in order
+
+// One committed table version (R2).
+struct Version {
+  uint8_t number = 0;
+  FragmentSet live = 0;
+  std::array<Segments, kIndexesMax> segments{};
+  std::array<uint8_t, kShardsMax> compacted{};  // 0 = no entry
+  std::array<std::array<uint8_t, kShardsMax>, kIndexesMax>
+      catchup{};  // 0 = no entry
+  bool reader_bit = false;
+  bool writer_bit = false;
+  bool retained = false;
+  Op op{};
+
+  friend bool operator==(const Version&, const Version&) = default;
+};
+
+// A begun, not yet committed transaction (section 5): what its begin action
+// prepared.
+struct Txn {
+  OpKind kind = OpKind::kInit;  // the begin action
+  uint8_t read_version = 0;     // number of the version it read
+  uint8_t shard = 0;            // CompactSsTable, RecordProgress
+  uint8_t generation =
+      0;                // CompactSsTable, RecordProgress: read.compacted[s] + 1
+  bool marker = false;  // CompactSsTable
+  uint8_t fragment = 0;  // DeleteFragment, UpdateColumns, RewriteFragments (f1)
+  uint8_t second_fragment = 0;  // RewriteFragments (f2)
+  uint8_t index =
+      0;  // UpdateColumns (field), CreateIndex, OptimizeIndex, DropIndex
+  Segment
+      segment{};  // CreateIndex, OptimizeIndex: the new segment (uuid 0: none)
+  uint8_t removed_uuid =
+      0;  // OptimizeIndex: the read segment it replaces (0: none)
+
+  friend bool operator==(const Txn&, const Txn&) = default;
+};
+
+// R3.
+struct State {
+  std::array<Version, kVersionsMax>
+      versions{};  // oldest first; the head is the last
+  uint8_t version_count = 0;
+  std::array<Txn, kInflightMax> inflight{};  // in begin order
+  uint8_t inflight_count = 0;
+  std::array<uint8_t, kShardsMax> flushed{};
+  std::array<GenerationSet, kShardsMax> retired{};
+  RowSet pending =
+      0;  // decided, not yet executed retirements (gc stale-read/recheck)
+  uint8_t committed = 0;      // commits after Init (counts across ShallowClone)
+  uint8_t next_fragment = 0;  // one past the largest fragment id ever allocated
+  // Ghost state, read only by invariants.
+  std::array<RowSet, kFragmentsMax> rows{};
+  RowSet deleted = 0;
+  std::array<IndexSet, kShardsMax * kGenerationsMax>
+      retire_cover{};  // by row bit position
+  bool activated = false;
+
+  friend bool operator==(const State&, const State&) = default;
+};
+
+// R4: one version, number 1, with fragment 0 and one segment per index covering
+// {0}.
+State Init(const Bounds& bounds);
+
+const Version& Head(const State& state);
+Version& MutableHead(State& state);
+// The version with this number. REQUIRES: it is in the history.
+const Version& VersionNumbered(const State& state, int number);
+
+inline bool Contains(uint8_t set, int element) { return (set >> element) & 1u; }
+inline int Count(uint8_t set) { return __builtin_popcount(set); }
+
+// Index i is present in `version` (has at least one segment).
+bool IsPresent(const Version& version, int index);
+// The union of the covers of index i's segments in `version`.
+FragmentSet CoveredBy(const Version& version, int index);
+// Present indexes as a set.
+IndexSet PresentIndexes(const Version& version, int indexes);
+// `version` has both feature bits / neither / exactly one.
+inline bool HasBothBits(const Version& v) {
+  return v.reader_bit && v.writer_bit;
+}
+inline bool HasNoBit(const Version& v) {
+  return !v.reader_bit && !v.writer_bit;
+}
+// The MemWAL rows held by live fragments of `version`.
+RowSet LiveRows(const State& state, const Version& version);
+
+// R3: renumbers every uuid 1, 2, ... in order of first appearance (versions
+// oldest first, indexes in order, segments in order, then in-flight
+// transactions). Idempotent.
+void Canonicalize(State* state);
+
+// Asserts the structural invariants of the representation (zeroed unused slots,
+// segment order, bounds respected, canonical uuids). For tests and the
+// checker's debug paths.
+void AssertWellFormed(const State& state, const Bounds& bounds);
+
+// The canonical byte encoding: equal states encode equally, different states
+// differently.
+void Encode(const State& state, std::string* out);
+// A fixed 64-bit hash of Encode(state); stable across builds and platforms.
+uint64_t Fingerprint(const State& state);
+// The same hash over arbitrary bytes (exposed so tests can check Fingerprint =
+// Hash(Encode)).
+uint64_t Hash64(std::string_view bytes);
+
+// Human-readable multi-line dump (for traces and test failures).
+std::string ToString(const State& state);
+
+}  // namespace memwal::model
+
+#endif  // MEMWAL_MODEL_STATE_H_
