@@ -3,6 +3,8 @@
 #include "impl/format.h"
 
 #include <gtest/gtest.h>
+#include <rapidcheck.h>
+#include <rapidcheck/gtest.h>
 
 #include "impl/bitmap.h"
 
@@ -28,6 +30,136 @@ TEST(FragmentBitmap, GarbageIsCorruptionNotACrash) {
   const auto decoded = DecodeFragmentBitmap("\x01\x02\x03");
   ASSERT_FALSE(decoded.ok());
   EXPECT_EQ(decoded.status().code(), StatusCode::kCorruption);
+}
+
+}  // namespace
+}  // namespace memwal::impl
+
+namespace memwal::impl {
+namespace {
+
+ManifestFile SampleFile() {
+  ManifestFile file;
+  file.manifest.set_version(3);
+  file.manifest.set_max_fragment_id(4);
+  file.manifest.add_fragments()->set_id(2);
+  file.manifest.add_fragments()->set_id(4);
+  file.manifest.set_transaction_file("2-abc.txn");
+  pb::IndexMetadata* index = file.index_section.add_indices();
+  index->mutable_uuid()->set_uuid(std::string(16, 'u'));
+  index->set_name("idx_0");
+  index->set_fragment_bitmap(EncodeFragmentBitmap(FragmentSet{2, 4}));
+  pb::IndexMetadata* system = file.index_section.add_indices();
+  system->mutable_uuid()->set_uuid(std::string(16, 'm'));
+  system->set_name(std::string(kMemWalIndexName));
+  pb::MemWalIndexDetails details;
+  details.set_num_shards(1);
+  PackMemWalDetails(details, system);
+  return file;
+}
+
+TEST(ManifestFile, RoundTripsAndReencodesToTheSameBytes) {
+  const std::string bytes = EncodeManifestFile(SampleFile());
+  const auto decoded = DecodeManifestFile(bytes);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(decoded->manifest.version(), 3u);
+  EXPECT_EQ(decoded->index_section.indices_size(), 2);
+  EXPECT_EQ(EncodeManifestFile(*decoded), bytes);
+}
+
+TEST(ManifestFile, TheIndexSectionSitsAtTheOffsetTheManifestNames) {
+  const std::string bytes = EncodeManifestFile(SampleFile());
+  const auto decoded = DecodeManifestFile(bytes);
+  ASSERT_TRUE(decoded.ok());
+  const uint64_t offset = decoded->manifest.index_section();
+  uint32_t size = 0;
+  for (int k = 0; k < 4; ++k)
+    size |= uint32_t{static_cast<uint8_t>(bytes[offset + k])} << (8 * k);
+  pb::IndexSection section;
+  ASSERT_TRUE(section.ParseFromString(bytes.substr(offset + 4, size)));
+  EXPECT_EQ(section.indices(0).name(), "idx_0");
+  EXPECT_EQ(bytes.substr(bytes.size() - 4), "LANC");
+}
+
+TEST(ManifestFile, EveryTruncationIsCorruption) {
+  const std::string bytes = EncodeManifestFile(SampleFile());
+  for (size_t size = 0; size < bytes.size(); ++size) {
+    const auto decoded =
+        DecodeManifestFile(std::string_view(bytes).substr(0, size));
+    ASSERT_FALSE(decoded.ok()) << size;
+    EXPECT_EQ(decoded.status().code(), StatusCode::kCorruption);
+  }
+}
+
+TEST(ManifestFile, RefusesDuplicateSegmentUuidsAndUnorderedFragments) {
+  ManifestFile duplicate = SampleFile();
+  *duplicate.index_section.add_indices() = duplicate.index_section.indices(0);
+  EXPECT_FALSE(DecodeManifestFile(EncodeManifestFile(duplicate)).ok());
+  ManifestFile unordered = SampleFile();
+  unordered.manifest.mutable_fragments(0)->set_id(9);
+  EXPECT_FALSE(DecodeManifestFile(EncodeManifestFile(unordered)).ok());
+}
+
+TEST(FileNames, VersionNamesSortNewestFirstAndParseBack) {
+  EXPECT_EQ(VersionFileName(1), "_versions/18446744073709551614.manifest");
+  EXPECT_LT(VersionFileName(10), VersionFileName(9));
+  EXPECT_EQ(ParseVersionFileName(VersionFileName(12345)), 12345u);
+  EXPECT_FALSE(ParseVersionFileName("_versions/abc.manifest").has_value());
+  EXPECT_EQ(TransactionFileName(7, "u"), "7-u.txn");
+}
+
+TEST(FileNames, ShardManifestNamesAreBitReversedVersions) {
+  const std::string shard(16, '\x11');
+  EXPECT_EQ(ShardManifestPath(shard, 1),
+            "_mem_wal/11111111-1111-1111-1111-111111111111/manifest/"
+            "09223372036854775808.binpb");
+}
+
+TEST(Transaction, AnExplicitFalseActivationIsRefused) {
+  pb::Transaction t;
+  t.mutable_update_mem_wal_state()->set_require_index_catchup(false);
+  EXPECT_EQ(DecodeTransaction(EncodeTransaction(t)).status().code(),
+            StatusCode::kInvalidArgument);
+  pb::Transaction ordinary;
+  ordinary.mutable_update_mem_wal_state();
+  const std::string bytes = EncodeTransaction(ordinary);
+  const auto decoded = DecodeTransaction(bytes);
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_FALSE(decoded->update_mem_wal_state().has_require_index_catchup());
+}
+
+TEST(Transaction, AnOrdinaryProgressUpdateNeverWritesTheActivationField) {
+  // Lance keeps ordinary updates byte-identical: field 2 appears only when
+  // true.
+  pb::Transaction ordinary;
+  ordinary.mutable_update_mem_wal_state();
+  pb::Transaction activation;
+  activation.mutable_update_mem_wal_state()->set_require_index_catchup(true);
+  EXPECT_LT(EncodeTransaction(ordinary).size(),
+            EncodeTransaction(activation).size());
+}
+
+RC_GTEST_PROP(FragmentBitmap, SurvivesEncodeAndDecode,
+              (const std::vector<uint32_t>& ids)) {
+  const FragmentSet fragments(ids.begin(), ids.end());
+  const auto decoded = DecodeFragmentBitmap(EncodeFragmentBitmap(fragments));
+  RC_ASSERT(decoded.ok());
+  RC_ASSERT(decoded->has_value());
+  RC_ASSERT(**decoded == fragments);
+}
+
+RC_GTEST_PROP(FragmentBitmap, ArbitraryBytesNeverCrashTheDecoder,
+              (const std::string& bytes)) {
+  const auto decoded = DecodeFragmentBitmap(bytes);
+  if (!decoded.ok())
+    RC_ASSERT(decoded.status().code() == StatusCode::kCorruption);
+}
+
+RC_GTEST_PROP(ManifestFile, ArbitraryBytesNeverCrashTheDecoder,
+              (const std::string& bytes)) {
+  const auto decoded = DecodeManifestFile(bytes);
+  if (!decoded.ok())
+    RC_ASSERT(decoded.status().code() == StatusCode::kCorruption);
 }
 
 }  // namespace

@@ -1,0 +1,94 @@
+// Stores (impl/store.h): put-if-absent semantics, cheap copies of the memory
+// store, and the directory store's crash-safe publication on a real directory.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "impl/directory_store.h"
+#include "impl/memory_store.h"
+
+namespace memwal::impl {
+namespace {
+
+std::string TempDir(const std::string& name) {
+  const std::string dir = std::filesystem::temp_directory_path().string() +
+                          "/memwal-impl-" + std::to_string(::getpid()) + "-" +
+                          name;
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+TEST(MemoryStore, PutIfAbsentRefusesATakenName) {
+  MemoryStore store;
+  ASSERT_TRUE(store.PutIfAbsent("_versions/a", "one").ok());
+  EXPECT_EQ(store.PutIfAbsent("_versions/a", "two").code(),
+            StatusCode::kAlreadyExists);
+  EXPECT_EQ(**store.Get("_versions/a"), "one");
+  EXPECT_EQ(store.Get("missing").status().code(), StatusCode::kNotFound);
+}
+
+TEST(MemoryStore, ACopySharesBlobsAndDivergesIndependently) {
+  MemoryStore store;
+  ASSERT_TRUE(store.Put("x", std::string(1000, 'x')).ok());
+  MemoryStore copy = store;
+  EXPECT_EQ(store.Get("x")->get(),
+            copy.Get("x")->get());  // Same blob, not a byte copy.
+  ASSERT_TRUE(copy.Put("y", "y").ok());
+  EXPECT_FALSE(store.Get("y").ok());
+}
+
+TEST(MemoryStore, ListReturnsExactlyThePrefixInOrder) {
+  MemoryStore store;
+  for (const char* path : {"a/2", "a/1", "b/1", "a0"})
+    ASSERT_TRUE(store.Put(path, "").ok());
+  EXPECT_EQ(*store.List("a/"), (std::vector<std::string>{"a/1", "a/2"}));
+}
+
+TEST(DirectoryStore, PutIfAbsentPublishesOnceAndLeavesNoTemporaryFiles) {
+  const std::string root = TempDir("put");
+  auto store = DirectoryStore::Open(root);
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE(store->PutIfAbsent("_versions/v.manifest", "first").ok());
+  EXPECT_EQ(store->PutIfAbsent("_versions/v.manifest", "second").code(),
+            StatusCode::kAlreadyExists);
+  EXPECT_EQ(**store->Get("_versions/v.manifest"), "first");
+  size_t files = 0;
+  for (const auto& entry :
+       std::filesystem::recursive_directory_iterator(root)) {
+    if (entry.is_regular_file()) ++files;
+  }
+  EXPECT_EQ(files, 1u);
+  std::filesystem::remove_all(root);
+}
+
+TEST(DirectoryStore, TwoHandlesOnOneDirectoryRaceForOneName) {
+  const std::string root = TempDir("race");
+  auto a = DirectoryStore::Open(root);
+  auto b = DirectoryStore::Open(root);
+  ASSERT_TRUE(a.ok() && b.ok());
+  const Status first = a->PutIfAbsent("_versions/2.manifest", "a");
+  const Status second = b->PutIfAbsent("_versions/2.manifest", "b");
+  EXPECT_TRUE(first.ok());
+  EXPECT_EQ(second.code(), StatusCode::kAlreadyExists);
+  std::filesystem::remove_all(root);
+}
+
+TEST(DirectoryStore, ListSkipsAnAbandonedTemporaryFile) {
+  const std::string root = TempDir("list");
+  auto store = DirectoryStore::Open(root);
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE(store->Put("_transactions/1-x.txn", "t").ok());
+  // A crash after writing a temporary file and before linking it leaves this
+  // behind.
+  ASSERT_TRUE(store->Put("_versions/.tmp-crashed", "partial").ok());
+  EXPECT_EQ(*store->List(""),
+            (std::vector<std::string>{"_transactions/1-x.txn"}));
+  ASSERT_TRUE(store->Delete("_transactions/1-x.txn").ok());
+  EXPECT_EQ(store->Delete("_transactions/1-x.txn").code(),
+            StatusCode::kNotFound);
+  std::filesystem::remove_all(root);
+}
+
+}  // namespace
+}  // namespace memwal::impl
