@@ -39,33 +39,35 @@ Bounds TinyBounds() {
                 .inflight = 2};
 }
 
-// The default run: also Rewrite, a second generation and a third commit in
-// flight.
+// The default run (about 280k states): adds a second generation and a third
+// fragment, so RewriteFragments and multi-generation progress appear.
 Bounds SmallBounds() {
   return Bounds{.shards = 1,
                 .generations = 2,
                 .fragments = 3,
                 .indexes = 1,
-                .commits = 5,
+                .commits = 4,
                 .inflight = 2};
 }
 
+// About 1.2M states: two indexes, so query shapes over several indexes appear.
 Bounds MediumBounds() {
+  return Bounds{.shards = 1,
+                .generations = 2,
+                .fragments = 3,
+                .indexes = 2,
+                .commits = 4,
+                .inflight = 2};
+}
+
+// Two shards, two indexes and a fifth commit.
+Bounds LargeBounds() {
   return Bounds{.shards = 2,
                 .generations = 2,
                 .fragments = 3,
                 .indexes = 2,
                 .commits = 5,
                 .inflight = 2};
-}
-
-Bounds LargeBounds() {
-  return Bounds{.shards = 2,
-                .generations = 2,
-                .fragments = 4,
-                .indexes = 2,
-                .commits = 6,
-                .inflight = 3};
 }
 
 Result<Bounds> ParsePreset(std::string_view name) {
