@@ -67,7 +67,7 @@ nlohmann::json ToJson(const Action& action) {
     if (kind.fields[k] == "marker") {
       json[std::string(kind.fields[k])] = values[k] != 0;
     } else {
-      json[std::string(kind.fields[k])] = values[k];
+      json[std::string(kind.fields[k])] = static_cast<uint64_t>(values[k]);
     }
   }
   return json;
