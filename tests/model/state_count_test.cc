@@ -1,0 +1,127 @@
+// Pinned distinct-state counts of the presets and the acceptance verdicts of
+// the model (model-only BFS through checker::Explore). A changed count means
+// the model's semantics (or its state encoding) changed: update the pin only
+// together with a note on why.
+//
+// Legend: protocol, read, gc, preset | verdict, distinct states (at the
+// violation, if any), transitions, first broken invariant ("" none), its step.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "checker/explorer.h"
+#include "model/invariants.h"
+
+namespace memwal::model {
+namespace {
+
+using checker::Exploration;
+using checker::Verdict;
+
+struct Pinned {
+  Protocol protocol;
+  ReadMode read;
+  GcMode gc;
+  const char* preset;
+  Verdict verdict;
+  uint64_t states;
+  uint64_t transitions;
+  const char* invariant;
+  std::size_t step;
+};
+
+constexpr auto D = Protocol::kDerived;
+constexpr auto A = Protocol::kAdvance;
+constexpr auto U = Protocol::kUnconditional;
+constexpr auto L = Protocol::kLegacy;
+constexpr auto S = ReadMode::kStrict;
+constexpr auto Min = ReadMode::kMin;
+constexpr auto At = GcMode::kAtomic;
+constexpr auto Stale = GcMode::kStaleRead;
+constexpr auto Re = GcMode::kRecheck;
+constexpr auto Ok = Verdict::kOk;
+constexpr auto Bad = Verdict::kViolation;
+
+constexpr Pinned kPinned[] = {
+    // protocol read gc  preset    verdict states  transitions invariant step
+    {D, S, At, "tiny", Ok, 139992, 367095, "", 0},
+    {D, S, At, "small", Ok, 284182, 795509, "", 0},
+    {A, S, At, "tiny", Ok, 145515, 391035, "", 0},
+    {A, S, At, "small", Ok, 289675, 828190, "", 0},
+    {U, S, At, "tiny", Ok, 140269, 335707, "", 0},
+    {U, S, At, "small", Bad, 284698, 558092, "CatchupWithinCoverage", 9},
+    {L, S, At, "tiny", Bad, 74, 87, "ReadsMissNoRows", 3},
+    {L, S, At, "small", Bad, 93, 110, "ReadsMissNoRows", 3},
+    {D, S, Re, "tiny", Ok, 140250, 367518, "", 0},
+    {D, S, Re, "small", Ok, 284974, 797175, "", 0},
+    {D, S, Stale, "small", Bad, 284551, 795812, "ReadsMissNoRows", 12},
+    {D, Min, At, "small", Bad, 2198, 3188, "ReadsMissNoRows", 5},
+};
+
+Config ConfigOf(const Pinned& row) {
+  Config config;
+  config.protocol = row.protocol;
+  config.read = row.read;
+  config.gc = row.gc;
+  config.bounds = *ParsePreset(row.preset);
+  return config;
+}
+
+std::string Describe(const Pinned& row) { return ToString(ConfigOf(row)); }
+
+TEST(StateCount, PresetsHaveThePinnedCountsAndVerdicts) {
+  for (const Pinned& row : kPinned) {
+    const Exploration result =
+        checker::Explore(ConfigOf(row), checker::ExploreOptions{});
+    EXPECT_EQ(result.verdict, row.verdict) << Describe(row);
+    EXPECT_EQ(result.stats.states_distinct, row.states) << Describe(row);
+    EXPECT_EQ(result.stats.transitions, row.transitions) << Describe(row);
+    const std::string broken =
+        result.violation ? result.violation->invariant : "";
+    EXPECT_EQ(broken, row.invariant) << Describe(row);
+    const std::size_t step =
+        result.violation ? result.violation->trace.size() : 0;
+    EXPECT_EQ(step, row.step) << Describe(row);
+  }
+}
+
+// Acceptance: the default protocol holds every invariant and reaches every
+// applicable goal.
+TEST(StateCount, TheDefaultConfigReachesEveryGoalAtTinyAndSmall) {
+  for (const char* preset : {"tiny", "small"}) {
+    Config config;
+    config.bounds = *ParsePreset(preset);
+    const Exploration result =
+        checker::Explore(config, checker::ExploreOptions{});
+    EXPECT_EQ(result.verdict, Verdict::kOk) << preset;
+    EXPECT_TRUE(result.stats.goals_missed.empty()) << preset;
+    EXPECT_EQ(result.stats.goals_reached.size(), AllGoals().size()) << preset;
+  }
+}
+
+TEST(StateCount, ExplorationIsDeterministic) {
+  Config config;
+  config.bounds = TinyBounds();
+  const Exploration first = checker::Explore(config, checker::ExploreOptions{});
+  const Exploration second =
+      checker::Explore(config, checker::ExploreOptions{});
+  EXPECT_EQ(first.stats.states_distinct, second.stats.states_distinct);
+  EXPECT_EQ(first.stats.transitions, second.stats.transitions);
+  EXPECT_EQ(first.stats.depth_max, second.stats.depth_max);
+  EXPECT_EQ(first.stats.coverage, second.stats.coverage);
+}
+
+TEST(StateCount, EveryActionKindOfTheDefaultConfigIsExercised) {
+  Config config;
+  config.bounds = SmallBounds();
+  const Exploration result =
+      checker::Explore(config, checker::ExploreOptions{});
+  for (int kind = 0; kind < kActionKinds; ++kind) {
+    const std::string_view name = KindName(kind);
+    const bool two_step_gc = name == "RetireDecide" || name == "RetireExecute";
+    EXPECT_EQ(result.stats.coverage[kind] > 0, !two_step_gc) << name;
+  }
+}
+
+}  // namespace
+}  // namespace memwal::model
