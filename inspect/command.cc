@@ -1,0 +1,129 @@
+// RunInspectCommand: argument parsing and exit codes of `memwal-check inspect`;
+// see inspect.h.
+#include <charconv>
+
+#include "inspect/inspect.h"
+#include "inspect/render.h"
+
+namespace memwal::inspect {
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: memwal-check inspect TABLE_DIR [--version N] [--json] "
+    "[--protocol derived|advance|unconditional|legacy]";
+
+struct Args {
+  std::string table_dir;
+  InspectOptions options;
+  bool json = false;
+  bool help = false;
+};
+
+Result<impl::Protocol> ParseProtocol(std::string_view text) {
+  if (text == "derived") return impl::Protocol::kDerived;
+  if (text == "advance") return impl::Protocol::kAdvance;
+  if (text == "unconditional") return impl::Protocol::kUnconditional;
+  if (text == "legacy") return impl::Protocol::kLegacy;
+  return Status::InvalidArgument("unknown protocol \"" + std::string(text) +
+                                 "\"");
+}
+
+Result<uint64_t> ParseVersion(std::string_view text) {
+  uint64_t value = 0;
+  const auto [end, error] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value == 0) {
+    return Status::InvalidArgument(
+        "--version needs a positive integer, not \"" + std::string(text) +
+        "\"");
+  }
+  return value;
+}
+
+// Handles an option that takes a value; `*i` is advanced past it.
+Status ParseValued(const std::vector<std::string>& args, size_t* i, Args* out) {
+  const std::string& flag = args[*i];
+  if (*i + 1 >= args.size())
+    return Status::InvalidArgument(flag + " needs a value");
+  const std::string& value = args[++*i];
+  if (flag == "--version") {
+    MEMWAL_ASSIGN_OR_RETURN(out->options.version, ParseVersion(value));
+  } else {
+    MEMWAL_ASSIGN_OR_RETURN(out->options.protocol, ParseProtocol(value));
+  }
+  return Status::Ok();
+}
+
+Result<Args> ParseArgs(const std::vector<std::string>& args) {
+  Args out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--json") {
+      out.json = true;
+    } else if (arg == "--help" || arg == "-h") {
+      out.help = true;
+    } else if (arg == "--version" || arg == "--protocol") {
+      MEMWAL_RETURN_IF_ERROR(ParseValued(args, &i, &out));
+    } else if (arg.starts_with("-")) {
+      return Status::InvalidArgument("unknown option " + arg);
+    } else if (out.table_dir.empty()) {
+      out.table_dir = arg;
+    } else {
+      return Status::InvalidArgument("more than one TABLE_DIR (" + arg + ")");
+    }
+  }
+  if (out.table_dir.empty() && !out.help)
+    return Status::InvalidArgument("missing TABLE_DIR");
+  return out;
+}
+
+// One line: the status message without its code name, newlines flattened.
+std::string OneLine(const Status& status) {
+  std::string text = status.message();
+  for (char& c : text) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return text;
+}
+
+}  // namespace
+
+int RunInspectCommand(const std::vector<std::string>& args, std::ostream& out,
+                      std::ostream& err) {
+  const Result<Args> parsed = ParseArgs(args);
+  if (!parsed.ok()) {
+    err << "inspect: " << OneLine(parsed.status()) << " (" << kUsage << ")\n";
+    return 2;
+  }
+  if (parsed->help) {
+    out << kUsage << "\n"
+        << "Reads a Lance table directory (the newest version, or --version N) "
+           "and reports its\n"
+        << "versions, fragments, indexes, MemWAL details, shard manifests and "
+           "SSTables, the\n"
+        << "exclusion watermark of every shard, query shape and read mode "
+           "(spec R40), which\n"
+        << "SSTables the retirement rule allows to retire (R12), and each "
+           "invariant one table\n"
+        << "can answer, as ok or a finding. --protocol overrides the protocol "
+           "inferred from the\n"
+        << "writer version. Exit 0 when the table was read (findings "
+           "included), 2 on bad\n"
+        << "usage or unreadable or corrupt input.\n";
+    return 0;
+  }
+  const Result<TableReport> report =
+      Inspect(parsed->table_dir, parsed->options);
+  if (!report.ok()) {
+    err << "inspect: " << OneLine(report.status()) << "\n";
+    return 2;
+  }
+  if (parsed->json) {
+    RenderJson(*report, out);
+  } else {
+    RenderText(*report, out);
+  }
+  return 0;
+}
+
+}  // namespace memwal::inspect

@@ -1,0 +1,33 @@
+// Read-only access to a table directory for inspect/: bounded file reads and
+// sorted listings through std::filesystem's error_code overloads (no
+// exceptions). inspect/ never writes, so it does not use impl::DirectoryStore,
+// whose Open creates a missing root.
+#ifndef MEMWAL_INSPECT_FILES_H_
+#define MEMWAL_INSPECT_FILES_H_
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace memwal::inspect {
+
+// Files larger than this are refused as corrupt: no Lance manifest comes near
+// it.
+inline constexpr size_t kFileBytesMax = size_t{256} << 20;
+
+// The whole file. NotFound if missing, IoError if unreadable, Corruption if too
+// large.
+Result<std::string> ReadWholeFile(const std::string& path);
+
+struct DirEntry {
+  std::string name;
+  bool is_directory = false;
+};
+// Entries of `dir`, by name. NotFound if `dir` is not a directory.
+Result<std::vector<DirEntry>> ListDirectory(const std::string& dir);
+bool IsDirectory(const std::string& path);
+
+}  // namespace memwal::inspect
+
+#endif  // MEMWAL_INSPECT_FILES_H_
