@@ -60,8 +60,9 @@ Bounds MediumBounds() {
                 .inflight = 2};
 }
 
-// About 3.8M states (20 s, 0.7 GB): two shards and two indexes. A fifth commit makes it
-// about 36M states and 10 GB before the stale-data-pass counterexample (see the tests).
+// About 3.8M states (20 s, 0.7 GB): two shards and two indexes. A fifth commit
+// makes it about 36M states and 10 GB before the stale-data-pass counterexample
+// (see the tests).
 Bounds LargeBounds() {
   return Bounds{.shards = 2,
                 .generations = 2,
