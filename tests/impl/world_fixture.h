@@ -56,7 +56,10 @@ inline void Publish(World& world, const std::function<Status()>& begin) {
 inline void PublishForeign(World& world,
                            const std::function<void(ManifestFile*)>& edit) {
   PrefixedStore table(world.mutable_store(), world.table_root());
-  Result<Snapshot> head = LoadHead(table);
+  const Result<std::vector<uint64_t>> versions = ListVersions(table);
+  MEMWAL_ASSERT(versions.ok() && !versions->empty());
+  Result<Snapshot> head =
+      LoadVersion(table, nullptr, versions->back(), /*allow_half_set=*/true);
   MEMWAL_ASSERT(head.ok());
   ManifestFile file = head->file;
   file.manifest.set_version(head->version() + 1);
