@@ -141,18 +141,53 @@ void CheckCatchupWithinCompaction(TableReport* report) {
                      " positions lie within their shard's compaction progress");
 }
 
-std::string FragmentList(const std::vector<uint64_t>& ids) {
-  std::string text = "{";
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (i > 0) text += ",";
-    text += std::to_string(ids[i]);
+// The version that first holds fragment `id`, if the history on disk shows its
+// creation.
+const DatasetVersion* CreatorOf(const TableReport& report, uint64_t id) {
+  for (size_t i = 0; i < report.versions.size(); ++i) {
+    if (!LiveFragments(report.versions[i].contents.manifest).contains(id))
+      continue;
+    const bool first_on_disk = i == 0;
+    if (first_on_disk && report.versions[i].version != 1)
+      return nullptr;  // Created earlier.
+    return &report.versions[i];
   }
-  return text + "}";
+  return nullptr;
 }
 
-// The judgeable part of CatchupWithinCoverage: which fragment holds which
-// generation is not on disk, so a position is proven only when the index covers
-// every live fragment.
+// Why an uncovered live fragment may hold rows of `shard` up to `position`;
+// empty when its creating commit shows it cannot: a plain append or create
+// holds base rows only, and a compaction commit names the generation it copied
+// (R20, R22).
+std::string MayHoldCaughtUpRows(const TableReport& report, uint64_t fragment,
+                                const std::string& shard, uint64_t position) {
+  const DatasetVersion* creator = CreatorOf(report, fragment);
+  const std::string at =
+      "live fragment " + std::to_string(fragment) + " is not covered";
+  if (creator == nullptr)
+    return at + " and was created before the oldest version on disk";
+  const uint32_t op = OperationOf(*creator);
+  const std::string by =
+      " (created by " + OperationName(op) + " in " + VersionName(*creator);
+  if (op == kOpAppend || op == kOpOverwrite) return "";
+  if (op != kOpUpdate ||
+      creator->contents.transaction->compacted_sstables.empty()) {
+    return at + by + ", which does not say which generations it holds)";
+  }
+  for (const auto& [compacted_shard, generation] :
+       creator->contents.transaction->compacted_sstables) {
+    if (compacted_shard == shard && generation <= position) {
+      return at + by + ", compacting generation " + std::to_string(generation) +
+             ")";
+    }
+  }
+  return "";
+}
+
+// The judgeable part of CatchupWithinCoverage: which rows a fragment holds is
+// not on disk, so every live fragment the index does not cover is attributed
+// through the commit that created it; one that may hold rows up to the position
+// is a finding.
 void CheckCatchupWithinCoverage(TableReport* report) {
   const DatasetVersion& head = report->head();
   Reasons findings;
@@ -173,21 +208,26 @@ void CheckCatchupWithinCoverage(TableReport* report) {
                              " of shard " + UuidText(shard);
       if (it == indexes.end()) {
         findings.push_back(at + ": the index has no segments in this version");
-      } else if (!it->coverage_known) {
+        continue;
+      }
+      if (!it->coverage_known) {
         findings.push_back(
             at + ": a segment has no fragment bitmap (unknown coverage)");
-      } else if (!it->uncovered_live.empty()) {
-        findings.push_back(
-            at + ": live fragments " + FragmentList(it->uncovered_live) +
-            " are not covered; rows of generations up to the position may be "
-            "there");
+        continue;
+      }
+      for (const uint64_t fragment : it->uncovered_live) {
+        const std::string why =
+            MayHoldCaughtUpRows(*report, fragment, shard, position);
+        if (!why.empty()) findings.push_back(at + ": " + why);
       }
     }
   }
-  AddCheck(report, "CatchupWithinCoverage", findings,
-           positions == 0
-               ? "no catch-up positions recorded"
-               : "every index with a position covers every live fragment");
+  AddCheck(
+      report, "CatchupWithinCoverage", findings,
+      positions == 0
+          ? "no catch-up positions recorded"
+          : "every live fragment an index with a position does not cover was "
+            "created by an append or by compacting a later generation");
 }
 
 }  // namespace

@@ -21,6 +21,8 @@ void AddCheck(TableReport* report, std::string name, const Reasons& findings,
               std::string ok_reason);
 
 // Transaction oneof tags [P §1.3].
+inline constexpr uint32_t kOpAppend = 100;
+inline constexpr uint32_t kOpOverwrite = 102;
 inline constexpr uint32_t kOpCreateIndex = 103;
 inline constexpr uint32_t kOpRestore = 106;
 inline constexpr uint32_t kOpUpdate = 108;

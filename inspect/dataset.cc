@@ -47,6 +47,26 @@ Status CheckBitmaps(const std::string& where, const ManifestFile& file) {
   return Status::Ok();
 }
 
+// Manifests without an embedded Transaction block (older Lance, our own writer)
+// name their transaction file; a missing one is a note (only the history checks
+// need it), a corrupt one an error like any other corrupt file.
+Status LoadTransactionFile(const std::string& root, Notes* notes,
+                           DatasetVersion* out) {
+  const std::string& name = out->contents.manifest.transaction_file;
+  if (out->contents.transaction.has_value() || name.empty())
+    return Status::Ok();
+  const std::string path = root + "/_transactions/" + name;
+  const Result<std::string> bytes = ReadWholeFile(path);
+  if (!bytes.ok()) {
+    notes->push_back(Note{
+        path, "transaction file not readable: " + bytes.status().message()});
+    return Status::Ok();
+  }
+  MEMWAL_ASSIGN_OR_RETURN(out->contents.transaction,
+                          DecodeTransaction(*bytes, path, notes));
+  return Status::Ok();
+}
+
 Result<DatasetVersion> LoadVersion(const std::string& root,
                                    const std::string& name, uint64_t version,
                                    Notes* notes) {
@@ -63,6 +83,7 @@ Result<DatasetVersion> LoadVersion(const std::string& root,
                        std::to_string(out.contents.manifest.version)});
   }
   MEMWAL_RETURN_IF_ERROR(CheckBitmaps(path, out.contents));
+  MEMWAL_RETURN_IF_ERROR(LoadTransactionFile(root, notes, &out));
   MEMWAL_RETURN_IF_ERROR(DecodeMemWal(path, notes, &out));
   return out;
 }

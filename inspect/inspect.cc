@@ -3,6 +3,7 @@
 #include "inspect/inspect.h"
 
 #include <algorithm>
+#include <cctype>
 #include <nlohmann/json.hpp>
 
 #include "inspect/dataset.h"
@@ -35,10 +36,13 @@ Status LoadSsTables(const std::string& table_dir, Notes* notes,
     report.path = "_mem_wal/" + shard->uuid + "/" + sstable.path;
     const std::string root = table_dir + "/" + report.path;
     report.exists = IsDirectory(root);
-    if (report.exists) {
+    if (report.exists && IsDirectory(root + "/_versions")) {
       MEMWAL_ASSIGN_OR_RETURN(std::vector<DatasetVersion> versions,
                               LoadDataset(root, notes));
       report.latest = std::move(versions.back());
+    } else if (report.exists) {
+      notes->push_back(Note{
+          root, "SSTable directory has no _versions/: not a Lance dataset"});
     }
     shard->sstables.push_back(std::move(report));
   }
@@ -56,12 +60,23 @@ Status LoadShardManifest(const std::string& shard_dir, Notes* notes,
   MEMWAL_ASSIGN_OR_RETURN(const std::vector<DirEntry> entries,
                           ListDirectory(dir));
   std::optional<std::pair<uint64_t, std::string>> newest;
+  bool decimal_names = false;
   for (const DirEntry& entry : entries) {
-    const std::optional<uint64_t> version = ShardVersionOfFileName(entry.name);
+    bool decimal = false;
+    const std::optional<uint64_t> version =
+        ShardVersionOfFileName(entry.name, &decimal);
     if (!version.has_value()) continue;
+    decimal_names = decimal_names || decimal;
     ++shard->manifest_versions;
     if (!newest || *version > newest->first)
       newest.emplace(*version, entry.name);
+  }
+  if (decimal_names) {
+    notes->push_back(
+        Note{dir,
+             "shard manifests named by 20 decimal digits of the bit-reversed "
+             "version (memwal-check's earlier naming), not Lance's 64 binary "
+             "digits"});
   }
   shard->version_hint = ReadVersionHint(dir + "/version_hint.json", notes);
   if (!newest) return Status::Ok();
@@ -99,8 +114,12 @@ std::string RawUuid(std::string_view text) {
   if (hex.size() != 32) return "";
   std::string raw;
   for (size_t i = 0; i < 32; i += 2) {
-    const int value = std::stoi(std::string(hex.substr(i, 2)), nullptr, 16);
-    raw += static_cast<char>(value);
+    const auto nibble = [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c))
+                 ? c - '0'
+                 : (std::tolower(c) - 'a' + 10);
+    };
+    raw += static_cast<char>(nibble(hex[i]) * 16 + nibble(hex[i + 1]));
   }
   return raw;
 }

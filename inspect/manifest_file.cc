@@ -102,32 +102,52 @@ Result<ManifestFile> DecodeManifestFile(std::string_view bytes,
   return file;
 }
 
-std::optional<uint64_t> VersionOfFileName(std::string_view name) {
-  constexpr std::string_view kSuffix = ".manifest";
-  if (name.size() <= kSuffix.size() || !name.ends_with(kSuffix))
-    return std::nullopt;
-  const std::string_view digits = name.substr(0, name.size() - kSuffix.size());
-  if (digits.size() > 20) return std::nullopt;
+namespace {
+
+// At most 20 decimal digits that fit in a u64.
+std::optional<uint64_t> ParseDecimal(std::string_view digits) {
+  if (digits.empty() || digits.size() > 20) return std::nullopt;
   unsigned __int128 number = 0;
   for (const char c : digits) {
     if (c < '0' || c > '9') return std::nullopt;
     number = number * 10 + static_cast<unsigned>(c - '0');
   }
-  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
-  if (number > kMax) return std::nullopt;
-  const auto value = static_cast<uint64_t>(number);
-  return value > (kMax >> 1) ? kMax - value : value;
+  if (number > std::numeric_limits<uint64_t>::max()) return std::nullopt;
+  return static_cast<uint64_t>(number);
 }
 
-std::optional<uint64_t> ShardVersionOfFileName(std::string_view name) {
+}  // namespace
+
+std::optional<uint64_t> VersionOfFileName(std::string_view name) {
+  constexpr std::string_view kSuffix = ".manifest";
+  if (!name.ends_with(kSuffix)) return std::nullopt;
+  const std::optional<uint64_t> value =
+      ParseDecimal(name.substr(0, name.size() - kSuffix.size()));
+  if (!value.has_value()) return std::nullopt;
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  return *value > (kMax >> 1) ? kMax - *value : *value;
+}
+
+std::optional<uint64_t> ShardVersionOfFileName(std::string_view name,
+                                               bool* decimal) {
   constexpr std::string_view kSuffix = ".binpb";
-  if (name.size() != 64 + kSuffix.size() || !name.ends_with(kSuffix))
-    return std::nullopt;
+  if (!name.ends_with(kSuffix)) return std::nullopt;
+  const std::string_view stem = name.substr(0, name.size() - kSuffix.size());
+  if (decimal != nullptr) *decimal = stem.size() == 20;
+  if (stem.size() == 20) {
+    const std::optional<uint64_t> reversed = ParseDecimal(stem);
+    if (!reversed.has_value()) return std::nullopt;
+    uint64_t value = 0;
+    for (int bit = 0; bit < 64; ++bit)
+      value |= ((*reversed >> bit) & 1) << (63 - bit);
+    return value;
+  }
+  if (stem.size() != 64) return std::nullopt;
   uint64_t value = 0;
   for (size_t bit = 0; bit < 64; ++bit) {
-    if (name[bit] == '1') {
+    if (stem[bit] == '1') {
       value |= uint64_t{1} << bit;
-    } else if (name[bit] != '0') {
+    } else if (stem[bit] != '0') {
       return std::nullopt;
     }
   }

@@ -42,10 +42,12 @@ Result<ManifestFile> DecodeManifestFile(std::string_view bytes,
 // (the version itself) below. nullopt if `name` is not "<digits>.manifest".
 std::optional<uint64_t> VersionOfFileName(std::string_view name);
 
-// The shard-manifest version a `_mem_wal/<shard>/manifest/` name encodes: 64
-// characters '0' and '1', least significant bit first, then ".binpb". nullopt
-// if it is not one.
-std::optional<uint64_t> ShardVersionOfFileName(std::string_view name);
+// The shard-manifest version a `_mem_wal/<shard>/manifest/` name encodes:
+// Lance's 64 characters '0' and '1', least significant bit first, then
+// ".binpb"; or impl/'s earlier form, 20 decimal digits of the bit-reversed
+// version (then `*decimal` is set, if given). nullopt if it is neither.
+std::optional<uint64_t> ShardVersionOfFileName(std::string_view name,
+                                               bool* decimal = nullptr);
 
 }  // namespace memwal::inspect
 
