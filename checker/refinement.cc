@@ -1,0 +1,416 @@
+// The refinement mapping from impl::World to model terms
+// (checker/refinement.h).
+#include "checker/refinement.h"
+
+#include <map>
+#include <sstream>
+
+#include "model/invariants.h"
+
+namespace memwal::checker {
+namespace {
+
+using model::State;
+using model::Version;
+
+Status Unrepresentable(const std::string& why) {
+  return Status::FailedPrecondition("the model cannot represent it: " + why);
+}
+
+std::string VersionLabel(uint64_t number) {
+  return "version " + std::to_string(number);
+}
+
+// The model's op kinds an impl op kind may stand for.
+bool OpCompatible(impl::OpKind impl_kind, model::OpKind model_kind,
+                  bool first_version) {
+  using I = impl::OpKind;
+  using M = model::OpKind;
+  switch (impl_kind) {
+    case I::kInit:
+      return model_kind == M::kInit;
+    case I::kAppend:
+      return model_kind == M::kAppend;
+    case I::kDeleteFragment:
+      return model_kind == M::kDeleteFragment;
+    case I::kCompactSsTable:
+      return model_kind == M::kCompactSsTable;
+    case I::kUpdateColumns:
+      return model_kind == M::kUpdateColumns;
+    case I::kRewriteFragments:
+      return model_kind == M::kRewriteFragments;
+    case I::kCreateIndex:
+      return model_kind == M::kCreateIndex || model_kind == M::kOptimizeIndex ||
+             model_kind == M::kDropIndex;
+    case I::kRecordProgress:
+      return model_kind == M::kRecordProgress;
+    case I::kActivate:
+      return model_kind == M::kActivate;
+    case I::kRestore:
+      return model_kind == M::kRestore;
+    case I::kShallowClone:
+      return first_version;  // the model keeps the cloned head's op
+  }
+  return false;
+}
+
+// The model op kind named after an impl op kind (when the model has no
+// version to borrow the details from).
+model::OpKind DefaultOpKind(impl::OpKind impl_kind) {
+  using I = impl::OpKind;
+  using M = model::OpKind;
+  switch (impl_kind) {
+    case I::kInit:
+    case I::kShallowClone:
+      return M::kInit;
+    case I::kAppend:
+      return M::kAppend;
+    case I::kDeleteFragment:
+      return M::kDeleteFragment;
+    case I::kCompactSsTable:
+      return M::kCompactSsTable;
+    case I::kUpdateColumns:
+      return M::kUpdateColumns;
+    case I::kRewriteFragments:
+      return M::kRewriteFragments;
+    case I::kCreateIndex:
+      return M::kCreateIndex;
+    case I::kRecordProgress:
+      return M::kRecordProgress;
+    case I::kActivate:
+      return M::kActivate;
+    case I::kRestore:
+      return M::kRestore;
+  }
+  return M::kInit;
+}
+
+Result<model::FragmentSet> FragmentsOf(const std::set<uint64_t>& ids,
+                                       const std::string& what) {
+  model::FragmentSet set = 0;
+  for (const uint64_t id : ids) {
+    if (id >= model::kFragmentsMax) {
+      return Unrepresentable(what + " holds fragment " + std::to_string(id));
+    }
+    set |= static_cast<model::FragmentSet>(1u << id);
+  }
+  return set;
+}
+
+// Renumbers raw uuids by first appearance.
+class UuidNumbering {
+ public:
+  Result<uint8_t> Number(const std::string& raw) {
+    auto [it, inserted] =
+        numbers_.emplace(raw, static_cast<uint8_t>(numbers_.size() + 1));
+    if (inserted && numbers_.size() > 255)
+      return Unrepresentable("more than 255 segment uuids");
+    return it->second;
+  }
+
+ private:
+  std::map<std::string, uint8_t> numbers_;
+};
+
+Status AbstractSegments(const model::Config& config,
+                        const impl::TableVersion& in, UuidNumbering* uuids,
+                        Version* out) {
+  const std::string label = VersionLabel(in.number);
+  for (const auto& [index, segments] : in.segments) {
+    if (index >= static_cast<uint32_t>(config.bounds.indexes)) {
+      return Unrepresentable(label + " has index idx_" + std::to_string(index));
+    }
+    if (segments.size() > model::kSegmentsMax) {
+      return Unrepresentable(label + " index idx_" + std::to_string(index) +
+                             " has " + std::to_string(segments.size()) +
+                             " segments");
+    }
+  }
+  // Indexes in order, segments in order: the model's canonical order.
+  for (const auto& [index, segments] : in.segments) {
+    for (std::size_t k = 0; k < segments.size(); ++k) {
+      const impl::SegmentView& segment = segments[k];
+      const std::string what = label + " index idx_" + std::to_string(index) +
+                               " segment " + std::to_string(k);
+      if (!segment.covers.has_value()) {
+        return Unrepresentable(what + " has no fragment bitmap");
+      }
+      model::Segment& target = out->segments[index][k];
+      MEMWAL_ASSIGN_OR_RETURN(target.uuid, uuids->Number(segment.uuid));
+      MEMWAL_ASSIGN_OR_RETURN(target.covers,
+                              FragmentsOf(*segment.covers, what));
+    }
+  }
+  return Status::Ok();
+}
+
+Result<uint8_t> SmallNumber(uint64_t value, const std::string& what) {
+  if (value > 255)
+    return Unrepresentable(what + " is " + std::to_string(value));
+  return static_cast<uint8_t>(value);
+}
+
+Status AbstractProgress(const model::Config& config,
+                        const impl::TableVersion& in, Version* out) {
+  const std::string label = VersionLabel(in.number);
+  for (const auto& [shard, generation] : in.compacted) {
+    if (shard >= static_cast<uint32_t>(config.bounds.shards))
+      return Unrepresentable(label + " has progress on shard " +
+                             std::to_string(shard));
+    MEMWAL_ASSIGN_OR_RETURN(out->compacted[shard],
+                            SmallNumber(generation, label + " compacted"));
+  }
+  for (const auto& [index, positions] : in.catchup) {
+    if (index >= static_cast<uint32_t>(config.bounds.indexes))
+      return Unrepresentable(label + " has a position for idx_" +
+                             std::to_string(index));
+    for (const auto& [shard, generation] : positions) {
+      if (shard >= static_cast<uint32_t>(config.bounds.shards))
+        return Unrepresentable(label + " has a position on shard " +
+                               std::to_string(shard));
+      MEMWAL_ASSIGN_OR_RETURN(out->catchup[index][shard],
+                              SmallNumber(generation, label + " position"));
+    }
+  }
+  return Status::Ok();
+}
+
+Result<Version> AbstractVersion(const model::Config& config,
+                                const impl::TableVersion& in, int position,
+                                const State& model, UuidNumbering* uuids) {
+  Version out;
+  const std::string label = VersionLabel(in.number);
+  MEMWAL_ASSIGN_OR_RETURN(out.number, SmallNumber(in.number, label));
+  MEMWAL_ASSIGN_OR_RETURN(out.live, FragmentsOf(in.live, label + " live"));
+  MEMWAL_RETURN_IF_ERROR(AbstractSegments(config, in, uuids, &out));
+  MEMWAL_RETURN_IF_ERROR(AbstractProgress(config, in, &out));
+  out.reader_bit = in.reader_bit;
+  out.writer_bit = in.writer_bit;
+  out.retained = in.retained;
+  // The op: the model's details when the kinds agree, else the namesake kind.
+  const bool has_model_version = position < model.version_count;
+  if (has_model_version &&
+      OpCompatible(in.op, model.versions[position].op.kind, position == 0)) {
+    out.op = model.versions[position].op;
+  } else {
+    out.op = model::Op{.kind = DefaultOpKind(in.op)};
+  }
+  return out;
+}
+
+Status AbstractWal(const model::Config& config, const ImplSnapshot& impl,
+                   State* out) {
+  const std::size_t shards = static_cast<std::size_t>(config.bounds.shards);
+  if (impl.wal.flushed.size() != shards || impl.wal.retired.size() != shards)
+    return Unrepresentable("the WAL has " +
+                           std::to_string(impl.wal.flushed.size()) + " shards");
+  out->flushed = {};
+  out->retired = {};
+  out->pending = 0;
+  for (std::size_t s = 0; s < shards; ++s) {
+    if (impl.wal.flushed[s] > model::kGenerationsMax)
+      return Unrepresentable("shard " + std::to_string(s) + " flushed " +
+                             std::to_string(impl.wal.flushed[s]));
+    out->flushed[s] = static_cast<uint8_t>(impl.wal.flushed[s]);
+    for (const uint64_t g : impl.wal.retired[s]) {
+      if (g == 0 || g > model::kGenerationsMax)
+        return Unrepresentable("shard " + std::to_string(s) + " retired " +
+                               std::to_string(g));
+      out->retired[s] |= static_cast<model::GenerationSet>(1u << (g - 1));
+    }
+  }
+  for (const auto& [s, g] : impl.pending) {
+    if (s >= shards || g == 0 || g > model::kGenerationsMax)
+      return Unrepresentable("pending retirement (" + std::to_string(s) + "," +
+                             std::to_string(g) + ")");
+    out->pending |= model::RowBit(static_cast<int>(s), static_cast<int>(g));
+  }
+  return Status::Ok();
+}
+
+// Appends one line per difference of two values.
+class DiffWriter {
+ public:
+  explicit DiffWriter(std::vector<std::string>* lines) : lines_(lines) {}
+  template <typename T>
+  void Compare(const std::string& what, const T& impl, const T& model) {
+    if (impl == model) return;
+    std::ostringstream line;
+    line << what << " " << impl << " (impl) vs " << model << " (model)";
+    lines_->push_back(line.str());
+  }
+  void CompareSets(const std::string& what, uint64_t impl, uint64_t model) {
+    if (impl == model) return;
+    lines_->push_back(what + " " + FormatSet(impl) + " (impl) vs " +
+                      FormatSet(model) + " (model)");
+  }
+
+ private:
+  std::vector<std::string>* lines_;
+};
+
+// "#3" (built by append: g++ 12 misreports "#" + std::string as overlapping).
+std::string UuidLabel(uint8_t uuid) {
+  std::string label(1, '#');
+  label.append(std::to_string(uuid));
+  return label;
+}
+
+void DiffSegments(const model::Config& config, const std::string& label,
+                  const Version& impl, const Version& model, DiffWriter* out) {
+  for (int i = 0; i < config.bounds.indexes; ++i) {
+    for (int k = 0; k < model::kSegmentsMax; ++k) {
+      const model::Segment& a = impl.segments[i][k];
+      const model::Segment& b = model.segments[i][k];
+      const std::string what = label + ": index idx_" + std::to_string(i) +
+                               " segment " + std::to_string(k);
+      if (a.uuid == 0 || b.uuid == 0) {
+        out->Compare(what, std::string(a.uuid ? "present" : "absent"),
+                     std::string(b.uuid ? "present" : "absent"));
+        continue;
+      }
+      out->Compare(what + " uuid", UuidLabel(a.uuid), UuidLabel(b.uuid));
+      out->CompareSets(what + " covers", a.covers, b.covers);
+    }
+  }
+}
+
+void DiffVersion(const model::Config& config, const Version& impl,
+                 impl::OpKind impl_op, int position, const Version& model,
+                 DiffWriter* out) {
+  const std::string label = VersionLabel(model.number);
+  out->Compare(label + ": number", int{impl.number}, int{model.number});
+  out->CompareSets(label + ": live", impl.live, model.live);
+  DiffSegments(config, label, impl, model, out);
+  for (int s = 0; s < config.bounds.shards; ++s) {
+    const std::string shard = " shard " + std::to_string(s);
+    out->Compare(label + ": compacted" + shard, int{impl.compacted[s]},
+                 int{model.compacted[s]});
+    for (int i = 0; i < config.bounds.indexes; ++i) {
+      out->Compare(label + ": catchup idx_" + std::to_string(i) + shard,
+                   int{impl.catchup[i][s]}, int{model.catchup[i][s]});
+    }
+  }
+  out->Compare(label + ": reader_bit", impl.reader_bit, model.reader_bit);
+  out->Compare(label + ": writer_bit", impl.writer_bit, model.writer_bit);
+  out->Compare(label + ": retained", impl.retained, model.retained);
+  if (!OpCompatible(impl_op, model.op.kind, position == 0)) {
+    out->Compare(label + ": op", std::string(impl::OpKindName(impl_op)),
+                 std::string(model::Name(model.op.kind)));
+  }
+}
+
+}  // namespace
+
+std::string FormatSet(uint64_t bits) {
+  std::string out = "{";
+  for (int k = 0; k < 64; ++k) {
+    if (!((bits >> k) & 1u)) continue;
+    if (out.size() > 1) out += ",";
+    out += std::to_string(k);
+  }
+  return out + "}";
+}
+
+Result<ImplSnapshot> ReadImpl(const impl::World& world) {
+  ImplSnapshot snapshot;
+  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> numbers,
+                          world.Versions());
+  for (const uint64_t number : numbers) {
+    MEMWAL_ASSIGN_OR_RETURN(impl::TableVersion version,
+                            world.ReadVersion(number));
+    snapshot.versions.push_back(std::move(version));
+  }
+  MEMWAL_ASSIGN_OR_RETURN(snapshot.wal, world.ReadWal());
+  snapshot.pending = world.pending();
+  snapshot.inflight = world.inflight_count();
+  return snapshot;
+}
+
+Result<State> Abstract(const model::Config& config, const ImplSnapshot& impl,
+                       const State& model) {
+  if (impl.versions.empty()) return Unrepresentable("the table has no version");
+  if (impl.versions.size() > model::kVersionsMax)
+    return Unrepresentable("the history has " +
+                           std::to_string(impl.versions.size()) + " versions");
+  State out = model;
+  out.versions = {};
+  out.version_count = static_cast<uint8_t>(impl.versions.size());
+  UuidNumbering uuids;
+  for (std::size_t k = 0; k < impl.versions.size(); ++k) {
+    MEMWAL_ASSIGN_OR_RETURN(
+        out.versions[k], AbstractVersion(config, impl.versions[k],
+                                         static_cast<int>(k), model, &uuids));
+  }
+  MEMWAL_RETURN_IF_ERROR(AbstractWal(config, impl, &out));
+  return out;
+}
+
+std::vector<std::string> Diff(const model::Config& config,
+                              const State& impl_abstract,
+                              const ImplSnapshot& impl, const State& model) {
+  std::vector<std::string> lines;
+  DiffWriter out(&lines);
+  out.Compare("versions:", int{impl_abstract.version_count},
+              int{model.version_count});
+  const int common =
+      std::min<int>(impl_abstract.version_count, model.version_count);
+  for (int k = 0; k < common; ++k) {
+    DiffVersion(config, impl_abstract.versions[k], impl.versions[k].op, k,
+                model.versions[k], &out);
+  }
+  for (int s = 0; s < config.bounds.shards; ++s) {
+    const std::string shard = "shard " + std::to_string(s);
+    out.Compare(shard + ": flushed", int{impl_abstract.flushed[s]},
+                int{model.flushed[s]});
+    out.CompareSets(shard + ": retired generations (bit g-1)",
+                    impl_abstract.retired[s], model.retired[s]);
+  }
+  out.CompareSets("pending retirements (row bits)", impl_abstract.pending,
+                  model.pending);
+  out.Compare("in-flight transactions:", impl.inflight,
+              static_cast<std::size_t>(model.inflight_count));
+  return lines;
+}
+
+std::optional<Finding> CheckRefinement(const model::Config& config,
+                                       const impl::World& world,
+                                       const State& model,
+                                       std::string* impl_dump) {
+  Result<ImplSnapshot> snapshot = ReadImpl(world);
+  if (!snapshot.ok()) {
+    return Finding{std::string(kImplementationMatchesModel),
+                   "cannot decode the implementation's state: " +
+                       snapshot.status().ToString()};
+  }
+  Result<State> abstract = Abstract(config, *snapshot, model);
+  if (!abstract.ok()) {
+    return Finding{std::string(kImplementationMatchesModel),
+                   abstract.status().message()};
+  }
+  if (impl_dump != nullptr) *impl_dump = model::ToString(*abstract);
+  if (const model::Invariant* broken =
+          model::FirstBrokenInvariant(config, *abstract)) {
+    std::string detail = "broken on the implementation's persisted state";
+    const std::vector<std::string> lines =
+        Diff(config, *abstract, *snapshot, model);
+    detail += lines.empty() ? " (which equals the model's)"
+                            : "; it differs from the model:";
+    for (const std::string& line : lines) detail += "\n  " + line;
+    return Finding{std::string(broken->name), detail};
+  }
+  const std::vector<std::string> lines =
+      Diff(config, *abstract, *snapshot, model);
+  if (lines.empty()) return std::nullopt;
+  std::string detail = "the implementation's state differs from the model's:";
+  for (const std::string& line : lines) detail += "\n  " + line;
+  return Finding{std::string(kImplementationMatchesModel), detail};
+}
+
+std::optional<Finding> CheckRefinement(const model::Config& config,
+                                       const impl::World& world,
+                                       const State& model) {
+  return CheckRefinement(config, world, model, nullptr);
+}
+
+}  // namespace memwal::checker
