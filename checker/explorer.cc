@@ -21,9 +21,49 @@ struct Node {
   uint16_t depth;
 };
 
-struct Frontier {
-  State state;
-  uint32_t node;
+// States waiting to be expanded, stored as their canonical encoding (about half
+// the size of a State) in one byte arena, with the node each belongs to.
+class Frontier {
+ public:
+  void Push(const State& state, uint32_t node, std::string* scratch) {
+    model::Encode(state, scratch);
+    items_.push_back(Item{.offset = bytes_.size(), .node = node});
+    bytes_.insert(bytes_.end(), scratch->begin(), scratch->end());
+  }
+  std::size_t size() const { return items_.size(); }
+  bool empty() const { return items_.empty(); }
+  // The k-th pushed state.
+  uint32_t Get(std::size_t k, State* state) const {
+    const std::size_t end =
+        k + 1 < items_.size() ? items_[k + 1].offset : bytes_.size();
+    const std::string_view bytes(bytes_.data() + items_[k].offset,
+                                 end - items_[k].offset);
+    MEMWAL_ASSERT(model::Decode(bytes, state));
+    return items_[k].node;
+  }
+  // Removes and returns the last pushed state.
+  uint32_t Pop(State* state) {
+    const uint32_t node = Get(items_.size() - 1, state);
+    bytes_.resize(items_.back().offset);
+    items_.pop_back();
+    return node;
+  }
+  void Clear() {
+    items_.clear();
+    bytes_.clear();
+  }
+  void Swap(Frontier& other) {
+    items_.swap(other.items_);
+    bytes_.swap(other.bytes_);
+  }
+
+ private:
+  struct Item {
+    std::size_t offset;
+    uint32_t node;
+  };
+  std::vector<Item> items_;
+  std::vector<char> bytes_;
 };
 
 uint16_t PackAction(const Action& action) {
@@ -64,9 +104,11 @@ class Search {
   // Visits one successor; returns false when the run must stop (violation or
   // budget).
   bool Visit(const State& from, uint32_t from_node, const Action& action,
-             std::vector<Frontier>* out);
+             Frontier* out);
   bool AddState(const State& state, uint32_t parent, uint16_t action,
-                uint16_t depth, std::vector<Frontier>* out);
+                uint16_t depth, Frontier* out);
+  // Visits every successor of `state`; false when the run must stop.
+  bool Expand(const State& state, uint32_t node, Frontier* out);
   bool OverBudget();
   Violation MakeViolation(std::string_view invariant, uint32_t node) const;
   void FinishGoals(Exploration* result) const;
@@ -77,6 +119,7 @@ class Search {
   std::vector<Node> nodes_;
   std::vector<bool> goal_reached_;
   std::vector<Action> actions_;
+  std::string scratch_;
   Clock clock_;
   Exploration result_;
   bool stopped_ = false;
@@ -102,7 +145,7 @@ Violation Search::MakeViolation(std::string_view invariant,
 }
 
 bool Search::AddState(const State& state, uint32_t parent, uint16_t action,
-                      uint16_t depth, std::vector<Frontier>* out) {
+                      uint16_t depth, Frontier* out) {
   if (!seen_.Insert(model::Fingerprint(state))) return true;
   const uint32_t node = static_cast<uint32_t>(nodes_.size());
   nodes_.push_back(
@@ -118,12 +161,12 @@ bool Search::AddState(const State& state, uint32_t parent, uint16_t action,
     result_.verdict = Verdict::kIncomplete;
     return false;
   }
-  out->push_back(Frontier{.state = state, .node = node});
+  out->Push(state, node, &scratch_);
   return true;
 }
 
 bool Search::Visit(const State& from, uint32_t from_node, const Action& action,
-                   std::vector<Frontier>* out) {
+                   Frontier* out) {
   model::Outcome outcome;
   const State next = model::Apply(config_, from, action, &outcome);
   result_.stats.transitions += 1;
@@ -147,28 +190,33 @@ void Search::FinishGoals(Exploration* result) const {
   }
 }
 
+bool Search::Expand(const State& state, uint32_t node, Frontier* out) {
+  model::EnabledActions(config_, state, &actions_);
+  for (const Action& action : actions_) {
+    if (!Visit(state, node, action, out)) return false;
+  }
+  return true;
+}
+
+// BFS expands the current level in discovery order into the next one; DFS pops
+// the newest state and pushes its successors onto the same stack.
 Exploration Search::Run() {
-  std::vector<Frontier> current;
-  std::vector<Frontier> next;
+  Frontier current;
+  Frontier next;
   bool going = AddState(model::Init(config_.bounds), 0, 0, 0, &current);
+  State state;
   while (going && !current.empty()) {
-    // BFS expands a whole level into `next`; DFS pops one state and pushes its
-    // successors.
-    const bool bfs = options_.mode == SearchMode::kBfs;
-    std::vector<Frontier>& out = bfs ? next : current;
-    Frontier item = std::move(current.back());
-    current.pop_back();
-    model::EnabledActions(config_, item.state, &actions_);
-    for (const Action& action : actions_) {
-      going = Visit(item.state, item.node, action, &out);
-      if (!going) break;
+    if (options_.mode == SearchMode::kDfs) {
+      const uint32_t node = current.Pop(&state);
+      going = Expand(state, node, &current);
+      continue;
     }
-    if (bfs && current.empty()) {
-      std::reverse(next.begin(),
-                   next.end());  // expand a level in discovery order
-      current.swap(next);
-      next.clear();
+    for (std::size_t k = 0; going && k < current.size(); ++k) {
+      const uint32_t node = current.Get(k, &state);
+      going = Expand(state, node, &next);
     }
+    current.Swap(next);
+    next.Clear();
   }
   result_.stats.states_distinct = seen_.size();
   result_.stats.seconds = clock_.Seconds();

@@ -91,6 +91,68 @@ std::size_t EncodeTo(const State& state, uint8_t* out) {
   return w.size();
 }
 
+// Reads what Writer wrote; every read is bounds-checked, and a short input sets
+// !ok().
+class Reader {
+ public:
+  Reader(const uint8_t* data, std::size_t size) : data_(data), size_(size) {}
+  uint8_t Byte() {
+    if (next_ >= size_) {
+      ok_ = false;
+      return 0;
+    }
+    return data_[next_++];
+  }
+  bool Bool() { return Byte() != 0; }
+  bool ok() const { return ok_; }
+  bool done() const { return next_ == size_; }
+
+ private:
+  const uint8_t* data_;
+  std::size_t size_;
+  std::size_t next_ = 0;
+  bool ok_ = true;
+};
+
+void DecodeVersion(Reader* r, Version* v) {
+  v->number = r->Byte();
+  v->live = r->Byte();
+  for (Segments& segments : v->segments) {
+    for (Segment& segment : segments) {
+      segment.uuid = r->Byte();
+      segment.covers = r->Byte();
+    }
+  }
+  for (uint8_t& c : v->compacted) c = r->Byte();
+  for (auto& per_shard : v->catchup) {
+    for (uint8_t& p : per_shard) p = r->Byte();
+  }
+  const uint8_t bits = r->Byte();
+  v->reader_bit = bits & 1;
+  v->writer_bit = (bits >> 1) & 1;
+  v->retained = (bits >> 2) & 1;
+  v->op.kind = static_cast<OpKind>(r->Byte());
+  v->op.fragments = r->Byte();
+  v->op.new_covers = r->Byte();
+  v->op.index = r->Byte();
+  v->op.progress_shard = r->Byte();
+  v->op.progress_generation = r->Byte();
+}
+
+void DecodeTxn(Reader* r, Txn* t) {
+  t->kind = static_cast<OpKind>(r->Byte());
+  t->read_version = r->Byte();
+  t->shard = r->Byte();
+  t->generation = r->Byte();
+  t->marker = r->Bool();
+  t->fragment = r->Byte();
+  t->second_fragment = r->Byte();
+  t->index = r->Byte();
+  t->segment.uuid = r->Byte();
+  t->segment.covers = r->Byte();
+  t->removed_uuid = r->Byte();
+}
+
 // The splitmix64 finalizer: a bijective 64-bit mix.
 uint64_t Mix(uint64_t x) {
   x ^= x >> 30;
@@ -304,6 +366,33 @@ void Encode(const State& state, std::string* out) {
   uint8_t buffer[kEncodedMax];
   const std::size_t size = EncodeTo(state, buffer);
   out->assign(reinterpret_cast<const char*>(buffer), size);
+}
+
+bool Decode(std::string_view bytes, State* out) {
+  Reader r(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  State state;
+  state.version_count = r.Byte();
+  state.inflight_count = r.Byte();
+  if (state.version_count > kVersionsMax || state.inflight_count > kInflightMax)
+    return false;
+  for (int s = 0; s < kShardsMax; ++s) {
+    state.flushed[s] = r.Byte();
+    state.retired[s] = r.Byte();
+  }
+  state.pending = r.Byte();
+  state.committed = r.Byte();
+  state.next_fragment = r.Byte();
+  for (RowSet& rows : state.rows) rows = r.Byte();
+  state.deleted = r.Byte();
+  for (IndexSet& cover : state.retire_cover) cover = r.Byte();
+  state.activated = r.Bool();
+  for (int v = 0; v < state.version_count; ++v)
+    DecodeVersion(&r, &state.versions[v]);
+  for (int t = 0; t < state.inflight_count; ++t)
+    DecodeTxn(&r, &state.inflight[t]);
+  if (!r.ok() || !r.done()) return false;
+  *out = state;
+  return true;
 }
 
 uint64_t Fingerprint(const State& state) {

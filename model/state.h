@@ -200,6 +200,10 @@ void AssertWellFormed(const State& state, const Bounds& bounds);
 // The canonical byte encoding: equal states encode equally, different states
 // differently.
 void Encode(const State& state, std::string* out);
+// The inverse of Encode: false (and *out untouched) when `bytes` is not exactly
+// one encoding of the right length. Does not check that the decoded state is
+// reachable or well formed.
+bool Decode(std::string_view bytes, State* out);
 // A fixed 64-bit hash of Encode(state); stable across builds and platforms.
 uint64_t Fingerprint(const State& state);
 // The same hash over arbitrary bytes (exposed so tests can check Fingerprint =

@@ -119,13 +119,19 @@ RC_GTEST_PROP(State, RandomWalksKeepTheStateWellFormed, ()) {
   }
 }
 
-RC_GTEST_PROP(State, EncodeIsInjectiveAndFingerprintFollowsEncode, ()) {
+RC_GTEST_PROP(State, EncodeIsInjectiveDecodableAndFingerprintFollowsEncode,
+              ()) {
   const Walk walk = RandomWalk(40);
   std::map<std::string, State> by_encoding;
   for (const State& state : walk.states) {
     std::string bytes;
     Encode(state, &bytes);
     RC_ASSERT(Fingerprint(state) == Hash64(bytes));
+    State decoded;
+    RC_ASSERT(Decode(bytes, &decoded));
+    RC_ASSERT(decoded == state);
+    RC_ASSERT(!Decode(bytes.substr(0, bytes.size() - 1), &decoded));
+    RC_ASSERT(!Decode(bytes + "x", &decoded));
     const auto [it, inserted] = by_encoding.emplace(bytes, state);
     RC_ASSERT(inserted ||
               it->second == state);  // equal encodings only for equal states
