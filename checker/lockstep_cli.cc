@@ -1,0 +1,513 @@
+// `check` in lockstep and `replay` on both sides (checker/lockstep_cli.h).
+#include "checker/lockstep_cli.h"
+
+#include <filesystem>
+#include <sstream>
+
+#include "checker/liveness.h"
+#include "checker/trace.h"
+#include "model/invariants.h"
+
+namespace memwal::checker {
+namespace {
+
+using nlohmann::json;
+
+// Spelled as explorer.cc's Name(Verdict), which the interim build does not
+// link.
+std::string_view VerdictName(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kOk:
+      return "ok";
+    case Verdict::kViolation:
+      return "violation";
+    case Verdict::kIncomplete:
+      return "incomplete";
+  }
+  return "";
+}
+
+Status Usage(std::string_view message) {
+  return Status::InvalidArgument(message);
+}
+
+Result<uint64_t> Unsigned(std::string_view flag, const std::string& text) {
+  if (text.empty() || text.size() > 18 ||
+      text.find_first_not_of("0123456789") != std::string::npos) {
+    return Usage(std::string(flag) + " needs a non-negative integer, not '" +
+                 text + "'");
+  }
+  return std::stoull(text);
+}
+
+struct Written {
+  std::string trace_file;
+  std::string itf_file;
+};
+
+LockstepSetup SetupOf(const CheckOptions& check, const RunOptions& run) {
+  return LockstepSetup{.config = check.config,
+                       .impl_only_bugs = run.impl_only_bugs,
+                       .seed = check.seed};
+}
+
+json BugNames(uint32_t bugs) {
+  json names = json::array();
+  for (const model::BugInfo& info : model::AllBugs()) {
+    if (bugs & model::BugBit(info.bug)) names.push_back(std::string(info.name));
+  }
+  return names;
+}
+
+Result<Written> WriteCounterexample(const CheckOptions& check,
+                                    const RunOptions& run,
+                                    const SearchViolation& violation) {
+  std::error_code error;
+  std::filesystem::create_directories(check.out_dir, error);
+  if (error)
+    return Status::IoError("cannot create " + check.out_dir + ": " +
+                           error.message());
+  const std::string stem =
+      (std::filesystem::path(check.out_dir) / violation.invariant).string();
+  Written written{stem + ".trace.json", stem + ".itf.json"};
+  const LockstepTrace trace{.trace = Trace{.config = check.config,
+                                           .seed = check.seed,
+                                           .invariant = violation.invariant,
+                                           .steps = violation.trace},
+                            .lockstep = !check.model_only,
+                            .impl_only_bugs = run.impl_only_bugs};
+  MEMWAL_RETURN_IF_ERROR(
+      WriteFileAtomically(written.trace_file, LockstepTraceText(trace)));
+  const json itf = ToItf(check.config, violation.invariant, violation.trace,
+                         violation.states);
+  MEMWAL_RETURN_IF_ERROR(WriteFileAtomically(written.itf_file, itf.dump(1)));
+  return written;
+}
+
+std::string Join(const std::vector<std::string>& names) {
+  if (names.empty()) return "-";
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : " ") + name;
+  return out;
+}
+
+json Coverage(const Stats& stats) {
+  json coverage = json::object();
+  for (int kind = 0; kind < model::kActionKinds; ++kind)
+    coverage[std::string(model::KindName(kind))] = stats.coverage[kind];
+  return coverage;
+}
+
+std::vector<std::string> NeverFired(const Stats& stats) {
+  std::vector<std::string> names;
+  for (int kind = 0; kind < model::kActionKinds; ++kind) {
+    if (stats.coverage[kind] == 0) names.emplace_back(model::KindName(kind));
+  }
+  return names;
+}
+
+// Per goal: "reached", "missed" or "not applicable".
+json Reachability(const model::Config& config, const Stats& stats) {
+  json out = json::object();
+  for (const model::Goal& goal : model::AllGoals()) {
+    const std::string name(goal.name);
+    std::string value = "not applicable";
+    if (goal.applicable(config)) {
+      const bool reached =
+          std::find(stats.goals_reached.begin(), stats.goals_reached.end(),
+                    name) != stats.goals_reached.end();
+      value = reached ? "reached" : "missed";
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
+bool HasTrace(const SearchViolation& violation) {
+  return model::FindInvariant(violation.invariant) != nullptr ||
+         violation.invariant == kImplementationMatchesModel ||
+         violation.invariant == kLivenessName;
+}
+
+void PrintViolation(const CheckOptions& check, const RunOptions& run,
+                    const SearchViolation& v, const Written* written,
+                    std::ostream& out) {
+  if (!HasTrace(v)) {
+    out << "violation: goal " << v.invariant << " was never reached\n";
+    return;
+  }
+  out << "violation: " << v.invariant << " after step " << v.trace.size()
+      << "\n";
+  if (!v.detail.empty()) out << "why: " << v.detail << "\n";
+  out << "trace:\n";
+  for (std::size_t k = 0; k < v.trace.size(); ++k)
+    out << "  " << k + 1 << ". " << model::ToString(v.trace[k]) << "\n";
+  if (!v.states.empty())
+    out << "model state after the last step:\n"
+        << model::ToString(v.states.back());
+  if (!v.impl_state.empty())
+    out << "implementation state (in model terms):\n" << v.impl_state;
+  if (written != nullptr) {
+    out << "reproduce: memwal-check replay " << written->trace_file << "\n"
+        << "itf: " << written->itf_file << "\n";
+  }
+  out << "equivalent: " << LockstepCommandLine(check, run) << "\n";
+}
+
+void PrintText(const CheckOptions& check, const RunOptions& run,
+               const SearchResult& result, const Written* written,
+               std::ostream& out) {
+  const Stats& stats = result.stats;
+  const double seconds = stats.seconds > 0 ? stats.seconds : 1e-9;
+  char rate[128];
+  std::snprintf(rate, sizeof(rate),
+                "%.2f s (%.0f states/s, %.0f transitions/s)", stats.seconds,
+                static_cast<double>(stats.states_distinct) / seconds,
+                static_cast<double>(stats.transitions) / seconds);
+  out << "verdict: " << VerdictName(result.verdict);
+  if (!result.stopped_by.empty()) out << " (" << result.stopped_by << ")";
+  out << "\nstates: " << stats.states_distinct << " distinct, "
+      << stats.transitions << " transitions, depth " << stats.depth_max
+      << (check.model_only ? " (model only)\n"
+                           : " (each checked on the implementation)\n")
+      << "time: " << rate << "\n"
+      << "goals reached: " << Join(stats.goals_reached) << "\n"
+      << "goals missed: " << Join(stats.goals_missed) << "\n"
+      << "actions never fired: " << Join(NeverFired(stats)) << "\n";
+  if (result.violation)
+    PrintViolation(check, run, *result.violation, written, out);
+}
+
+json ResultJson(const CheckOptions& check, const RunOptions& run,
+                const SearchResult& result, const Written* written) {
+  const Stats& stats = result.stats;
+  json violation = nullptr;
+  if (result.violation) {
+    const SearchViolation& v = *result.violation;
+    violation = json{
+        {"invariant", v.invariant},
+        {"step", HasTrace(v) ? json(v.trace.size()) : json(nullptr)},
+        {"trace_file", written ? json(written->trace_file) : json(nullptr)},
+        {"detail", v.detail}};
+  }
+  return json{
+      {"verdict", std::string(VerdictName(result.verdict))},
+      {"states_distinct", stats.states_distinct},
+      {"transitions", stats.transitions},
+      {"depth_max", stats.depth_max},
+      {"seconds", stats.seconds},
+      {"goals_reached", stats.goals_reached},
+      {"goals_missed", stats.goals_missed},
+      {"violation", violation},
+      {"reachability", Reachability(check.config, stats)},
+      {"coverage", Coverage(stats)},
+      {"never_fired", NeverFired(stats)},
+      {"lockstep", !check.model_only},
+      {"mode", std::string(Name(run.order))},
+      {"threads", run.threads},
+      {"stopped_by",
+       result.stopped_by.empty() ? json(nullptr) : json(result.stopped_by)},
+      {"config", ConfigToJson(check.config)},
+      {"impl_bugs", BugNames(run.impl_only_bugs)},
+      {"seed", check.seed}};
+}
+
+int ExitCode(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kOk:
+      return kExitOk;
+    case Verdict::kViolation:
+      return kExitViolation;
+    case Verdict::kIncomplete:
+      return kExitIncomplete;
+  }
+  return kExitUsage;
+}
+
+// Runs the liveness check after a complete, clean safety search.
+void RunLiveness(const CheckOptions& check, SearchResult* result) {
+  const LivenessResult live =
+      CheckLiveness(check.config, check.explore.max_states);
+  if (!live.complete) {
+    result->verdict = Verdict::kIncomplete;
+    result->stopped_by = "max-states";
+    return;
+  }
+  if (live.holds) return;
+  result->verdict = Verdict::kViolation;
+  result->violation = SearchViolation{.invariant = std::string(kLivenessName),
+                                      .detail = live.note,
+                                      .trace = live.trace,
+                                      .states = live.states_on_trace};
+}
+
+}  // namespace
+
+Result<bool> ParseLockstepFlag(std::string_view flag, const FlagValue& value,
+                               RunOptions* options) {
+  if (flag == "--liveness") {
+    options->liveness = true;
+    return true;
+  }
+  if (flag != "--threads" && flag != "--mode" && flag != "--walks" &&
+      flag != "--depth" && flag != "--memory-limit" && flag != "--impl-bug") {
+    return false;
+  }
+  MEMWAL_ASSIGN_OR_RETURN(const std::string text, value(flag));
+  if (flag == "--mode") {
+    if (text == "bfs") {
+      options->order = Order::kBfs;
+    } else if (text == "dfs") {
+      options->order = Order::kDfs;
+    } else if (text == "random") {
+      options->order = Order::kRandom;
+    } else {
+      return Usage("--mode must be bfs, dfs or random");
+    }
+    return true;
+  }
+  if (flag == "--impl-bug") {
+    MEMWAL_ASSIGN_OR_RETURN(const model::Bug bug, model::ParseBug(text));
+    options->impl_only_bugs |= model::BugBit(bug);
+    return true;
+  }
+  MEMWAL_ASSIGN_OR_RETURN(const uint64_t number, Unsigned(flag, text));
+  if (flag == "--threads") {
+    if (number < 1 || number > 256) return Usage("--threads must be 1..256");
+    options->threads = static_cast<int>(number);
+  } else if (flag == "--walks") {
+    if (number < 1) return Usage("--walks must be at least 1");
+    options->walks = number;
+  } else if (flag == "--depth") {
+    if (number < 1 || number > 10000) return Usage("--depth must be 1..10000");
+    options->depth = static_cast<int>(number);
+  } else {
+    if (number < 1) return Usage("--memory-limit must be at least 1 (MB)");
+    options->memory_limit_mb = number;
+  }
+  return true;
+}
+
+std::string LockstepHelp() {
+  return "  --model-only     explore the model alone (default: lockstep with "
+         "the implementation)\n"
+         "  --mode M         bfs (default; shortest counterexample), dfs, or "
+         "random (seeded walks)\n"
+         "  --walks N        random: number of walks (default 1000)\n"
+         "  --depth D        random: steps per walk (default 30)\n"
+         "  --threads N      worker threads (default 1); any N gives the same "
+         "counts and trace\n"
+         "  --memory-limit MB  stop (exit 3) when resident memory exceeds MB\n"
+         "  --impl-bug NAME  switch a known bug on in the implementation only "
+         "(repeatable)\n"
+         "  --liveness       also check CompactedGenerationsEventuallyRetire "
+         "(model graph)\n";
+}
+
+std::string LockstepCommandLine(const CheckOptions& check,
+                                const RunOptions& run) {
+  std::string line = CheckCommandLine(check);
+  // CheckCommandLine names the model-only run; lockstep is the default.
+  const std::string model_only = " --model-only";
+  const std::size_t at = line.find(model_only);
+  if (!check.model_only && at != std::string::npos)
+    line.erase(at, model_only.size());
+  for (const model::BugInfo& info : model::AllBugs()) {
+    if (run.impl_only_bugs & model::BugBit(info.bug))
+      line += " --impl-bug " + std::string(info.name);
+  }
+  if (run.order == Order::kDfs && line.find("--mode dfs") == std::string::npos)
+    line += " --mode dfs";
+  if (run.order == Order::kRandom) {
+    line += " --mode random --walks " + std::to_string(run.walks) +
+            " --depth " + std::to_string(run.depth);
+  }
+  if (run.liveness) line += " --liveness";
+  return line;
+}
+
+std::string LockstepTraceText(const LockstepTrace& trace) {
+  json document = TraceToJson(trace.trace);
+  document["version"] = static_cast<uint64_t>(kLockstepTraceVersion);
+  document["lockstep"] = trace.lockstep;
+  document["impl_bugs"] = BugNames(trace.impl_only_bugs);
+  return document.dump(2);
+}
+
+Result<LockstepTrace> ParseLockstepTrace(std::string_view text) {
+  json document = json::parse(text, nullptr, false);
+  if (document.is_discarded() || !document.is_object())
+    return Usage("not a JSON object (corrupt trace file)");
+  const auto version = document.find("version");
+  if (version == document.end() || !version->is_number_unsigned())
+    return Usage("trace has no version");
+  if (version->get<uint64_t>() != kLockstepTraceVersion) {
+    return Usage("unsupported trace version " +
+                 std::to_string(version->get<uint64_t>()) +
+                 " (this memwal-check reads version " +
+                 std::to_string(kLockstepTraceVersion) + ")");
+  }
+  LockstepTrace out;
+  const auto lockstep = document.find("lockstep");
+  if (lockstep == document.end() || !lockstep->is_boolean())
+    return Usage("trace field 'lockstep' is missing or not a boolean");
+  out.lockstep = lockstep->get<bool>();
+  const auto bugs = document.find("impl_bugs");
+  if (bugs == document.end() || !bugs->is_array())
+    return Usage("trace field 'impl_bugs' is missing or not a list");
+  for (const json& name : *bugs) {
+    if (!name.is_string()) return Usage("trace impl_bugs holds a non-string");
+    MEMWAL_ASSIGN_OR_RETURN(const model::Bug bug,
+                            model::ParseBug(name.get<std::string>()));
+    out.impl_only_bugs |= model::BugBit(bug);
+  }
+  // The rest is version 1's strict format.
+  document.erase("lockstep");
+  document.erase("impl_bugs");
+  document["version"] = static_cast<uint64_t>(kTraceVersion);
+  MEMWAL_ASSIGN_OR_RETURN(out.trace, TraceFromJson(document));
+  return out;
+}
+
+int RunLockstepCheck(const CheckOptions& check, const RunOptions& run,
+                     std::ostream& out, std::ostream& err) {
+  err << "seed=" << check.seed << "\n";
+  if (!check.json) {
+    out << "seed=" << check.seed
+        << "\nconfig: " << model::ToString(check.config)
+        << "\nimpl-only bugs: " << BugNames(run.impl_only_bugs).dump()
+        << "\nmode: " << (check.model_only ? "model-only " : "lockstep ")
+        << Name(run.order) << ", threads " << run.threads << "\n";
+  }
+  SearchOptions search{.order = run.order,
+                       .threads = run.threads,
+                       .lockstep = !check.model_only,
+                       .max_states = check.explore.max_states,
+                       .time_limit_s = check.explore.time_limit_s,
+                       .memory_limit_mb = run.memory_limit_mb,
+                       .walks = run.walks,
+                       .depth = run.depth,
+                       .status = nullptr};
+  if (run.order == Order::kBfs && check.explore.mode == SearchMode::kDfs)
+    search.order = Order::kDfs;
+  const bool terminal = &err == &std::cerr && isatty(2);
+  if (terminal) search.status = &err;
+  SearchResult result = Search(SetupOf(check, run), search);
+  if (run.liveness && result.verdict == Verdict::kOk)
+    RunLiveness(check, &result);
+  Written written;
+  const bool has_trace = result.violation && HasTrace(*result.violation);
+  if (has_trace) {
+    Result<Written> write = WriteCounterexample(check, run, *result.violation);
+    if (!write.ok()) {
+      err << "memwal-check: " << write.status().ToString() << "\n";
+      return kExitUsage;
+    }
+    written = *write;
+  }
+  if (check.json) {
+    out << ResultJson(check, run, result, has_trace ? &written : nullptr).dump()
+        << "\n";
+  } else {
+    PrintText(check, run, result, has_trace ? &written : nullptr, out);
+  }
+  return ExitCode(result.verdict);
+}
+
+int RunLockstepReplay(const std::string& path, bool json_output,
+                      std::ostream& out, std::ostream& err) {
+  auto fail = [&err](const Status& status) {
+    err << "memwal-check replay: " << status.message() << "\n";
+    return kExitUsage;
+  };
+  Result<std::string> text = ReadFile(path);
+  if (!text.ok()) return fail(text.status());
+  Result<LockstepTrace> trace = ParseLockstepTrace(*text);
+  if (!trace.ok()) return fail(trace.status());
+  const LockstepSetup setup{.config = trace->trace.config,
+                            .impl_only_bugs = trace->impl_only_bugs,
+                            .seed = trace->trace.seed};
+  Result<ReplayResult> replay =
+      ReplayLockstep(setup, trace->trace.steps, !trace->lockstep);
+  if (!replay.ok()) return fail(replay.status());
+  std::optional<Finding> finding = replay->finding;
+  std::size_t step = replay->step;
+  if (!finding && trace->trace.invariant == kLivenessName) {
+    std::string note;
+    if (!FairlyRetires(setup.config, replay->states.back(), &note)) {
+      finding = Finding{std::string(kLivenessName), note};
+      step = trace->trace.steps.size();
+    }
+  }
+  if (json_output) {
+    out << json{{"verdict", finding ? "violation" : "ok"},
+                {"invariant",
+                 finding ? json(finding->invariant) : json(nullptr)},
+                {"step", finding ? json(step) : json(nullptr)},
+                {"detail", finding ? json(finding->detail) : json(nullptr)},
+                {"steps", trace->trace.steps.size()},
+                {"recorded_invariant", trace->trace.invariant},
+                {"lockstep", trace->lockstep},
+                {"config", ConfigToJson(trace->trace.config)},
+                {"impl_bugs", BugNames(trace->impl_only_bugs)}}
+               .dump()
+        << "\n";
+  } else {
+    out << "config: " << model::ToString(trace->trace.config)
+        << "\nimpl-only bugs: " << BugNames(trace->impl_only_bugs).dump()
+        << "\nreplayed " << trace->trace.steps.size() << " steps on "
+        << (trace->lockstep ? "the model and the implementation" : "the model")
+        << "\n";
+    if (finding) {
+      out << "violation: " << finding->invariant << " after step " << step
+          << "\nwhy: " << finding->detail << "\n";
+    } else {
+      out << "no invariant broken\n";
+    }
+  }
+  return finding ? kExitViolation : kExitOk;
+}
+
+int RunMemwalCheck(const std::vector<std::string>& args, std::ostream& out,
+                   std::ostream& err) {
+  RunOptions run;
+  std::vector<std::string> rest;
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    const FlagValue value = [&](std::string_view flag) -> Result<std::string> {
+      if (k + 1 >= args.size())
+        return Usage(std::string(flag) + " needs a value");
+      return args[++k];
+    };
+    Result<bool> used = ParseLockstepFlag(args[k], value, &run);
+    if (!used.ok()) {
+      err << "memwal-check: " << used.status().message() << "\n";
+      return kExitUsage;
+    }
+    if (!*used) rest.push_back(args[k]);
+  }
+  Result<Command> command = ParseCommandLine(rest);
+  if (!command.ok()) {
+    err << "memwal-check: " << command.status().message() << "\n";
+    return kExitUsage;
+  }
+  switch (command->kind) {
+    case Command::Kind::kCheck:
+      return RunLockstepCheck(command->check, run, out, err);
+    case Command::Kind::kReplay:
+      return RunLockstepReplay(command->replay.trace_path, command->replay.json,
+                               out, err);
+    case Command::Kind::kCheckHelp:
+      out << CheckHelp() << "\nlockstep and search options:\n"
+          << LockstepHelp();
+      return kExitOk;
+    case Command::Kind::kReplayHelp:
+      out << ReplayHelp();
+      return kExitOk;
+    case Command::Kind::kHelp:
+      out << MainHelp();
+      return kExitOk;
+  }
+  return kExitUsage;
+}
+
+}  // namespace memwal::checker

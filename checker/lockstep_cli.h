@@ -1,0 +1,89 @@
+// The lockstep side of the command line: `check` in lockstep with the
+// implementation (the default; --model-only keeps the model alone), its extra
+// options, the summary (text or --json), counterexample files, and `replay`
+// on both sides.
+//
+// Options added to `check` (parsed by ParseLockstepFlag):
+//   --threads N          BFS/random workers (default 1); same counts for any N
+//   --mode bfs|dfs|random
+//   --walks N --depth D  random walks: how many, and steps per walk
+//   --memory-limit MB    stop (exit 3) when the resident set exceeds MB
+//   --impl-bug NAME      switch a known bug on in the implementation only
+//   --liveness           also check CompactedGenerationsEventuallyRetire
+//
+// Trace files, format version 2 (checker/trace.h's version 1 plus two keys):
+//   "lockstep": true|false   whether the run drove the implementation
+//   "impl_bugs": [NAME...]   bugs switched on in the implementation only
+// Version 2 is written and read here; version 1 (no lockstep information)
+// is refused as an older format, like any other version.
+#ifndef MEMWAL_CHECKER_LOCKSTEP_CLI_H_
+#define MEMWAL_CHECKER_LOCKSTEP_CLI_H_
+
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "checker/cli.h"
+#include "checker/parallel.h"
+#include "checker/trace.h"
+
+namespace memwal::checker {
+
+inline constexpr int kLockstepTraceVersion = 2;
+
+// What `check` needs beyond CheckOptions.
+struct RunOptions {
+  Order order = Order::kBfs;
+  int threads = 1;
+  uint64_t walks = 1000;
+  int depth = 30;
+  uint64_t memory_limit_mb = 0;
+  uint32_t impl_only_bugs = 0;  // model::BugBit values
+  bool liveness = false;
+};
+
+// Parses one of the options above; false when `flag` is not one. `value`
+// returns the flag's argument (or an error when it is missing).
+using FlagValue = std::function<Result<std::string>(std::string_view flag)>;
+Result<bool> ParseLockstepFlag(std::string_view flag, const FlagValue& value,
+                               RunOptions* options);
+
+// Help lines for the options above.
+std::string LockstepHelp();
+
+// Runs `check`: lockstep unless check.model_only. Returns the exit code.
+int RunLockstepCheck(const CheckOptions& check, const RunOptions& run,
+                     std::ostream& out, std::ostream& err);
+
+// Runs `replay TRACE` on the model and (for a lockstep trace) the
+// implementation, and reports the verdict. Exit 1 on a violation, 0 without,
+// 2 for an unreadable, older-format or corrupt trace.
+int RunLockstepReplay(const std::string& path, bool json, std::ostream& out,
+                      std::ostream& err);
+
+// The whole command line (argv without the program name): the options above
+// are taken out first, the rest goes to ParseCommandLine (checker/cli.h);
+// `check`, `replay` and the help texts run here.
+int RunMemwalCheck(const std::vector<std::string>& args, std::ostream& out,
+                   std::ostream& err);
+
+// The `check` command line that reproduces a run.
+std::string LockstepCommandLine(const CheckOptions& check,
+                                const RunOptions& run);
+
+// A trace file of format version 2.
+struct LockstepTrace {
+  Trace trace{};
+  bool lockstep = true;
+  uint32_t impl_only_bugs = 0;
+};
+std::string LockstepTraceText(const LockstepTrace& trace);
+Result<LockstepTrace> ParseLockstepTrace(std::string_view text);
+
+}  // namespace memwal::checker
+
+#endif  // MEMWAL_CHECKER_LOCKSTEP_CLI_H_
