@@ -5,6 +5,7 @@
 
 #include "impl/bitmap.h"
 #include "inspect/files.h"
+#include "inspect/roaring_check.h"
 
 namespace memwal::inspect {
 namespace {
@@ -36,8 +37,11 @@ Status DecodeMemWal(const std::string& where, Notes* notes,
 // unknown coverage.
 Status CheckBitmaps(const std::string& where, const ManifestFile& file) {
   for (size_t i = 0; i < file.indices.size(); ++i) {
+    const Status layout = CheckPortableRoaring(file.indices[i].fragment_bitmap);
     const Result<impl::Coverage> coverage =
-        impl::DecodeFragmentBitmap(file.indices[i].fragment_bitmap);
+        layout.ok()
+            ? impl::DecodeFragmentBitmap(file.indices[i].fragment_bitmap)
+            : Result<impl::Coverage>(layout);
     if (!coverage.ok()) {
       return Status::Corruption(where + ": index \"" + file.indices[i].name +
                                 "\" segment " + std::to_string(i) + ": " +

@@ -273,6 +273,9 @@ Retirement JudgeRetirement(const TableReport& report, const ShardReport& shard,
 void AddRetirements(TableReport* report) {
   for (const ShardReport& shard : report->shards) {
     for (const SsTableReport& sstable : shard.sstables) {
+      // Generation 0 is no generation (ShardManifestsAreConsistent reports it);
+      // R12 is stated for generations from 1.
+      if (sstable.generation == 0) continue;
       report->retirements.push_back(
           JudgeRetirement(*report, shard, sstable.generation));
     }

@@ -129,6 +129,22 @@ TEST(InspectCorruptInput, EveryDamagedManifestIsOneLineAndExitTwo) {
   }
 }
 
+TEST(InspectCorruptInput, ADamagedFragmentBitmapIsOneLineAndPrintsNothingElse) {
+  // CRoaring prints to stdout on short input; the layout check must refuse it
+  // first.
+  TempTable table("plain.lance");
+  std::string bytes = table.Read(kNewest);
+  const size_t cookie = bytes.find(std::string("\x3a\x30\x00\x00\x01", 5));
+  ASSERT_NE(cookie, std::string::npos);
+  bytes[cookie + 4] = 5;  // Five containers claimed, one present.
+  table.Write(kNewest, bytes);
+  testing::internal::CaptureStdout();
+  const Outcome outcome = RunInspect({table.dir(), "--json"});
+  const std::string printed = testing::internal::GetCapturedStdout();
+  ExpectOneLineError(outcome, "fragment bitmap");
+  EXPECT_EQ(printed, "");
+}
+
 TEST(InspectCorruptInput, AMissingVersionsDirectoryIsOneLineAndExitTwo) {
   TempTable table("plain.lance");
   fs::remove_all(table.dir() + "/_versions");
