@@ -133,6 +133,27 @@ TEST(RoundTrip, ADirectoryTableIsLaidOutAsLanceLaysOutATable) {
   std::filesystem::remove_all(root);
 }
 
+TEST(RoundTrip, ATransactionFileOrphanedByACrashIsIgnoredOnReopen) {
+  // Crash scenario: (1) a writer puts its transaction file, (2) it crashes
+  // before the manifest's put-if-absent. Nothing was acknowledged, and the
+  // table must reopen and commit.
+  const Options options{
+      .protocol = Protocol::kDerived, .shards = 1, .indexes = 1, .seed = 5};
+  World world = *World::Create(options);
+  const std::string root = TempDir("orphan");
+  DirectoryStore dir = OpenDir(root);
+  ASSERT_TRUE(world.WriteTo(&dir).ok());
+  ASSERT_TRUE(dir.PutIfAbsent(std::string(kTransactionsDir) + "1-crashed.txn",
+                              "partial")
+                  .ok());
+  auto reopened = World::OpenFrom(dir, options);
+  ASSERT_TRUE(reopened.ok());
+  EXPECT_EQ(*reopened->Versions(), (std::vector<uint64_t>{1}));
+  Publish(*reopened, [&] { return reopened->BeginAppend(); });
+  EXPECT_EQ(Head(*reopened).number, 2u);
+  std::filesystem::remove_all(root);
+}
+
 // One random step on a world; failures of Begin (not enabled) are fine.
 void RandomStep(World& world, uint32_t choice, uint32_t a, uint32_t b) {
   const Options& o = world.options();
