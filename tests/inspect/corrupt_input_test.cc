@@ -213,5 +213,69 @@ TEST(InspectCorruptInput, ANewerLanceManifestIsReadWithNotes) {
   EXPECT_NE(outcome.out.find("field 99"), std::string::npos);
 }
 
+// Field 13 (writer_version) with `version`, and bit 128 in both words.
+std::string WriterAndBit128(const std::string& version) {
+  const std::string library = std::string("\x0a\x05lance", 7);
+  const std::string text =
+      std::string("\x12") + static_cast<char>(version.size()) + version;
+  const std::string writer = library + text;
+  return std::string("\x48\x80\x01\x50\x80\x01", 6) + "\x6a" +
+         static_cast<char>(writer.size()) + writer;
+}
+
+TEST(InspectCorruptInput, Bit128IsReadByTheWriterVersionThatSetIt) {
+  // Legend: writer version -> protocol inferred, and whether a note explains
+  // bit 128.
+  struct Case {
+    std::string writer;
+    impl::Protocol protocol;
+    std::string note;  // Empty: no note about bit 128.
+  };
+  const Case cases[] = {
+      {"11.0.0-beta.5", impl::Protocol::kAdvance, ""},
+      {"11.0.0-beta.16", impl::Protocol::kDerived, ""},
+      {"11.0.0", impl::Protocol::kUnconditional, "covering-index metadata"},
+      {"8.0.0", impl::Protocol::kLegacy, "unknown to a legacy writer"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.writer);
+    TempTable table("plain.lance");
+    table.Write(kNewest, WithExtraManifestFields(table.Read(kNewest),
+                                                 WriterAndBit128(c.writer)));
+    const Result<TableReport> report = Inspect(table.dir(), std::nullopt);
+    ASSERT_TRUE(report.ok()) << report.status().ToString();
+    EXPECT_EQ(report->protocol, c.protocol) << report->protocol_reason;
+    std::string notes;
+    for (const Note& note : report->notes) notes += note.what + "\n";
+    if (c.note.empty()) {
+      EXPECT_EQ(notes.find("bit 128"), std::string::npos) << notes;
+    } else {
+      EXPECT_NE(notes.find(c.note), std::string::npos) << notes;
+    }
+  }
+}
+
+TEST(InspectCorruptInput, AHalfSetBitIsAFindingUnderABitProtocol) {
+  TempTable table("plain.lance");
+  const std::string writer = WriterAndBit128("11.0.0-beta.16");
+  // Drop the writer word's bit: reader 128, writer 0.
+  const std::string half =
+      std::string("\x48\x80\x01\x50\x00", 5) + writer.substr(6);
+  table.Write(kNewest, WithExtraManifestFields(table.Read(kNewest), half));
+  const Result<TableReport> report = Inspect(table.dir(), std::nullopt);
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  bool found = false;
+  for (const Check& check : report->checks) {
+    if (check.name != "FeatureBitsArePaired") continue;
+    found = true;
+    EXPECT_FALSE(check.ok);
+    EXPECT_NE(
+        check.reason.find("version 7 has bit 128 only in its reader word"),
+        std::string::npos)
+        << check.reason;
+  }
+  EXPECT_TRUE(found);
+}
+
 }  // namespace
 }  // namespace memwal::inspect
