@@ -1,0 +1,486 @@
+// Corpus building, the binary entry form and `memwal-check corpus`
+// (checker/corpus.h).
+//
+// Selection is greedy over seeded random walks: a walk joins the corpus when
+// the set of states it visits is new and it covers a feature or a state no
+// earlier entry covered; once half the attempt budget is spent, any walk with
+// a new state set joins (so that --count is met on small bounds too).
+#include "checker/corpus.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+
+#include "base/assert.h"
+#include "checker/cli.h"
+#include "checker/trace.h"
+#include "model/invariants.h"
+#include "model/state.h"
+
+namespace memwal::checker {
+namespace {
+
+using model::Action;
+using model::Config;
+using model::State;
+
+// SplitMix64: a fixed, platform-independent PRNG (no std distributions, whose
+// output differs between standard libraries).
+class Random {
+ public:
+  explicit Random(uint64_t seed) : state_(seed) {}
+  uint64_t Next() {
+    uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  std::size_t Below(std::size_t n) {
+    MEMWAL_ASSERT(n > 0);
+    return static_cast<std::size_t>(Next() % n);
+  }
+
+ private:
+  uint64_t state_;
+};
+
+int InRange(uint8_t byte, int lo, int max) {
+  return lo + byte % (max - lo + 1);
+}
+
+model::Bounds DecodeBounds(std::string_view h) {
+  const auto b = [&](std::size_t i) { return static_cast<uint8_t>(h[i]); };
+  return model::Bounds{.shards = InRange(b(3), 1, model::kShardsMax),
+                       .generations = InRange(b(4), 1, model::kGenerationsMax),
+                       .fragments = InRange(b(5), 1, model::kFragmentsMax),
+                       .indexes = InRange(b(6), 0, model::kIndexesMax),
+                       .commits = InRange(b(7), 0, model::kCommitsMax),
+                       .inflight = InRange(b(8), 0, model::kInflightMax)};
+}
+
+char Byte(int value) { return static_cast<char>(static_cast<uint8_t>(value)); }
+
+std::string EncodeHeader(const Config& c) {
+  const model::Bounds& b = c.bounds;
+  std::string header;
+  for (const int value :
+       {static_cast<int>(c.protocol), static_cast<int>(c.read),
+        static_cast<int>(c.gc), b.shards - 1, b.generations - 1,
+        b.fragments - 1, b.indexes, b.commits, b.inflight}) {
+    header.push_back(Byte(value));
+  }
+  MEMWAL_ASSERT(header.size() == kCorpusHeaderBytes);
+  return header;
+}
+
+// ---- Features -------------------------------------------------------------
+
+using Features = std::set<std::string>;
+
+// R31 cells met by a Commit: the transaction's class against each op
+// committed after its read version, with the outcome.
+void AddCommitFeatures(const State& before, const model::Commit& commit,
+                       model::Outcome outcome, Features* features) {
+  const model::Txn& txn =
+      before.inflight[static_cast<std::size_t>(commit.slot)];
+  const std::string own(model::Name(model::Classify(txn.kind)));
+  const std::string result(model::Name(outcome));
+  features->insert("commit:" + std::string(model::Name(txn.kind)) + ":" +
+                   result);
+  for (int v = 0; v < before.version_count; ++v) {
+    const model::Version& version =
+        before.versions[static_cast<std::size_t>(v)];
+    if (version.number <= txn.read_version) continue;
+    features->insert(
+        "conflict:" + own + "/" +
+        std::string(model::Name(model::Classify(version.op.kind))) + ":" +
+        result);
+  }
+}
+
+void AddStepFeatures(const Config& config, const State& before,
+                     const Action& action, model::Outcome outcome,
+                     const State& after, Features* features) {
+  features->insert("action:" + std::string(model::KindName(action)));
+  if (const auto* commit = std::get_if<model::Commit>(&action)) {
+    AddCommitFeatures(before, *commit, outcome, features);
+  } else if (std::holds_alternative<model::Restore>(action) ||
+             std::holds_alternative<model::RetireExecute>(action)) {
+    features->insert("outcome:" + std::string(model::KindName(action)) + ":" +
+                     std::string(model::Name(outcome)));
+  }
+  for (const model::Goal& goal : model::AllGoals()) {
+    if (goal.applicable(config) &&
+        goal.reached(config, before, action, outcome, after)) {
+      features->insert("goal:" + std::string(goal.name));
+    }
+  }
+}
+
+// Replays `walk` under `config` plus the model bug `info`: the walk is in the
+// bug's neighbourhood when the bugged model's states leave the clean ones
+// (`states`, Init first), and in an invariant's when a bugged state breaks
+// it (the state before is then one step from a violation).
+void AddBugFeatures(const Config& config, const model::BugInfo& info,
+                    const std::vector<Action>& walk,
+                    const std::vector<State>& states, Features* features) {
+  Config bugged = config;
+  bugged.bugs |= model::BugBit(info.bug);
+  State state = model::Init(bugged.bounds);
+  const std::string name(info.name);
+  for (std::size_t k = 0; k < walk.size(); ++k) {
+    if (!model::IsEnabled(bugged, state, walk[k])) {
+      features->insert("bug:" + name);
+      return;
+    }
+    model::Outcome outcome;
+    state = model::Apply(bugged, state, walk[k], &outcome);
+    if (!(state == states[k + 1])) features->insert("bug:" + name);
+    if (const model::Invariant* broken =
+            model::FirstBrokenInvariant(bugged, state)) {
+      features->insert("neighbourhood:" + std::string(broken->name));
+      features->insert("bug:" + name + ":" + std::string(broken->name));
+      return;
+    }
+  }
+}
+
+// ---- Walks -----------------------------------------------------------------
+
+struct Walk {
+  std::vector<Action> actions;
+  std::vector<State> states;  // Init first
+  Features features;
+  uint64_t key = 0;  // hash of the sorted fingerprints of the visited states
+  std::vector<uint64_t> fingerprints;
+};
+
+Walk RandomWalk(const Config& config, int depth, Random* random) {
+  Walk walk;
+  walk.states.push_back(model::Init(config.bounds));
+  const std::size_t length = 1 + random->Below(static_cast<std::size_t>(depth));
+  std::vector<Action> enabled;
+  while (walk.actions.size() < length) {
+    const State& before = walk.states.back();
+    model::EnabledActions(config, before, &enabled);
+    if (enabled.empty()) break;
+    const Action action = enabled[random->Below(enabled.size())];
+    model::Outcome outcome;
+    State after = model::Apply(config, before, action, &outcome);
+    AddStepFeatures(config, before, action, outcome, after, &walk.features);
+    walk.actions.push_back(action);
+    walk.states.push_back(std::move(after));
+  }
+  return walk;
+}
+
+void Summarize(const Config& config, Walk* walk) {
+  for (const model::BugInfo& info : model::AllBugs()) {
+    if (info.in_model && !model::Has(config, info.bug))
+      AddBugFeatures(config, info, walk->actions, walk->states,
+                     &walk->features);
+  }
+  for (const State& state : walk->states)
+    walk->fingerprints.push_back(model::Fingerprint(state));
+  std::vector<uint64_t> sorted = walk->fingerprints;
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  std::string bytes;
+  for (const uint64_t f : sorted) {
+    for (int i = 0; i < 8; ++i) bytes.push_back(Byte((f >> (8 * i)) & 0xff));
+  }
+  walk->key = model::Hash64(bytes);
+}
+
+// The features a complete corpus should cover under `config`.
+Features ApplicableFeatures(const Config& config) {
+  Features wanted;
+  std::vector<Action> enabled;
+  for (int kind = 0; kind < model::kActionKinds; ++kind) {
+    const std::string_view name = model::KindName(kind);
+    const bool atomic_gc = config.gc == model::GcMode::kAtomic;
+    if (name == "RetireSsTable" && !atomic_gc) continue;
+    if ((name == "RetireDecide" || name == "RetireExecute") && atomic_gc)
+      continue;
+    if (name == "Activate" && !model::IsBitProtocol(config.protocol)) continue;
+    wanted.insert("action:" + std::string(name));
+  }
+  for (const model::Goal& goal : model::AllGoals()) {
+    if (goal.applicable(config))
+      wanted.insert("goal:" + std::string(goal.name));
+  }
+  return wanted;
+}
+
+}  // namespace
+
+std::string EncodeCorpusEntry(const CorpusEntry& entry) {
+  MEMWAL_ASSERT(entry.steps.size() <= kCorpusStepsMax);
+  std::string bytes = EncodeHeader(entry.config);
+  State state = model::Init(entry.config.bounds);
+  std::vector<Action> enabled;
+  for (const Action& action : entry.steps) {
+    model::EnabledActions(entry.config, state, &enabled);
+    const auto it = std::find(enabled.begin(), enabled.end(), action);
+    MEMWAL_ASSERT(it != enabled.end());
+    MEMWAL_ASSERT(enabled.size() < 256);
+    bytes.push_back(Byte(static_cast<int>(it - enabled.begin())));
+    model::Outcome outcome;
+    state = model::Apply(entry.config, state, action, &outcome);
+  }
+  return bytes;
+}
+
+CorpusEntry DecodeCorpusEntry(std::string_view bytes, uint32_t bugs) {
+  CorpusEntry entry;
+  entry.config.bugs = bugs;
+  if (bytes.size() < kCorpusHeaderBytes) return entry;
+  const auto b = [&](std::size_t i) { return static_cast<uint8_t>(bytes[i]); };
+  entry.config.protocol = static_cast<model::Protocol>(b(0) % 4);
+  entry.config.read = static_cast<model::ReadMode>(b(1) % 3);
+  entry.config.gc = static_cast<model::GcMode>(b(2) % 3);
+  entry.config.bounds = DecodeBounds(bytes);
+  MEMWAL_ASSERT(model::CheckBounds(entry.config.bounds).ok());
+  State state = model::Init(entry.config.bounds);
+  std::vector<Action> enabled;
+  for (std::size_t i = kCorpusHeaderBytes;
+       i < bytes.size() && entry.steps.size() < kCorpusStepsMax; ++i) {
+    model::EnabledActions(entry.config, state, &enabled);
+    if (enabled.empty()) break;
+    const Action action = enabled[b(i) % enabled.size()];
+    model::Outcome outcome;
+    state = model::Apply(entry.config, state, action, &outcome);
+    entry.steps.push_back(action);
+  }
+  return entry;
+}
+
+Corpus BuildCorpus(const CorpusOptions& options) {
+  MEMWAL_ASSERT(model::CheckConfig(options.config).ok());
+  MEMWAL_ASSERT(options.depth >= 1);
+  const int depth = std::min(options.depth, static_cast<int>(kCorpusStepsMax));
+  const std::size_t attempts_max =
+      options.attempts_max != 0 ? options.attempts_max
+                                : 200 * std::max<std::size_t>(options.count, 1);
+  Random random(options.seed);
+  Corpus corpus;
+  Features covered;
+  std::set<uint64_t> keys;
+  std::set<uint64_t> states;
+  while (corpus.entries.size() < options.count &&
+         corpus.attempts < attempts_max) {
+    ++corpus.attempts;
+    Walk walk = RandomWalk(options.config, depth, &random);
+    if (walk.actions.empty()) continue;
+    Summarize(options.config, &walk);
+    if (keys.count(walk.key) != 0) continue;
+    const bool new_feature = std::any_of(
+        walk.features.begin(), walk.features.end(),
+        [&](const std::string& f) { return covered.count(f) == 0; });
+    const bool new_state =
+        std::any_of(walk.fingerprints.begin(), walk.fingerprints.end(),
+                    [&](uint64_t f) { return states.count(f) == 0; });
+    const bool saturated = corpus.attempts > attempts_max / 2;
+    if (!new_feature && !new_state && !saturated) continue;
+    keys.insert(walk.key);
+    covered.insert(walk.features.begin(), walk.features.end());
+    states.insert(walk.fingerprints.begin(), walk.fingerprints.end());
+    corpus.entries.push_back(std::move(walk.actions));
+  }
+  corpus.features.assign(covered.begin(), covered.end());
+  for (const std::string& f : ApplicableFeatures(options.config)) {
+    if (covered.count(f) == 0) corpus.features_missed.push_back(f);
+  }
+  corpus.states_distinct = states.size();
+  return corpus;
+}
+
+namespace {
+
+inline constexpr uint64_t kCorpusTraceVersion = 2;
+
+std::string EntryName(std::size_t index) {
+  char name[32];
+  std::snprintf(name, sizeof(name), "entry-%04zu", index);
+  return name;
+}
+
+Status MakeDirectory(const std::filesystem::path& path) {
+  std::error_code error;
+  std::filesystem::create_directories(path, error);
+  if (error) {
+    return Status::IoError("cannot create directory " + path.string() + ": " +
+                           error.message());
+  }
+  return Status::Ok();
+}
+
+// A corpus directory must be new or empty: stale entries of an earlier run
+// would otherwise mix with this one's.
+Status CheckOutputDirectory(const std::string& dir) {
+  std::error_code error;
+  const std::filesystem::path path(dir);
+  if (!std::filesystem::exists(path, error)) return Status::Ok();
+  if (!std::filesystem::is_directory(path, error))
+    return Status::InvalidArgument(dir + " exists and is not a directory");
+  if (!std::filesystem::is_empty(path, error) || error)
+    return Status::InvalidArgument(dir + " is not empty");
+  return Status::Ok();
+}
+
+Status Usage(std::string_view message) {
+  return Status::InvalidArgument(message);
+}
+
+Result<uint64_t> Unsigned(std::string_view flag, const std::string& text) {
+  if (text.empty() || text.size() > 9 ||
+      text.find_first_not_of("0123456789") != std::string::npos) {
+    return Usage(std::string(flag) + " needs a number up to 999999999");
+  }
+  return std::stoull(text);
+}
+
+struct CorpusCommand {
+  bool help = false;
+  CorpusOptions options{};
+  std::string dir{};
+};
+
+// Takes --count and --depth out; the rest is `check`'s grammar (variant
+// options, bounds, --seed, --out), parsed by ParseCommandLine.
+Result<CorpusCommand> ParseCorpus(const std::vector<std::string>& args) {
+  CorpusCommand command;
+  std::vector<std::string> check = {"check"};
+  bool has_out = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& flag = args[i];
+    if (flag == "--help" || flag == "-h") {
+      command.help = true;
+      return command;
+    }
+    if (flag == "--count" || flag == "--depth") {
+      if (i + 1 == args.size()) return Usage(flag + " needs a value");
+      MEMWAL_ASSIGN_OR_RETURN(const uint64_t n, Unsigned(flag, args[++i]));
+      if (n == 0) return Usage(flag + " must be at least 1");
+      if (flag == "--count") command.options.count = n;
+      if (flag == "--depth") {
+        if (n > kCorpusStepsMax)
+          return Usage("--depth must be at most " +
+                       std::to_string(kCorpusStepsMax));
+        command.options.depth = static_cast<int>(n);
+      }
+      continue;
+    }
+    if (flag == "--out") has_out = true;
+    check.push_back(flag);
+  }
+  if (!has_out) return Usage("corpus needs --out DIR");
+  Result<Command> parsed = ParseCommandLine(check);
+  if (!parsed.ok()) {
+    std::string message(parsed.status().message());
+    if (message.rfind("check: ", 0) == 0)
+      message = "corpus: " + message.substr(7);
+    return Usage(message);
+  }
+  if (parsed->kind != Command::Kind::kCheck)
+    return Usage("corpus: unexpected arguments (see corpus --help)");
+  command.options.config = parsed->check.config;
+  command.options.seed = parsed->check.seed;
+  command.dir = parsed->check.out_dir;
+  return command;
+}
+
+// Trace format version 2 (checker/lockstep_cli.h): version 1's fields plus
+// "lockstep" and "impl_bugs". Written here so that the corpus needs only
+// trace.h; ParseLockstepTrace reads it back.
+std::string CorpusTraceText(const Config& config, uint64_t seed,
+                            const std::vector<Action>& steps) {
+  nlohmann::json document = TraceToJson(
+      Trace{.config = config, .seed = seed, .invariant = "", .steps = steps});
+  document["version"] = kCorpusTraceVersion;
+  document["lockstep"] = true;
+  document["impl_bugs"] = nlohmann::json::array();
+  return document.dump(2);
+}
+
+}  // namespace
+
+Status WriteCorpus(const Corpus& corpus, const Config& config, uint64_t seed,
+                   const std::string& dir) {
+  MEMWAL_RETURN_IF_ERROR(CheckOutputDirectory(dir));
+  const std::filesystem::path root(dir);
+  MEMWAL_RETURN_IF_ERROR(MakeDirectory(root / "json"));
+  MEMWAL_RETURN_IF_ERROR(MakeDirectory(root / "bin"));
+  for (std::size_t i = 0; i < corpus.entries.size(); ++i) {
+    const std::string name = EntryName(i);
+    MEMWAL_RETURN_IF_ERROR(
+        WriteFileAtomically((root / "json" / (name + ".json")).string(),
+                            CorpusTraceText(config, seed, corpus.entries[i])));
+    const std::string bytes = EncodeCorpusEntry(
+        CorpusEntry{.config = config, .steps = corpus.entries[i]});
+    MEMWAL_RETURN_IF_ERROR(
+        WriteFileAtomically((root / "bin" / name).string(), bytes));
+  }
+  return Status::Ok();
+}
+
+std::string CorpusHelp() {
+  return "usage: memwal-check corpus --out DIR [--count N] [--depth D] "
+         "[--seed S]\n"
+         "                           [--protocol P] [--read R] [--gc G] "
+         "[--bug NAME]...\n"
+         "                           [--preset NAME | --shards N ...]\n"
+         "Writes N (default 500) distinct interleavings chosen by seeded "
+         "random walks\n"
+         "(at most D steps, default 24, at most 64) to cover every action, "
+         "commit outcome,\n"
+         "goal and invariant neighbourhood. Each entry twice: DIR/json/"
+         "entry-NNNN.json\n"
+         "(our JSON trace, version 2) and DIR/bin/entry-NNNN (the binary form "
+         "of\n"
+         "spec/trace-format.md section 4, for libFuzzer and AFL++). DIR must "
+         "be "
+         "new or empty.\n"
+         "Variant options and bounds as in `check`. Exit 0 written, 2 bad "
+         "usage or an\n"
+         "unwritable DIR.\n";
+}
+
+int RunCorpusCommand(const std::vector<std::string>& args, std::ostream& out,
+                     std::ostream& err) {
+  const Result<CorpusCommand> command = ParseCorpus(args);
+  if (!command.ok()) {
+    err << "memwal-check: " << command.status().message() << "\n";
+    return kExitUsage;
+  }
+  if (command->help) {
+    out << CorpusHelp();
+    return kExitOk;
+  }
+  const CorpusOptions& options = command->options;
+  if (Status status = CheckOutputDirectory(command->dir); !status.ok()) {
+    err << "memwal-check: corpus: " << status.message() << "\n";
+    return kExitUsage;
+  }
+  err << "seed=" << options.seed << "\n";
+  const Corpus corpus = BuildCorpus(options);
+  if (Status status =
+          WriteCorpus(corpus, options.config, options.seed, command->dir);
+      !status.ok()) {
+    err << "memwal-check: corpus: " << status.message() << "\n";
+    return kExitUsage;
+  }
+  out << "seed=" << options.seed
+      << "\nconfig: " << model::ToString(options.config)
+      << "\nentries: " << corpus.entries.size() << " (of " << options.count
+      << " asked; " << corpus.attempts
+      << " walks tried)\nstates visited: " << corpus.states_distinct
+      << "\nfeatures covered: " << corpus.features.size() << "\n";
+  for (const std::string& feature : corpus.features_missed)
+    out << "not covered: " << feature << "\n";
+  out << "written: " << command->dir << "/json, " << command->dir << "/bin\n";
+  return kExitOk;
+}
+
+}  // namespace memwal::checker

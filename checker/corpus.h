@@ -1,0 +1,88 @@
+// Corpora of interleavings for fuzzers and other harnesses (`memwal-check
+// corpus`): distinct action sequences from Init, chosen by seeded random walks
+// on the model so that together they cover every action kind, every commit
+// outcome per conflict pair of R31, every reachability goal, and every
+// invariant's neighbourhood (a walk whose replay under some model bug switch
+// breaks that invariant: the state before the breaking step is one step from a
+// violation). Entries are deduplicated by the set of states they visit.
+//
+// Every entry is written in two forms (spec/trace-format.md section 4):
+//   json/entry-NNNN.json   our JSON trace, format version 2 (lockstep_cli.h)
+//   bin/entry-NNNN         the compact binary form below, for libFuzzer/AFL++
+// Binary form: 9 header bytes, then one byte per step.
+//   byte 0 protocol, 1 read, 2 gc (each taken modulo its number of values, in
+//   model/config.h's enum order); bytes 3..8 the bounds shards, generations,
+//   fragments, indexes, commits, inflight, each mapped into its legal range
+//   (lo + byte % (max - lo + 1)). Step byte b picks EnabledActions(state)[b %
+//   n]; decoding stops when no action is enabled or after kCorpusStepsMax
+//   steps. Every byte string decodes to a valid entry, which is what lets a
+//   coverage-guided fuzzer mutate it freely. Bug switches are not encoded: a
+//   harness passes them separately.
+#ifndef MEMWAL_CHECKER_CORPUS_H_
+#define MEMWAL_CHECKER_CORPUS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "model/actions.h"
+#include "model/config.h"
+
+namespace memwal::checker {
+
+inline constexpr std::size_t kCorpusHeaderBytes = 9;
+inline constexpr std::size_t kCorpusStepsMax = 64;
+
+// A decoded entry: the configuration and the actions from Init (each enabled
+// in turn under `config`).
+struct CorpusEntry {
+  model::Config config{};
+  std::vector<model::Action> steps{};
+};
+
+// The binary form of `entry`. REQUIRES: every step enabled in turn, at most
+// kCorpusStepsMax steps, fewer than 256 enabled actions in every state.
+std::string EncodeCorpusEntry(const CorpusEntry& entry);
+
+// Total inverse (see the file comment); `bugs` (model::BugBit values) go into
+// the config unencoded. Never fails.
+CorpusEntry DecodeCorpusEntry(std::string_view bytes, uint32_t bugs);
+
+struct CorpusOptions {
+  model::Config config{};
+  uint64_t seed = 0;
+  std::size_t count = 500;
+  int depth = 24;                // steps per walk at most
+  std::size_t attempts_max = 0;  // random walks tried; 0: 200 * count
+};
+
+struct Corpus {
+  std::vector<std::vector<model::Action>> entries{};
+  std::vector<std::string> features{};  // covered, sorted ("action:Append")
+  std::vector<std::string> features_missed{};  // applicable, never covered
+  std::size_t attempts = 0;
+  std::size_t states_distinct = 0;
+};
+
+// Builds up to options.count entries. REQUIRES: CheckConfig(options.config).
+Corpus BuildCorpus(const CorpusOptions& options);
+
+// Writes `corpus` under `dir` (json/ and bin/, see the file comment); every
+// file is written atomically. `seed` is recorded in the JSON traces.
+Status WriteCorpus(const Corpus& corpus, const model::Config& config,
+                   uint64_t seed, const std::string& dir);
+
+// `memwal-check corpus --out DIR [--count N] [--depth D] [--seed S] [variant
+// options of check]`. Returns the exit code (0 written, 2 bad usage or a
+// directory that cannot be written).
+int RunCorpusCommand(const std::vector<std::string>& args, std::ostream& out,
+                     std::ostream& err);
+std::string CorpusHelp();
+
+}  // namespace memwal::checker
+
+#endif  // MEMWAL_CHECKER_CORPUS_H_
