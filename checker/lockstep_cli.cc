@@ -13,20 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-// Spelled as explorer.cc's Name(Verdict), which the interim build does not
-// link.
-std::string_view VerdictName(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kOk:
-      return "ok";
-    case Verdict::kViolation:
-      return "violation";
-    case Verdict::kIncomplete:
-      return "incomplete";
-  }
-  return "";
-}
-
 Status Usage(std::string_view message) {
   return Status::InvalidArgument(message);
 }
@@ -164,7 +150,7 @@ void PrintText(const CheckOptions& check, const RunOptions& run,
                 "%.2f s (%.0f states/s, %.0f transitions/s)", stats.seconds,
                 static_cast<double>(stats.states_distinct) / seconds,
                 static_cast<double>(stats.transitions) / seconds);
-  out << "verdict: " << VerdictName(result.verdict);
+  out << "verdict: " << Name(result.verdict);
   if (!result.stopped_by.empty()) out << " (" << result.stopped_by << ")";
   out << "\nstates: " << stats.states_distinct << " distinct, "
       << stats.transitions << " transitions, depth " << stats.depth_max
@@ -191,7 +177,7 @@ json ResultJson(const CheckOptions& check, const RunOptions& run,
         {"detail", v.detail}};
   }
   return json{
-      {"verdict", std::string(VerdictName(result.verdict))},
+      {"verdict", std::string(Name(result.verdict))},
       {"states_distinct", stats.states_distinct},
       {"transitions", stats.transitions},
       {"depth_max", stats.depth_max},
@@ -245,8 +231,8 @@ void RunLiveness(const CheckOptions& check, SearchResult* result) {
 
 Result<bool> ParseLockstepFlag(std::string_view flag, const FlagValue& value,
                                RunOptions* options) {
-  if (flag == "--liveness") {
-    options->liveness = true;
+  if (flag == "--liveness" || flag == "--no-liveness") {
+    options->liveness = flag == "--liveness";
     return true;
   }
   if (flag != "--threads" && flag != "--mode" && flag != "--walks" &&
@@ -300,8 +286,11 @@ std::string LockstepHelp() {
          "  --memory-limit MB  stop (exit 3) when resident memory exceeds MB\n"
          "  --impl-bug NAME  switch a known bug on in the implementation only "
          "(repeatable)\n"
-         "  --liveness       also check CompactedGenerationsEventuallyRetire "
-         "(model graph)\n";
+         "  --no-liveness    skip CompactedGenerationsEventuallyRetire "
+         "(checked "
+         "on the model\n"
+         "                   graph after a clean bfs/dfs run; --liveness "
+         "turns it back on)\n";
 }
 
 std::string LockstepCommandLine(const CheckOptions& check,
@@ -322,7 +311,7 @@ std::string LockstepCommandLine(const CheckOptions& check,
     line += " --mode random --walks " + std::to_string(run.walks) +
             " --depth " + std::to_string(run.depth);
   }
-  if (run.liveness) line += " --liveness";
+  if (!run.liveness) line += " --no-liveness";
   return line;
 }
 
@@ -500,14 +489,9 @@ int RunMemwalCheck(const std::vector<std::string>& args, std::ostream& out,
       out << CheckHelp() << "\nlockstep and search options:\n"
           << LockstepHelp();
       return kExitOk;
-    case Command::Kind::kReplayHelp:
-      out << ReplayHelp();
-      return kExitOk;
-    case Command::Kind::kHelp:
-      out << MainHelp();
-      return kExitOk;
+    default:
+      return RunCommand(*command, out, err);
   }
-  return kExitUsage;
 }
 
 }  // namespace memwal::checker

@@ -1,17 +1,12 @@
 // memwal-check: the command-line entry point. Everything but argv handling is
-// in cli.h.
+// in lockstep_cli.h (check and replay, in lockstep by default) and cli.h.
 #include <iostream>
 #include <string>
 #include <vector>
 
-#include "checker/cli.h"
+#include "checker/lockstep_cli.h"
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
-  const auto command = memwal::checker::ParseCommandLine(args);
-  if (!command.ok()) {
-    std::cerr << "memwal-check: " << command.status().message() << "\n";
-    return memwal::checker::kExitUsage;
-  }
-  return memwal::checker::RunCommand(*command, std::cout, std::cerr);
+  return memwal::checker::RunMemwalCheck(args, std::cout, std::cerr);
 }

@@ -4,8 +4,11 @@
 
 #include <map>
 #include <sstream>
+#include <unordered_map>
 
+#include "impl/format.h"
 #include "model/invariants.h"
+#include "model/read.h"
 
 namespace memwal::checker {
 namespace {
@@ -300,7 +303,122 @@ void DiffVersion(const model::Config& config, const Version& impl,
   }
 }
 
+// Decoded versions by manifest blob. A version's decoding is a function of its
+// manifest bytes (which name its immutable transaction file) and the run's
+// shard uuids, and a stored blob is never modified, so a World copy that
+// shares the blob shares the decoding. The entry keeps the blob alive, so its
+// address cannot be reused while cached. One cache per thread; a hit also
+// checks the shard uuids, since one thread serves several runs.
+class VersionCache {
+ public:
+  const impl::TableVersion* Find(const impl::Blob& blob,
+                                 const std::string& shards) const {
+    const auto it = entries_.find(blob.get());
+    if (it == entries_.end() || it->second.shards != shards) return nullptr;
+    return &it->second.version;
+  }
+  void Add(const impl::Blob& blob, const std::string& shards,
+           const impl::TableVersion& version) {
+    if (entries_.size() >= kEntriesMax) entries_.clear();
+    entries_[blob.get()] = Entry{blob, shards, version};
+  }
+
+ private:
+  static constexpr std::size_t kEntriesMax = 100'000;
+  struct Entry {
+    impl::Blob blob;
+    std::string shards;
+    impl::TableVersion version;
+  };
+  std::unordered_map<const std::string*, Entry> entries_;
+};
+
+std::string ShardKey(const impl::World& world) {
+  std::string key;
+  for (uint32_t s = 0; s < world.options().shards; ++s)
+    key += world.shard_uuid(s);
+  return key;
+}
+
+// The version's retained manifest blob in the world's store, or null (a
+// version CleanupVersions archived is decoded without the cache).
+impl::Blob RetainedManifest(const impl::World& world, uint64_t number) {
+  const auto& objects = world.store().objects();
+  const auto it =
+      objects.find(world.table_root() + impl::VersionFileName(number));
+  return it == objects.end() ? nullptr : it->second;
+}
+
+Result<impl::TableVersion> ReadVersionCached(const impl::World& world,
+                                             uint64_t number,
+                                             const std::string& shards) {
+  thread_local VersionCache cache;
+  const impl::Blob blob = RetainedManifest(world, number);
+  if (blob != nullptr) {
+    if (const impl::TableVersion* hit = cache.Find(blob, shards)) return *hit;
+  }
+  MEMWAL_ASSIGN_OR_RETURN(impl::TableVersion version,
+                          world.ReadVersion(number));
+  if (blob != nullptr && version.retained) cache.Add(blob, shards, version);
+  return version;
+}
+
+std::string ShapeName(model::QueryShape shape) {
+  return shape.uses == 0 ? "plain" : "indexes " + FormatSet(shape.uses);
+}
+
 }  // namespace
+
+std::vector<std::string> ReadSideDiff(const model::Config& config,
+                                      const impl::World& world,
+                                      const State& model) {
+  std::vector<std::string> lines;
+  DiffWriter out(&lines);
+  const model::QueryShapes shapes = model::AllQueryShapes(config, model);
+  for (int q = 0; q < shapes.count; ++q) {
+    const model::QueryShape shape = shapes.shapes[q];
+    // "all" equals index(i) when one index is present: ask once.
+    if (q + 1 == shapes.count && q > 0 && shapes.shapes[q - 1] == shape)
+      continue;
+    std::vector<uint32_t> indexes;
+    for (int i = 0; i < config.bounds.indexes; ++i) {
+      if (model::Contains(shape.uses, i))
+        indexes.push_back(static_cast<uint32_t>(i));
+    }
+    const Result<std::vector<uint64_t>> watermarks = world.Watermarks(indexes);
+    if (!watermarks.ok()) {
+      lines.push_back("query " + ShapeName(shape) +
+                      ": the implementation cannot compute watermarks: " +
+                      watermarks.status().ToString());
+      continue;
+    }
+    for (int s = 0; s < config.bounds.shards; ++s) {
+      const uint64_t impl_mark = s < static_cast<int>(watermarks->size())
+                                     ? (*watermarks)[s]
+                                     : UINT64_MAX;
+      out.Compare(
+          "read side: query " + ShapeName(shape) + " shard " +
+              std::to_string(s) + " watermark",
+          impl_mark,
+          static_cast<uint64_t>(model::Watermark(config, model, shape, s)));
+    }
+  }
+  for (int s = 0; s < config.bounds.shards; ++s) {
+    for (int g = 1; g <= model.flushed[s]; ++g) {
+      if (model::Contains(model.retired[s], g - 1)) continue;
+      const Result<bool> retirable =
+          world.Retirable(static_cast<uint32_t>(s), static_cast<uint64_t>(g));
+      const std::string what = "retention: SSTable (" + std::to_string(s) +
+                               "," + std::to_string(g) + ") retirable";
+      if (!retirable.ok()) {
+        lines.push_back(what + ": " + retirable.status().ToString());
+        continue;
+      }
+      out.Compare(what, *retirable, model::Retirable(config, model, s, g));
+    }
+  }
+  return lines;
+}
 
 std::string FormatSet(uint64_t bits) {
   std::string out = "{";
@@ -316,9 +434,10 @@ Result<ImplSnapshot> ReadImpl(const impl::World& world) {
   ImplSnapshot snapshot;
   MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> numbers,
                           world.Versions());
+  const std::string shards = ShardKey(world);
   for (const uint64_t number : numbers) {
     MEMWAL_ASSIGN_OR_RETURN(impl::TableVersion version,
-                            world.ReadVersion(number));
+                            ReadVersionCached(world, number, shards));
     snapshot.versions.push_back(std::move(version));
   }
   MEMWAL_ASSIGN_OR_RETURN(snapshot.wal, world.ReadWal());
@@ -399,8 +518,8 @@ std::optional<Finding> CheckRefinement(const model::Config& config,
     for (const std::string& line : lines) detail += "\n  " + line;
     return Finding{std::string(broken->name), detail};
   }
-  const std::vector<std::string> lines =
-      Diff(config, *abstract, *snapshot, model);
+  std::vector<std::string> lines = Diff(config, *abstract, *snapshot, model);
+  if (lines.empty()) lines = ReadSideDiff(config, world, model);
   if (lines.empty()) return std::nullopt;
   std::string detail = "the implementation's state differs from the model's:";
   for (const std::string& line : lines) detail += "\n  " + line;

@@ -55,7 +55,9 @@ struct ImplSnapshot {
   std::size_t inflight = 0;
 };
 
-// Decodes every version, the shard manifests and the pending retirements.
+// Decodes every version (through a per-thread cache keyed by the immutable
+// manifest blob: a version written once decodes once), the shard manifests
+// and the pending retirements.
 Result<ImplSnapshot> ReadImpl(const impl::World& world);
 
 // The implementation's state in model terms (see the file comment): `model`
@@ -73,6 +75,14 @@ std::vector<std::string> Diff(const model::Config& config,
                               const ImplSnapshot& impl,
                               const model::State& model);
 
+// The read side and the retention rule, answered by the implementation
+// (World::Watermarks, World::Retirable) against the model's answers on the
+// model's state (R40 per query shape and shard; R12 per flushed, unretired
+// SSTable). Only meaningful once Diff is empty.
+std::vector<std::string> ReadSideDiff(const model::Config& config,
+                                      const impl::World& world,
+                                      const model::State& model);
+
 // A broken invariant (on the implementation's side) or a disagreement.
 struct Finding {
   std::string invariant;  // a name of model::AllInvariants(), or
@@ -81,7 +91,8 @@ struct Finding {
 };
 
 // After a step: evaluates every model invariant on the implementation's
-// abstraction (reported first), then compares it with `model`.
+// abstraction (reported first), then compares it with `model` (Diff), then
+// the read side (ReadSideDiff).
 std::optional<Finding> CheckRefinement(const model::Config& config,
                                        const impl::World& world,
                                        const model::State& model);

@@ -1,0 +1,174 @@
+// Thread-count and seed determinism of the lockstep search
+// (checker/parallel.h): the same distinct-state and transition counts and the
+// same first counterexample for 1, 2 and 3 threads; the same trace for two runs
+// with one seed; and the lock-free fingerprint set under concurrent inserts.
+#include "checker/parallel.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "checker/parallel_set.h"
+
+namespace memwal::checker {
+namespace {
+
+// tiny with one commit less: small enough to run lockstep three times.
+model::Bounds ReducedTiny() {
+  model::Bounds bounds = model::TinyBounds();
+  bounds.commits = 3;
+  return bounds;
+}
+
+LockstepSetup SetupWith(const model::Bounds& bounds, uint32_t bugs = 0,
+                        uint32_t impl_only_bugs = 0) {
+  LockstepSetup setup;
+  setup.config.bounds = bounds;
+  setup.config.bugs = bugs;
+  setup.impl_only_bugs = impl_only_bugs;
+  return setup;
+}
+
+void ExpectSameRun(const SearchResult& a, const SearchResult& b) {
+  EXPECT_EQ(a.verdict, b.verdict);
+  EXPECT_EQ(a.stats.states_distinct, b.stats.states_distinct);
+  EXPECT_EQ(a.stats.transitions, b.stats.transitions);
+  EXPECT_EQ(a.stats.depth_max, b.stats.depth_max);
+  EXPECT_EQ(a.stats.coverage, b.stats.coverage);
+  EXPECT_EQ(a.stats.goals_reached, b.stats.goals_reached);
+  ASSERT_EQ(a.violation.has_value(), b.violation.has_value());
+  if (!a.violation) return;
+  EXPECT_EQ(a.violation->invariant, b.violation->invariant);
+  EXPECT_EQ(a.violation->trace, b.violation->trace);
+}
+
+TEST(Parallel, ModelOnlySmallHasTheSameCountsWithOneTwoAndThreeThreads) {
+  const LockstepSetup setup = SetupWith(model::SmallBounds());
+  const SearchResult one =
+      Search(setup, SearchOptions{.threads = 1, .lockstep = false});
+  EXPECT_EQ(one.verdict, Verdict::kOk);
+  EXPECT_EQ(one.stats.states_distinct, 284182u);
+  EXPECT_EQ(one.stats.transitions, 795509u);
+  for (int threads : {2, 3}) {
+    ExpectSameRun(one, Search(setup, SearchOptions{.threads = threads,
+                                                   .lockstep = false}));
+  }
+}
+
+TEST(Parallel, LockstepHasTheSameCountsWithOneTwoAndThreeThreads) {
+  const LockstepSetup setup = SetupWith(ReducedTiny());
+  const SearchResult one = Search(setup, SearchOptions{.threads = 1});
+  // One commit less leaves some goals unreached; no invariant breaks.
+  ASSERT_TRUE(!one.violation || one.violation->trace.empty());
+  EXPECT_GT(one.stats.states_distinct, 1000u);
+  for (int threads : {2, 3})
+    ExpectSameRun(one, Search(setup, SearchOptions{.threads = threads}));
+}
+
+TEST(Parallel, TheFirstCounterexampleIsTheSameWithOneTwoAndThreeThreads) {
+  const LockstepSetup setup =
+      SetupWith(model::TinyBounds(), 0,
+                model::BugBit(model::Bug::kBitDroppedByNewFromPrevious));
+  const SearchResult one = Search(setup, SearchOptions{.threads = 1});
+  ASSERT_TRUE(one.violation.has_value());
+  EXPECT_EQ(one.violation->invariant, "ActivationIsPermanent");
+  EXPECT_EQ(one.violation->trace.size(), 4u);
+  for (int threads : {2, 3})
+    ExpectSameRun(one, Search(setup, SearchOptions{.threads = threads}));
+}
+
+TEST(Parallel, ModelOnlyCounterexampleIsTheSameWithOneTwoAndThreeThreads) {
+  const LockstepSetup setup = SetupWith(
+      model::SmallBounds(), model::BugBit(model::Bug::kClaimPastReadVersion));
+  const SearchResult one =
+      Search(setup, SearchOptions{.threads = 1, .lockstep = false});
+  ASSERT_TRUE(one.violation.has_value());
+  EXPECT_EQ(one.violation->invariant, "CatchupWithinCoverage");
+  for (int threads : {2, 3}) {
+    ExpectSameRun(one, Search(setup, SearchOptions{.threads = threads,
+                                                   .lockstep = false}));
+  }
+}
+
+TEST(Parallel, DepthFirstSearchVisitsTheSameStatesAsBreadthFirst) {
+  const LockstepSetup setup = SetupWith(ReducedTiny());
+  const SearchResult bfs = Search(setup, SearchOptions{.lockstep = false});
+  const SearchResult dfs =
+      Search(setup, SearchOptions{.order = Order::kDfs, .lockstep = false});
+  EXPECT_EQ(dfs.verdict, bfs.verdict);
+  EXPECT_EQ(bfs.stats.states_distinct, dfs.stats.states_distinct);
+  EXPECT_EQ(bfs.stats.transitions, dfs.stats.transitions);
+}
+
+TEST(RandomWalks, TwoRunsWithTheSameSeedGiveTheSameTrace) {
+  LockstepSetup setup =
+      SetupWith(model::SmallBounds(), 0,
+                model::BugBit(model::Bug::kClaimPastReadVersion));
+  setup.seed = 7;
+  const SearchOptions options{
+      .order = Order::kRandom, .threads = 2, .walks = 3000, .depth = 12};
+  const SearchResult a = Search(setup, options);
+  const SearchResult b = Search(setup, options);
+  ASSERT_TRUE(a.violation.has_value());
+  EXPECT_EQ(a.violation->invariant, "CatchupWithinCoverage");
+  EXPECT_EQ(a.violation->trace, b.violation->trace);
+  SearchOptions one_thread = options;
+  one_thread.threads = 1;
+  EXPECT_EQ(Search(setup, one_thread).violation->trace, a.violation->trace);
+}
+
+TEST(RandomWalks, WithoutAViolationCountTheSameStatesForAnyThreadCount) {
+  LockstepSetup setup = SetupWith(model::TinyBounds());
+  setup.seed = 3;
+  SearchOptions options{
+      .order = Order::kRandom, .threads = 1, .walks = 200, .depth = 10};
+  const SearchResult one = Search(setup, options);
+  options.threads = 2;
+  const SearchResult two = Search(setup, options);
+  EXPECT_EQ(one.verdict, Verdict::kOk);
+  EXPECT_EQ(one.stats.states_distinct, two.stats.states_distinct);
+  EXPECT_EQ(one.stats.transitions, two.stats.transitions);
+}
+
+TEST(Budgets, MaxStatesStopsTheSearchIncomplete) {
+  const SearchResult result =
+      Search(SetupWith(model::SmallBounds()),
+             SearchOptions{.threads = 2, .max_states = 500});
+  EXPECT_EQ(result.verdict, Verdict::kIncomplete);
+  EXPECT_EQ(result.stopped_by, "max-states");
+  EXPECT_EQ(result.stats.states_distinct, 500u);
+}
+
+TEST(ConcurrentFingerprintSet, AgreesOnOneWinnerPerFingerprint) {
+  ConcurrentFingerprintSet set(40000);
+  std::atomic<int> wins{0};
+  auto insert = [&] {
+    for (uint64_t k = 0; k < 20000; ++k) {
+      if (set.Insert((k + 1) * 0xff51afd7ed558ccdULL)) wins.fetch_add(1);
+    }
+  };
+  std::thread a(insert);
+  std::thread b(insert);
+  a.join();
+  b.join();
+  EXPECT_EQ(wins.load(), 20000);
+  EXPECT_EQ(set.size(), 20000u);
+  EXPECT_TRUE(set.Contains(0xff51afd7ed558ccdULL));
+  EXPECT_FALSE(set.Contains(1));
+}
+
+TEST(ConcurrentFingerprintSet,
+     RefusesInsertsPastItsCapacityAndKeepsItsContentAcrossReserve) {
+  ConcurrentFingerprintSet set(2);
+  EXPECT_TRUE(set.Insert(10));
+  EXPECT_TRUE(set.Insert(20));
+  EXPECT_FALSE(set.Insert(30));
+  EXPECT_TRUE(set.full());
+  set.Reserve(10000);
+  EXPECT_TRUE(set.Contains(10));
+  EXPECT_TRUE(set.Contains(20));
+  EXPECT_TRUE(set.Insert(30));
+}
+
+}  // namespace
+}  // namespace memwal::checker
