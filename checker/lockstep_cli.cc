@@ -320,6 +320,9 @@ std::string LockstepTraceText(const LockstepTrace& trace) {
   document["version"] = static_cast<uint64_t>(kLockstepTraceVersion);
   document["lockstep"] = trace.lockstep;
   document["impl_bugs"] = BugNames(trace.impl_only_bugs);
+  document["step"] = trace.step;
+  document["detail"] = trace.detail;
+  document["implementation_state"] = trace.implementation_state;
   return document.dump(2);
 }
 
@@ -350,9 +353,23 @@ Result<LockstepTrace> ParseLockstepTrace(std::string_view text) {
                             model::ParseBug(name.get<std::string>()));
     out.impl_only_bugs |= model::BugBit(bug);
   }
+  const auto step = document.find("step");
+  const auto detail = document.find("detail");
+  const auto state = document.find("implementation_state");
+  if (step == document.end() || !step->is_number_unsigned() ||
+      detail == document.end() || !detail->is_string() ||
+      state == document.end() || !state->is_string()) {
+    return Usage(
+        "trace fields 'step', 'detail' or 'implementation_state' are missing "
+        "or mistyped");
+  }
+  out.step = step->get<uint64_t>();
+  out.detail = detail->get<std::string>();
+  out.implementation_state = state->get<std::string>();
   // The rest is version 1's strict format.
-  document.erase("lockstep");
-  document.erase("impl_bugs");
+  for (const char* key :
+       {"lockstep", "impl_bugs", "step", "detail", "implementation_state"})
+    document.erase(key);
   document["version"] = static_cast<uint64_t>(kTraceVersion);
   MEMWAL_ASSIGN_OR_RETURN(out.trace, TraceFromJson(document));
   return out;
@@ -436,6 +453,7 @@ int RunLockstepReplay(const std::string& path, bool json_output,
                 {"detail", finding ? json(finding->detail) : json(nullptr)},
                 {"steps", trace->trace.steps.size()},
                 {"recorded_invariant", trace->trace.invariant},
+                {"recorded_step", trace->step},
                 {"lockstep", trace->lockstep},
                 {"config", ConfigToJson(trace->trace.config)},
                 {"impl_bugs", BugNames(trace->impl_only_bugs)}}
@@ -453,6 +471,11 @@ int RunLockstepReplay(const std::string& path, bool json_output,
     } else {
       out << "no invariant broken\n";
     }
+    const bool same = finding && finding->invariant == trace->trace.invariant &&
+                      step == trace->step;
+    out << "recorded: " << trace->trace.invariant << " after step "
+        << trace->step << (same ? " (reproduced)" : " (NOT reproduced)")
+        << "\n";
   }
   return finding ? kExitViolation : kExitOk;
 }

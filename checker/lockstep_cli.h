@@ -17,6 +17,10 @@
 // Trace files, format version 2 (checker/trace.h's version 1 plus two keys):
 //   "lockstep": true|false   whether the run drove the implementation
 //   "impl_bugs": [NAME...]   bugs switched on in the implementation only
+//   "step": N                the step whose state breaks the invariant
+//   "detail": "..."          why: the differences, implementation vs model
+//   "implementation_state": "..."  the implementation at that step, in model
+//                            terms (the model's states are in the ITF file)
 // Version 2 is written and read here; version 1 (no lockstep information)
 // is refused as an older format, like any other version.
 #ifndef MEMWAL_CHECKER_LOCKSTEP_CLI_H_
@@ -84,6 +88,9 @@ struct LockstepTrace {
   Trace trace{};
   bool lockstep = true;
   uint32_t impl_only_bugs = 0;
+  uint64_t step = 0;
+  std::string detail{};
+  std::string implementation_state{};
 };
 std::string LockstepTraceText(const LockstepTrace& trace);
 Result<LockstepTrace> ParseLockstepTrace(std::string_view text);
