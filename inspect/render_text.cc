@@ -128,8 +128,11 @@ void RenderShards(const TableReport& report, std::ostream& out) {
         out << " (missing)\n";
         continue;
       }
-      out << ": " << (s.latest ? CountRows(s.latest->contents.manifest) : 0)
-          << " rows\n";
+      if (!s.latest) {
+        out << " (not a Lance dataset)\n";
+        continue;
+      }
+      out << ": " << CountRows(s.latest->contents.manifest) << " rows\n";
     }
   }
 }
