@@ -1,0 +1,304 @@
+// The CI gate's `check` (--junit, --expect) and the gate's dispatch
+// (checker/expect.h).
+#include "checker/expect.h"
+
+#include <algorithm>
+
+#include "checker/cli.h"
+#include "checker/junit.h"
+#include "checker/liveness.h"
+#include "checker/lockstep_cli.h"
+#include "checker/minimize.h"
+#include "checker/refinement.h"
+#include "checker/variants.h"
+#include "model/invariants.h"
+
+namespace memwal::checker {
+namespace {
+
+Status Usage(std::string_view message) {
+  return Status::InvalidArgument(message);
+}
+
+struct GateArgs {
+  CheckOptions check{};
+  RunOptions run{};
+  std::string junit_path{};
+  std::vector<Expectation> expectations{};
+  bool minimize = true;
+};
+
+Result<GateArgs> ParseGateArgs(const std::vector<std::string>& args) {
+  GateArgs parsed;
+  std::vector<std::string> rest;
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    const std::string& flag = args[k];
+    auto value = [&](std::string_view name) -> Result<std::string> {
+      if (k + 1 >= args.size())
+        return Usage(std::string(name) + " needs a value");
+      return args[++k];
+    };
+    if (flag == "--junit") {
+      MEMWAL_ASSIGN_OR_RETURN(parsed.junit_path, value(flag));
+      continue;
+    }
+    if (flag == "--expect") {
+      MEMWAL_ASSIGN_OR_RETURN(const std::string text, value(flag));
+      MEMWAL_ASSIGN_OR_RETURN(const Expectation expectation,
+                              ParseExpectation(text));
+      parsed.expectations.push_back(expectation);
+      continue;
+    }
+    if (flag == "--no-minimize") {
+      parsed.minimize = false;
+      continue;
+    }
+    MEMWAL_ASSIGN_OR_RETURN(const bool used,
+                            ParseLockstepFlag(flag, value, &parsed.run));
+    if (!used) rest.push_back(flag);
+  }
+  MEMWAL_ASSIGN_OR_RETURN(const Command command, ParseCommandLine(rest));
+  if (command.kind != Command::Kind::kCheck)
+    return Usage("--junit and --expect belong to check");
+  parsed.check = command.check;
+  return parsed;
+}
+
+// Every property the run decides, in the JUnit file's order: invariants,
+// liveness, the implementation's agreement, goals.
+struct Property {
+  std::string name;
+  std::string classname;
+  bool goal = false;
+  bool applicable = true;
+};
+
+std::vector<Property> Properties(const GateArgs& gate) {
+  std::vector<Property> properties;
+  for (const model::Invariant& invariant : model::AllInvariants())
+    properties.push_back({std::string(invariant.name), "invariant"});
+  if (gate.run.liveness)
+    properties.push_back({std::string(kLivenessName), "liveness"});
+  if (!gate.check.model_only)
+    properties.push_back(
+        {std::string(kImplementationMatchesModel), "lockstep"});
+  for (const model::Goal& goal : model::AllGoals()) {
+    properties.push_back({std::string(goal.name), "goal", true,
+                          goal.applicable(gate.check.config)});
+  }
+  return properties;
+}
+
+bool Reached(const Stats& stats, const std::string& goal) {
+  return std::find(stats.goals_reached.begin(), stats.goals_reached.end(),
+                   goal) != stats.goals_reached.end();
+}
+
+// The verdict of one property: "ok", "violation", "incomplete" (the run
+// stopped before deciding it) or "not applicable".
+std::string PropertyVerdict(const Property& property,
+                            const VariantResult& result) {
+  if (!property.applicable) return "not applicable";
+  if (property.goal && Reached(result.stats, property.name)) return "ok";
+  if (result.verdict == Verdict::kViolation &&
+      result.invariant == property.name)
+    return "violation";
+  if (result.verdict == Verdict::kOk) return "ok";
+  return "incomplete";
+}
+
+std::string TraceText(const std::vector<model::Action>& trace) {
+  std::string text;
+  for (std::size_t k = 0; k < trace.size(); ++k)
+    text +=
+        "  " + std::to_string(k + 1) + ". " + model::ToString(trace[k]) + "\n";
+  return text;
+}
+
+std::string ReproduceLine(const GateArgs& gate, const VariantResult& result) {
+  const std::string& file =
+      result.min_trace_file.empty() ? result.trace_file : result.min_trace_file;
+  if (file.empty())
+    return "reproduce: " + LockstepCommandLine(gate.check, gate.run);
+  return "reproduce: memwal-check replay " + file;
+}
+
+JunitSuite Suite(const GateArgs& gate, const VariantResult& result) {
+  JunitSuite suite{.name = "memwal-check " + model::ToString(gate.check.config),
+                   .seconds = result.seconds};
+  for (const Property& property : Properties(gate)) {
+    JunitCase c{.classname = "memwal-check." + property.classname,
+                .name = property.name};
+    const std::string verdict = PropertyVerdict(property, result);
+    if (verdict == "ok") {
+      c.result = JunitCase::Result::kPassed;
+    } else if (verdict == "violation") {
+      c.result = JunitCase::Result::kFailed;
+      c.seconds = result.seconds;
+      if (property.goal) {
+        c.message = "goal " + property.name + " was never reached";
+        c.body = c.message + "\n" + LockstepCommandLine(gate.check, gate.run);
+      } else {
+        const std::vector<model::Action>& trace =
+            result.minimized ? result.minimized->trace : result.found;
+        c.message = property.name + " broken after step " +
+                    std::to_string(trace.size());
+        c.body = c.message +
+                 (result.detail.empty() ? "" : "\nwhy: " + result.detail) +
+                 "\ntrace:\n" + TraceText(trace) + ReproduceLine(gate, result) +
+                 "\nequivalent: " + LockstepCommandLine(gate.check, gate.run);
+      }
+    } else {
+      c.result = JunitCase::Result::kSkipped;
+      c.message =
+          verdict == "not applicable"
+              ? "not applicable to this configuration"
+              : "not decided: the run stopped early (" +
+                    VerdictText(result.verdict) +
+                    (result.invariant.empty() ? "" : " " + result.invariant) +
+                    ")";
+    }
+    suite.cases.push_back(c);
+  }
+  return suite;
+}
+
+void PrintSummary(const GateArgs& gate, const VariantResult& result,
+                  std::ostream& out) {
+  out << "config: " << model::ToString(gate.check.config) << "\n"
+      << "verdict: " << VerdictText(result.verdict)
+      << "\nstates: " << result.states << " distinct"
+      << (gate.check.model_only ? " (model only)" : " (lockstep)") << "\n";
+  if (result.verdict != Verdict::kViolation) return;
+  if (result.goal_missed) {
+    out << "violation: goal " << result.invariant << " was never reached\n";
+    return;
+  }
+  out << "violation: " << result.invariant << " after step "
+      << result.found.size() << "\n";
+  if (!result.detail.empty()) out << "why: " << result.detail << "\n";
+  if (result.minimized) {
+    out << "minimized: " << result.minimized->steps_before << " -> "
+        << result.minimized->steps_after << " steps\n";
+  }
+  out << "trace:\n"
+      << TraceText(result.minimized ? result.minimized->trace : result.found);
+  if (!result.trace_file.empty()) out << "found: " << result.trace_file << "\n";
+  out << ReproduceLine(gate, result) << "\n";
+}
+
+int ExitCode(Verdict verdict) {
+  if (verdict == Verdict::kOk) return kExitOk;
+  return verdict == Verdict::kViolation ? kExitViolation : kExitIncomplete;
+}
+
+}  // namespace
+
+Result<Expectation> ParseExpectation(std::string_view text) {
+  const std::size_t at = text.rfind('=');
+  if (at == std::string_view::npos || at == 0 || at + 1 == text.size())
+    return Usage("--expect needs NAME=VERDICT, not '" + std::string(text) +
+                 "'");
+  return Expectation{std::string(text.substr(0, at)),
+                     std::string(text.substr(at + 1))};
+}
+
+bool Meets(const Expectation& expected, std::string_view verdict,
+           std::string_view invariant) {
+  if (expected.verdict == verdict) return true;
+  return verdict == "violation" && expected.verdict == invariant;
+}
+
+std::vector<std::string> Unmet(const std::vector<Expectation>& expectations,
+                               const std::vector<NamedOutcome>& outcomes) {
+  std::vector<std::string> unmet;
+  for (const Expectation& expected : expectations) {
+    const auto outcome = std::find_if(
+        outcomes.begin(), outcomes.end(),
+        [&](const NamedOutcome& o) { return o.name == expected.name; });
+    if (outcome == outcomes.end()) {
+      unmet.push_back(expected.name + ": expected " + expected.verdict +
+                      ", but the run has no such name");
+    } else if (!Meets(expected, outcome->verdict, outcome->invariant)) {
+      unmet.push_back(
+          expected.name + ": expected " + expected.verdict + ", got " +
+          outcome->verdict +
+          (outcome->invariant.empty() ? "" : " " + outcome->invariant));
+    }
+  }
+  return unmet;
+}
+
+int RunGateCheck(const std::vector<std::string>& args, std::ostream& out,
+                 std::ostream& err) {
+  Result<GateArgs> parsed = ParseGateArgs(args);
+  if (!parsed.ok()) {
+    err << "memwal-check: " << parsed.status().message() << "\n";
+    return kExitUsage;
+  }
+  const GateArgs& gate = *parsed;
+  const LockstepSetup setup{.config = gate.check.config,
+                            .impl_only_bugs = gate.run.impl_only_bugs,
+                            .seed = gate.check.seed};
+  Order order = gate.run.order;
+  if (order == Order::kBfs && gate.check.explore.mode == SearchMode::kDfs)
+    order = Order::kDfs;
+  const RunSettings settings{
+      .search = SearchOptions{.order = order,
+                              .threads = gate.run.threads,
+                              .lockstep = !gate.check.model_only,
+                              .max_states = gate.check.explore.max_states,
+                              .time_limit_s = gate.check.explore.time_limit_s,
+                              .memory_limit_mb = gate.run.memory_limit_mb,
+                              .walks = gate.run.walks,
+                              .depth = gate.run.depth},
+      .liveness = gate.run.liveness,
+      .minimize = gate.minimize,
+      .out_dir = gate.check.out_dir};
+  const VariantResult result = RunOne(setup, settings, "");
+  PrintSummary(gate, result, out);
+  if (!gate.junit_path.empty()) {
+    const Status written =
+        WriteFileAtomically(gate.junit_path, JunitXml({Suite(gate, result)}));
+    if (!written.ok()) {
+      err << "memwal-check: " << written.message() << "\n";
+      return kExitUsage;
+    }
+    out << "junit: " << gate.junit_path << "\n";
+  }
+  if (gate.expectations.empty()) return ExitCode(result.verdict);
+  std::vector<NamedOutcome> outcomes = {
+      {"verdict", VerdictText(result.verdict), result.invariant}};
+  for (const Property& property : Properties(gate)) {
+    outcomes.push_back(
+        {property.name, PropertyVerdict(property, result), result.invariant});
+  }
+  const std::vector<std::string> unmet = Unmet(gate.expectations, outcomes);
+  for (const Expectation& expected : gate.expectations) {
+    const bool met =
+        std::none_of(unmet.begin(), unmet.end(), [&](const std::string& line) {
+          return line.rfind(expected.name + ":", 0) == 0;
+        });
+    out << "expect " << expected.name << "=" << expected.verdict << ": "
+        << (met ? "met" : "NOT met") << "\n";
+  }
+  for (const std::string& line : unmet)
+    err << "expectation not met: " << line << "\n";
+  return unmet.empty() ? kExitOk : kExitViolation;
+}
+
+std::optional<int> RunGateSubcommand(const std::vector<std::string>& args,
+                                     std::ostream& out, std::ostream& err) {
+  if (args.empty()) return std::nullopt;
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (args[0] == "variants") return RunVariantsCommand(rest, out, err);
+  if (args[0] == "minimize") return RunMinimizeCommand(rest, out, err);
+  if (args[0] != "check") return std::nullopt;
+  const bool gate = std::any_of(
+      rest.begin(), rest.end(),
+      [](const std::string& a) { return a == "--junit" || a == "--expect"; });
+  if (!gate) return std::nullopt;
+  return RunGateCheck(args, out, err);
+}
+
+}  // namespace memwal::checker
