@@ -127,6 +127,14 @@ TEST(LockstepCli, BudgetsStopCleanlyWithExitThree) {
   EXPECT_EQ(summary["states_distinct"], 300);
 }
 
+TEST(LockstepCli, AMemoryLimitBelowTheProcessSizeStopsWithExitThree) {
+  const CliRun run = Cli(
+      {"check", "--memory-limit", "1", "--json", "--out", TempDir("memory")});
+  EXPECT_EQ(run.code, kExitIncomplete);
+  const json summary = json::parse(run.out);
+  EXPECT_EQ(summary["stopped_by"], "memory-limit");
+}
+
 TEST(LockstepCli, CorruptOldAndMissingTracesAreRefusedWithExitTwo) {
   const std::string dir = TempDir("corrupt");
   std::filesystem::create_directories(dir);
