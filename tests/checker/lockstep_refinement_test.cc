@@ -1,0 +1,99 @@
+// The refinement mapping (checker/refinement.h) and the lockstep step
+// (checker/lockstep.h): the implementation at Init maps to the model's Init,
+// differences print as readable lines, states the model cannot represent are
+// ImplementationMatchesModel, and the bug switches share one layout.
+#include <gtest/gtest.h>
+
+#include "checker/lockstep.h"
+#include "checker/refinement.h"
+#include "impl/bugs.h"
+
+namespace memwal::checker {
+namespace {
+
+LockstepSetup TinySetup() {
+  LockstepSetup setup;
+  setup.config.bounds = model::TinyBounds();
+  return setup;
+}
+
+TEST(Refinement, TheImplementationAtInitMapsToTheModelsInit) {
+  const LockstepSetup setup = TinySetup();
+  const Result<impl::World> world = InitWorld(setup);
+  ASSERT_TRUE(world.ok());
+  EXPECT_FALSE(CheckInit(setup, *world).has_value());
+  const Result<ImplSnapshot> snapshot = ReadImpl(*world);
+  ASSERT_TRUE(snapshot.ok());
+  const model::State init = model::Init(setup.config.bounds);
+  const Result<model::State> abstract = Abstract(setup.config, *snapshot, init);
+  ASSERT_TRUE(abstract.ok());
+  EXPECT_EQ(*abstract, init);
+}
+
+TEST(Refinement, DifferencesArePrintedFieldByField) {
+  const LockstepSetup setup = TinySetup();
+  const Result<impl::World> world = InitWorld(setup);
+  ASSERT_TRUE(world.ok());
+  const Result<ImplSnapshot> snapshot = ReadImpl(*world);
+  ASSERT_TRUE(snapshot.ok());
+  model::State model = model::Init(setup.config.bounds);
+  model.versions[0].live = 0b11;
+  model.versions[0].segments[0][0].covers = 0b10;
+  model.flushed[0] = 1;
+  const Result<model::State> abstract =
+      Abstract(setup.config, *snapshot, model);
+  ASSERT_TRUE(abstract.ok());
+  const std::vector<std::string> lines =
+      Diff(setup.config, *abstract, *snapshot, model);
+  const std::vector<std::string> expected = {
+      "version 1: live {0} (impl) vs {0,1} (model)",
+      "version 1: index idx_0 segment 0 covers {0} (impl) vs {1} (model)",
+      "shard 0: flushed 0 (impl) vs 1 (model)"};
+  EXPECT_EQ(lines, expected);
+}
+
+TEST(Refinement, AStateTheModelCannotRepresentIsAFinding) {
+  const LockstepSetup setup = TinySetup();
+  const Result<impl::World> world = InitWorld(setup);
+  ASSERT_TRUE(world.ok());
+  Result<ImplSnapshot> snapshot = ReadImpl(*world);
+  ASSERT_TRUE(snapshot.ok());
+  std::vector<impl::SegmentView>& segments = snapshot->versions[0].segments[0];
+  segments.push_back(segments[0]);
+  segments.push_back(segments[0]);
+  const Result<model::State> abstract =
+      Abstract(setup.config, *snapshot, model::Init(setup.config.bounds));
+  ASSERT_FALSE(abstract.ok());
+  EXPECT_NE(abstract.status().message().find("has 3 segments"),
+            std::string::npos);
+}
+
+TEST(Lockstep, TheImplementationRejectingAnEnabledActionIsAFinding) {
+  const LockstepSetup setup = TinySetup();
+  Result<impl::World> world = InitWorld(setup);
+  ASSERT_TRUE(world.ok());
+  // The model has a transaction in flight; the implementation does not.
+  const model::State init = model::Init(setup.config.bounds);
+  model::Outcome outcome;
+  const model::State begun =
+      model::Apply(setup.config, init, model::Append{}, &outcome);
+  const model::State committed =
+      model::Apply(setup.config, begun, model::Commit{0}, &outcome);
+  const std::optional<Finding> finding =
+      StepLockstep(setup, model::Commit{0}, outcome, committed, &*world);
+  ASSERT_TRUE(finding.has_value());
+  EXPECT_EQ(finding->invariant, "ImplementationMatchesModel");
+  EXPECT_NE(finding->detail.find("the implementation rejected Commit{slot=0}"),
+            std::string::npos);
+}
+
+TEST(Lockstep, ModelAndImplementationBugSwitchesShareOneLayout) {
+  for (const model::BugInfo& info : model::AllBugs()) {
+    const std::optional<impl::Bug> bug = impl::ParseBug(info.name);
+    ASSERT_TRUE(bug.has_value()) << info.name;
+    EXPECT_EQ(impl::BugBit(*bug), model::BugBit(info.bug)) << info.name;
+  }
+}
+
+}  // namespace
+}  // namespace memwal::checker
