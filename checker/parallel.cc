@@ -10,6 +10,7 @@
 #include <fstream>
 #include <mutex>
 #include <thread>
+#include <unordered_set>
 
 #include "checker/parallel_set.h"
 #include "model/invariants.h"
@@ -139,7 +140,7 @@ class Engine {
   bool Start(Item* root);
   Successor Expand(const State& from, const std::optional<impl::World>& world,
                    const Action& action, Counters* counters) const;
-  void ExpandChunk(const std::vector<Item>& level, Chunk* chunk);
+  void ExpandChunk(std::vector<Item>* level, Chunk* chunk);
   bool MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
                   std::vector<Item>* next);
   void RunBfs(Item root);
@@ -273,12 +274,17 @@ bool Engine::Start(Item* root) {
   return false;
 }
 
-void Engine::ExpandChunk(const std::vector<Item>& level, Chunk* chunk) {
+// Expands level[begin, end) into chunk->out. Memory: a parent's World is
+// released once expanded, and a successor met twice in one chunk is kept once
+// (its first occurrence, which is also first in the global order, since chunks
+// are contiguous).
+void Engine::ExpandChunk(std::vector<Item>* level, Chunk* chunk) {
   std::vector<Action> actions;
+  std::unordered_set<uint64_t> in_chunk;  // lookups only
   for (std::size_t p = chunk->begin; p < chunk->end; ++p) {
     if (Stopped()) return;
     if ((p & 63) == 0) CheckBudget();
-    const Item& item = level[p];
+    Item& item = (*level)[p];
     model::EnabledActions(setup_.config, item.state, &actions);
     for (std::size_t a = 0; a < actions.size(); ++a) {
       Successor next =
@@ -292,10 +298,12 @@ void Engine::ExpandChunk(const std::vector<Item>& level, Chunk* chunk) {
       }
       const uint64_t fingerprint = model::Fingerprint(next.state);
       if (seen_.Contains(fingerprint)) continue;
+      if (!in_chunk.insert(fingerprint).second) continue;
       chunk->out.push_back(Candidate{std::move(next.state),
                                      std::move(next.world), fingerprint,
                                      item.node, PackAction(actions[a])});
     }
+    item.world.reset();
   }
 }
 
@@ -364,7 +372,7 @@ void Engine::RunBfs(Item root) {
     auto work = [&] {
       for (std::size_t c; (c = next_chunk.fetch_add(1)) < chunks.size();) {
         if (c > first_found.load()) continue;  // past a finding: discarded
-        ExpandChunk(level, &chunks[c]);
+        ExpandChunk(&level, &chunks[c]);
         if (chunks[c].found) {
           std::size_t seen = first_found.load();
           while (c < seen && !first_found.compare_exchange_weak(seen, c)) {
