@@ -173,3 +173,9 @@ endif()
 if(MEMWAL_BUILD_TESTS AND EXISTS "${CMAKE_SOURCE_DIR}/tests/inspect/CMakeLists.txt")
   add_subdirectory("${CMAKE_SOURCE_DIR}/tests/inspect" "${CMAKE_BINARY_DIR}/tests/inspect")
 endif()
+
+# The report pages' tests (tests/report/) joined the same way; they build checker/report*.cc
+# themselves until checker/CMakeLists.txt lists them.
+if(MEMWAL_BUILD_TESTS AND EXISTS "${CMAKE_SOURCE_DIR}/tests/report/CMakeLists.txt")
+  add_subdirectory("${CMAKE_SOURCE_DIR}/tests/report" "${CMAKE_BINARY_DIR}/tests/report")
+endif()
