@@ -151,6 +151,9 @@ bool Search::AddState(const State& state, uint32_t parent, uint16_t action,
   nodes_.push_back(
       Node{.parent = node == 0 ? 0 : parent, .action = action, .depth = depth});
   result_.stats.depth_max = std::max<int>(result_.stats.depth_max, depth);
+  std::vector<uint64_t>& per_depth = result_.stats.states_per_depth;
+  if (per_depth.size() <= depth) per_depth.resize(depth + 1u, 0);
+  ++per_depth[depth];
   if (const model::Invariant* broken =
           model::FirstBrokenInvariant(config_, state)) {
     result_.verdict = Verdict::kViolation;

@@ -45,6 +45,9 @@ struct Stats {
   std::vector<std::string>
       goals_reached;  // applicable goals reached, in registry order
   std::vector<std::string> goals_missed;  // applicable goals never reached
+  // Distinct states first reached at each depth (Init is depth 0); filled by
+  // Explore (for DFS: the depth of the path that first reached the state).
+  std::vector<uint64_t> states_per_depth{};
 };
 
 // A broken invariant, or a missed goal (then `invariant` is the goal's name and
