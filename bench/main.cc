@@ -1,0 +1,11 @@
+// memwal-bench: `memwal-check bench` as a stand-alone binary (checker/bench.h).
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "checker/bench.h"
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  return memwal::checker::RunBenchCommand(args, std::cout, std::cerr);
+}
