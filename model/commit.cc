@@ -218,15 +218,42 @@ void PublishOptimize(const Txn& txn, FragmentSet covers, Version* next) {
   segments = kept;
 }
 
-// R35 step 2 for the index operations (R25-R27).
-void IndexArm(const Txn& txn, FragmentSet covers, Version* next) {
+// Keeps the segments of `segments` whose uuid is not one of `removed`'s, in
+// order. Lance removes index segments by uuid (CreateIndex.removed_indices
+// [P §5]), so a segment minted after the read version (a Rewrite's remap) is
+// not removed by a transaction that never saw it.
+Segments WithoutUuidsOf(const Segments& segments, const Segments& removed,
+                        int* count) {
+  Segments kept{};
+  *count = 0;
+  for (const Segment& segment : segments) {
+    if (segment.uuid == 0) continue;
+    bool named = false;
+    for (const Segment& r : removed) named = named || (r.uuid == segment.uuid);
+    if (!named) kept[(*count)++] = segment;
+  }
+  return kept;
+}
+
+// R35 step 2 for the index operations (R25-R27). CreateIndex and DropIndex
+// remove the segments of i that their read version had (by uuid), so a
+// DropIndex rebased over a RewriteFragments leaves the remapped segment behind,
+// as Lance does.
+void IndexArm(const Txn& txn, FragmentSet covers, const Version& read,
+              Version* next) {
   next->op.index = txn.index;
   if (txn.segment.uuid != 0) next->op.new_covers = covers;
-  if (txn.kind == OpKind::kCreateIndex) {
-    next->segments[txn.index] =
-        Segments{Segment{.uuid = txn.segment.uuid, .covers = covers}};
-  } else if (txn.kind == OpKind::kDropIndex) {
-    next->segments[txn.index] = Segments{};
+  if (txn.kind == OpKind::kCreateIndex || txn.kind == OpKind::kDropIndex) {
+    int count = 0;
+    Segments kept = WithoutUuidsOf(next->segments[txn.index],
+                                   read.segments[txn.index], &count);
+    if (txn.kind == OpKind::kCreateIndex) {
+      // A survivor needs a Rewrite of fragments the new segment covers, which
+      // R31 makes retryable, so at most the new segment is added here.
+      MEMWAL_ASSERT(count < kSegmentsMax);
+      kept[count] = Segment{.uuid = txn.segment.uuid, .covers = covers};
+    }
+    next->segments[txn.index] = kept;
   } else if (txn.segment.uuid != 0) {
     PublishOptimize(txn, covers, next);
   }
@@ -273,13 +300,16 @@ bool OperationArm(const Config& config, const Txn& txn, const Proposal& t,
     case OpKind::kCreateIndex:
     case OpKind::kOptimizeIndex:
     case OpKind::kDropIndex:
-      IndexArm(txn, t.new_covers, next);
+      IndexArm(txn, t.new_covers, VersionNumbered(*state, txn.read_version),
+               next);
       return true;
     case OpKind::kRecordProgress:
       if (!RecordCompacted(txn, head, next)) return false;
       if (Has(config, Bug::kProgressCommitDropsFragments)) next->live = 0;
       return true;
     case OpKind::kActivate:
+      // Section 8: the bug is in UpdateMemWalState's arm, which Activate is.
+      if (Has(config, Bug::kProgressCommitDropsFragments)) next->live = 0;
       return true;
     default:
       MEMWAL_ASSERT(false && "not a transaction kind");

@@ -1,7 +1,10 @@
 // Pinned distinct-state counts of the presets and the acceptance verdicts of
 // the model (model-only BFS through checker::Explore). A changed count means
 // the model's semantics (or its state encoding) changed: update the pin only
-// together with a note on why.
+// together with a note on why. The small counts last moved when CreateIndex and
+// DropIndex began removing the read version's segments by uuid (R25, R27), as
+// Lance does: a DropIndex rebased over a RewriteFragments now leaves the
+// remapped segment, which adds states.
 //
 // Legend: protocol, read, gc, preset | verdict, distinct states (at the
 // violation, if any), transitions, first broken invariant ("" none), its step.
@@ -45,16 +48,16 @@ constexpr auto Bad = Verdict::kViolation;
 constexpr Pinned kPinned[] = {
     // protocol read gc  preset    verdict states  transitions invariant step
     {D, S, At, "tiny", Ok, 139992, 367095, "", 0},
-    {D, S, At, "small", Ok, 284182, 795509, "", 0},
+    {D, S, At, "small", Ok, 284634, 796399, "", 0},
     {A, S, At, "tiny", Ok, 145515, 391035, "", 0},
-    {A, S, At, "small", Ok, 289675, 828190, "", 0},
+    {A, S, At, "small", Ok, 290097, 829036, "", 0},
     {U, S, At, "tiny", Ok, 140269, 335707, "", 0},
-    {U, S, At, "small", Bad, 284698, 558092, "CatchupWithinCoverage", 9},
+    {U, S, At, "small", Bad, 284945, 558300, "CatchupWithinCoverage", 9},
     {L, S, At, "tiny", Bad, 74, 87, "ReadsMissNoRows", 3},
     {L, S, At, "small", Bad, 93, 110, "ReadsMissNoRows", 3},
     {D, S, Re, "tiny", Ok, 140250, 367518, "", 0},
-    {D, S, Re, "small", Ok, 284974, 797175, "", 0},
-    {D, S, Stale, "small", Bad, 284551, 795812, "ReadsMissNoRows", 12},
+    {D, S, Re, "small", Ok, 285426, 798065, "", 0},
+    {D, S, Stale, "small", Bad, 285003, 796702, "ReadsMissNoRows", 12},
     {D, Min, At, "small", Bad, 2198, 3188, "ReadsMissNoRows", 5},
 };
 
