@@ -11,13 +11,7 @@
 // order (R3) first, which makes the comparison "up to uuid renaming".
 // Quint-only bookkeeping (nextUuid, lastOutcome, a transaction's advance) is
 // not compared.
-//
-// One known divergence is tolerated, by name: the model records in retire_cover
-// every index that is absent from the head when (s,g) retires (model/read.cc
-// CoveringIndexes), while the Quint spec follows protocol.md R3 to the letter
-// (only indexes whose segments cover a live fragment holding the row). The
-// cross-check adds the indexes absent at retirement to Quint's retire_cover
-// before comparing; everything else must be equal.
+
 //
 // Usage: spec_crosscheck PROTOCOL READ GC BUGS SHARDS GENERATIONS FRAGMENTS
 // INDEXES COMMITS
@@ -373,47 +367,6 @@ json StepAction(const json& itf_state) {
   return action;
 }
 
-// The indexes absent from the head of `state`.
-model::IndexSet AbsentIndexes(const Config& config, const State& state) {
-  const model::Version& head = model::Head(state);
-  model::IndexSet absent = 0;
-  for (int i = 0; i < config.bounds.indexes; ++i) {
-    if (!model::IsPresent(head, i)) absent |= model::IndexSet(1u << i);
-  }
-  return absent;
-}
-
-// Records, for every row that `after` retired and `before` had not, the indexes
-// absent from the head at that moment (the tolerated retire_cover divergence
-// above).
-void RecordAbsentAtRetirement(const Config& config, const State& before,
-                              const State& after,
-                              std::map<int, model::IndexSet>* absent) {
-  for (int s = 0; s < config.bounds.shards; ++s) {
-    const uint8_t added = after.retired[s] & ~before.retired[s];
-    for (int g = 1; g <= config.bounds.generations; ++g) {
-      if ((added >> (g - 1)) & 1u)
-        (*absent)[s * model::kGenerationsMax + g - 1] =
-            AbsentIndexes(config, after);
-    }
-  }
-}
-
-// Adds the recorded absent indexes to the canonical Quint state's retire_cover.
-void AddAbsentAtRetirement(const Config& config,
-                           const std::map<int, model::IndexSet>& absent,
-                           json* quint_state) {
-  for (const auto& [row, indexes] : absent) {
-    const int s = row / model::kGenerationsMax;
-    const int g = row % model::kGenerationsMax + 1;
-    if (s >= config.bounds.shards || g > config.bounds.generations) continue;
-    json& cover = (*quint_state)["retire_cover"][s][g - 1];
-    for (const json& i : Bits(indexes, 0)) cover.push_back(i);
-    std::sort(cover.begin(), cover.end());
-    cover.erase(std::unique(cover.begin(), cover.end()), cover.end());
-  }
-}
-
 // ---- Driver
 // ---------------------------------------------------------------------------
 
@@ -448,7 +401,6 @@ bool Replay(const Config& config, const std::string& path, const json& trace,
     return false;
   }
   State state = model::Init(config.bounds);
-  std::map<int, model::IndexSet> absent_at_retirement;
   for (std::size_t k = 0; k < states.size(); ++k) {
     const json vars = Variables(states[k]);
     std::string outcome = "done";
@@ -468,14 +420,11 @@ bool Replay(const Config& config, const std::string& path, const json& trace,
         return false;
       }
       model::Outcome result;
-      const State before = state;
       state = model::Apply(config, state, *parsed, &result);
-      RecordAbsentAtRetirement(config, before, state, &absent_at_retirement);
       outcome = std::string(model::Name(result));
       ++*steps;
     }
-    json expected = QuintState(config, vars);
-    AddAbsentAtRetirement(config, absent_at_retirement, &expected);
+    const json expected = QuintState(config, vars);
     const json actual = ModelState(config, state);
     if (expected != actual || ExpectedOutcome(vars) != outcome) {
       std::cout << path << " step " << k << " " << action.dump()
