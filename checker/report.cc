@@ -444,7 +444,18 @@ std::string CounterexamplePageName(const nlohmann::json& row) {
       row["trace_file"].get<std::string>().empty()) {
     return "";
   }
-  return Stem(row["trace_file"].get<std::string>()) + ".html";
+  // Variants keep one trace per variant under the same invariant names, so
+  // the page name starts with the variant's.
+  std::string prefix;
+  if (row.contains("variant") && row["variant"].is_string()) {
+    for (char c : row["variant"].get<std::string>()) {
+      const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                         (c >= '0' && c <= '9') || c == '-' || c == '_';
+      prefix += plain ? c : '-';
+    }
+    prefix += "--";
+  }
+  return prefix + Stem(row["trace_file"].get<std::string>()) + ".html";
 }
 
 Status WriteVariantsPages(const std::string& dir, const nlohmann::json& rows) {

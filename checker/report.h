@@ -68,10 +68,12 @@ Result<std::string> RenderTraceFile(const std::string& trace_path);
 // The variants page. `rows` is the JSON array `memwal-check variants --json`
 // prints: objects with keys variant, verdict, invariant, states, seconds,
 // counterexample_steps and (optional) trace_file. A row whose trace_file is
-// set links to `<page>`, where page is `LinkOf(row)`: the trace file's stem
-// plus ".html", next to the variants page (see WriteVariantsPages).
+// set links to CounterexamplePageName(row), a page next to the variants page
+// (see WriteVariantsPages).
 std::string RenderVariantsPage(const nlohmann::json& rows);
-// The counterexample page name a variants row links to, or "" (no trace).
+// The counterexample page name a variants row links to: the variant's name
+// (characters other than [A-Za-z0-9_-] as '-'), "--", the trace file's stem
+// and ".html"; or "" when the row has no trace_file.
 std::string CounterexamplePageName(const nlohmann::json& row);
 // Writes `dir`/variants.html and one counterexample page per row with a
 // trace_file (trace paths are read as given).

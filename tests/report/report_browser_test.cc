@@ -176,7 +176,9 @@ TEST(ReportInChromium, VariantsAndSummaryPagesLoadWithoutErrors) {
       Open(WritePage("variants.html", RenderVariantsPage(rows)), "--dump-dom",
            "dump");
   ExpectNoScriptErrors(variants);
-  EXPECT_NE(variants.dom.find("href=\"uuid-only.html\""), std::string::npos);
+  EXPECT_NE(
+      variants.dom.find("href=\"bug-unchanged-by-uuid-only--uuid-only.html\""),
+      std::string::npos);
   model::Config config;
   config.bounds = model::Bounds{1, 1, 2, 1, 4, 2};
   const Exploration result = Explore(config, ExploreOptions{});

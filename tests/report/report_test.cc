@@ -204,8 +204,10 @@ TEST(VariantsPage, LinksEachRowWithATraceToItsPageAndEscapesText) {
     {"variant":"protocol <derived>","verdict":"ok","invariant":null,"states":99,
      "seconds":0.25,"counterexample_steps":null}])");
   const std::string html = RenderVariantsPage(rows);
-  EXPECT_NE(html.find("href=\"CatchupWithinCoverage.html\""),
-            std::string::npos);
+  EXPECT_NE(
+      html.find(
+          "href=\"bug-unchanged-by-uuid-only--CatchupWithinCoverage.html\""),
+      std::string::npos);
   EXPECT_NE(html.find("protocol &lt;derived&gt;"), std::string::npos);
   EXPECT_EQ(html.find("<derived>"), std::string::npos);
   EXPECT_NE(html.find("2 variants"), std::string::npos);
@@ -230,7 +232,8 @@ TEST(VariantsPages, WritesThePageAndOneCounterexamplePagePerTrace) {
   const std::string dir = TempPath("variants");
   ASSERT_TRUE(WriteVariantsPages(dir, rows).ok());
   EXPECT_TRUE(std::filesystem::exists(dir + "/variants.html"));
-  EXPECT_TRUE(std::filesystem::exists(dir + "/uuid-only.html"));
+  EXPECT_TRUE(std::filesystem::exists(
+      dir + "/bug-unchanged-by-uuid-only--uuid-only.html"));
 }
 
 TEST(SummaryPage, ShowsStatesPerDepthCoverageAndGoals) {
