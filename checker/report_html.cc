@@ -196,6 +196,7 @@ struct Story {
   std::vector<Span> spans;
   std::vector<Mark> marks;
   std::vector<std::string> outcomes;           // per step (index 0 = Init: "")
+  std::vector<std::string> narrative;          // per step: who did what
   std::vector<int> head_number;                // per step
   std::vector<std::vector<int>> inflight_ids;  // per step, slot -> span
   std::map<std::pair<int, int>, int> version_step;  // (table, number)->step
@@ -219,6 +220,7 @@ Story TellStory(const Trace& trace, const std::vector<State>& states) {
   story.version_step[{0, model::Head(states[0]).number}] = 0;
   story.head_number.push_back(model::Head(states[0]).number);
   story.outcomes.push_back("");
+  story.narrative.push_back("The table as Init (R4) installs it.");
   story.inflight_ids.push_back({});
   std::vector<int> ids;
   for (std::size_t k = 1; k < states.size(); ++k) {
@@ -230,6 +232,7 @@ Story TellStory(const Trace& trace, const std::vector<State>& states) {
     const State check = model::Apply(trace.config, before, action, &outcome);
     MEMWAL_ASSERT(check == after);
     story.outcomes.push_back(std::string(model::Name(outcome)));
+    story.narrative.emplace_back();
     const int head_before = model::Head(before).number;
     if (std::holds_alternative<model::ShallowClone>(action)) {
       ++table;
@@ -250,6 +253,9 @@ Story TellStory(const Trace& trace, const std::vector<State>& states) {
       span.label = SpanLabel(action, head_before);
       ids.push_back(span.id);
       story.spans.push_back(span);
+      story.narrative.back() =
+          Cat("t", std::to_string(span.id + 1), " begins, reading v",
+              std::to_string(span.read), ".");
     } else if (const auto* commit = std::get_if<model::Commit>(&action)) {
       Span& span = story.spans[ids[commit->slot]];
       span.end = step;
@@ -259,6 +265,18 @@ Story TellStory(const Trace& trace, const std::vector<State>& states) {
         span.built_step = story.version_step[{table, head_before}];
         span.published = model::Head(after).number;
       }
+      std::string& line = story.narrative.back();
+      line = Cat("t", std::to_string(span.id + 1), " (", span.label, ") ",
+                 span.outcome);
+      if (span.published >= 0) {
+        line += Cat(" v", std::to_string(span.published), ", built on v",
+                    std::to_string(span.built_on));
+        if (span.built_on > span.read) {
+          line += Cat(": rebased over the commits after its read version v",
+                      std::to_string(span.read));
+        }
+      }
+      line += ".";
       ids.erase(ids.begin() + commit->slot);
     } else if (const auto* flush = std::get_if<model::FlushMemTable>(&action)) {
       const int g = after.flushed[flush->shard];
@@ -298,6 +316,10 @@ Story TellStory(const Trace& trace, const std::vector<State>& states) {
       story.marks.push_back({LaneKind::kTable, 0, step, "cleanup",
                              "CleanupVersions: older versions dropped",
                              "#607d8b"});
+    }
+    if (story.narrative.back().empty() && !story.marks.empty() &&
+        story.marks.back().step == step) {
+      story.narrative.back() = story.marks.back().title + ".";
     }
     const int head_after = model::Head(after).number;
     if (!story.version_step.contains({table, head_after}) ||
@@ -833,6 +855,9 @@ std::string RenderCounterexamplePage(const Trace& trace,
          << k << " of " << last << ": <span class=\"mono\">"
          << Escape(StepTitle(trace, story, k)) << "</span> · head v"
          << story.head_number[k] << "</h3>";
+    if (!story.narrative[k].empty()) {
+      html << "<p class=\"narrative\">" << Escape(story.narrative[k]) << "</p>";
+    }
     if (pointed != nullptr) {
       html << "<div class=\"violation\" style=\"padding:6px "
               "10px;border-radius:4px\">"
