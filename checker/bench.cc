@@ -199,6 +199,27 @@ bool OnPath(const char* tool) {
   return std::system(command.c_str()) == 0;
 }
 
+// Writes `source` as memwal.pml in `dir`, runs spin -a and compiles pan.
+Status BuildPan(const std::string& dir, const std::string& source,
+                const std::string& cflags) {
+  const std::string cd = "cd '" + dir + "' && ";
+  Shell(cd + "rm -f pan", "/dev/null");
+  {
+    std::ofstream pml(dir + "/memwal.pml");
+    pml << source;
+    if (!pml) return Status::IoError("cannot write " + dir + "/memwal.pml");
+  }
+  if (Shell(cd + "spin -a memwal.pml", dir + "/spin.log") != 0) {
+    return Status::FailedPrecondition("spin -a failed: " +
+                                      ReadFile(dir + "/spin.log"));
+  }
+  if (Shell(cd + "cc " + cflags + " -o pan pan.c", dir + "/cc.log") != 0) {
+    return Status::FailedPrecondition("cc failed: " +
+                                      ReadFile(dir + "/cc.log"));
+  }
+  return Status::Ok();
+}
+
 // ---- our fingerprint-mode search ----
 
 // Fingerprints of visited states, single writer: open addressing, linear
@@ -625,19 +646,13 @@ Result<SpinRun> RunSpin(const model::Config& config,
   if (Shell("mkdir -p '" + options.work_dir + "'", "/dev/null") != 0)
     return Status::IoError("cannot create " + options.work_dir);
   const std::string dir = options.work_dir;
-  {
-    std::ofstream pml(dir + "/memwal.pml");
-    pml << PromelaModel(config);
-    if (!pml) return Status::IoError("cannot write " + dir + "/memwal.pml");
-  }
   const std::string cd = "cd '" + dir + "' && ";
-  if (Shell(cd + "spin -a memwal.pml", dir + "/spin.log") != 0)
-    return Status::FailedPrecondition("spin -a failed: " +
-                                      ReadFile(dir + "/spin.log"));
-  if (Shell(cd + "cc " + options.cflags + " -o pan pan.c", dir + "/cc.log") !=
-      0)
-    return Status::FailedPrecondition("cc failed: " +
-                                      ReadFile(dir + "/cc.log"));
+  // pan is rebuilt only when the model or the flags changed (repetitions).
+  const std::string source =
+      PromelaModel(config) + "/* cc " + options.cflags + " */\n";
+  const bool built = ReadFile(dir + "/memwal.pml") == source &&
+                     Shell(cd + "test -x pan", "/dev/null") == 0;
+  if (!built) MEMWAL_RETURN_IF_ERROR(BuildPan(dir, source, options.cflags));
   std::string args = " -m100000";
   if (options.all_errors) args += " -c0";
   if (options.hash_log2 > 0) args += " -w" + std::to_string(options.hash_log2);
