@@ -146,12 +146,12 @@ body.all .panel{display:block;border-top:3px solid #1d2330;padding-top:8px;margi
 .controls{margin:6px 0}
 .controls button{font:inherit;font-size:12px;margin-right:6px}
 a{color:#1a56c4}
-#js-errors{color:#c62828}
 )css";
 
 constexpr std::string_view kErrorHook =
-    "<script>window.onerror=function(m){var e=document.getElementById("
-    "'js-errors');if(e){e.textContent+='js-error: '+m+'\\n';}};</script>\n";
+    "<script>window.onerror=function(m){var r=document.documentElement;"
+    "r.setAttribute('data-js-errors',(r.getAttribute('data-js-errors')||'')+"
+    "'js-error: '+m+'; ');};</script>\n";
 
 std::string PageStart(std::string_view title) {
   std::ostringstream html;
@@ -163,7 +163,7 @@ std::string PageStart(std::string_view title) {
   return html.str();
 }
 
-std::string PageEnd() { return "<pre id=\"js-errors\"></pre></body></html>\n"; }
+std::string PageEnd() { return "</body></html>\n"; }
 
 // ---------------------------------------------------------------------------
 // The counterexample's story: who did what at which step.
