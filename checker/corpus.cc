@@ -2,14 +2,16 @@
 // (checker/corpus.h).
 //
 // Selection is greedy over seeded random walks: a walk joins the corpus when
-// the set of states it visits is new and it covers a feature or a state no
-// earlier entry covered; once half the attempt budget is spent, any walk with
-// a new state set joins (so that --count is met on small bounds too).
+// the set of states it visits is new and it covers a feature no earlier entry
+// covered; after the first tenth of the attempt budget also when it visits a
+// new state; once half the budget is spent, any walk with a new state set
+// joins (so that --count is met on small bounds too).
 #include "checker/corpus.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "base/assert.h"
@@ -156,6 +158,20 @@ struct Walk {
   std::vector<uint64_t> fingerprints;
 };
 
+// Uniform over the enabled actions, except that an enabled Commit is taken
+// half the time: uniform walks begin transactions far more often than they
+// commit them, and commits are where conflicts, credits and withdrawals
+// happen.
+Action PickAction(const std::vector<Action>& enabled, Random* random) {
+  std::vector<std::size_t> commits;
+  for (std::size_t i = 0; i < enabled.size(); ++i) {
+    if (std::holds_alternative<model::Commit>(enabled[i])) commits.push_back(i);
+  }
+  if (!commits.empty() && random->Below(2) == 0)
+    return enabled[commits[random->Below(commits.size())]];
+  return enabled[random->Below(enabled.size())];
+}
+
 Walk RandomWalk(const Config& config, int depth, Random* random) {
   Walk walk;
   walk.states.push_back(model::Init(config.bounds));
@@ -165,7 +181,7 @@ Walk RandomWalk(const Config& config, int depth, Random* random) {
     const State& before = walk.states.back();
     model::EnabledActions(config, before, &enabled);
     if (enabled.empty()) break;
-    const Action action = enabled[random->Below(enabled.size())];
+    const Action action = PickAction(enabled, random);
     model::Outcome outcome;
     State after = model::Apply(config, before, action, &outcome);
     AddStepFeatures(config, before, action, outcome, after, &walk.features);
@@ -281,8 +297,12 @@ Corpus BuildCorpus(const CorpusOptions& options) {
     const bool new_state =
         std::any_of(walk.fingerprints.begin(), walk.fingerprints.end(),
                     [&](uint64_t f) { return states.count(f) == 0; });
+    // Phase 1 (the first tenth of the budget) takes only walks that cover a
+    // new feature, so that rare features are not crowded out; phase 2 also
+    // takes new states; past half the budget any new state set will do.
+    const bool phase1 = corpus.attempts <= attempts_max / 10;
     const bool saturated = corpus.attempts > attempts_max / 2;
-    if (!new_feature && !new_state && !saturated) continue;
+    if (!new_feature && (phase1 || (!new_state && !saturated))) continue;
     keys.insert(walk.key);
     covered.insert(walk.features.begin(), walk.features.end());
     states.insert(walk.fingerprints.begin(), walk.fingerprints.end());
@@ -481,6 +501,80 @@ int RunCorpusCommand(const std::vector<std::string>& args, std::ostream& out,
     out << "not covered: " << feature << "\n";
   out << "written: " << command->dir << "/json, " << command->dir << "/bin\n";
   return kExitOk;
+}
+
+}  // namespace memwal::checker
+
+namespace memwal::checker {
+namespace {
+
+using nlohmann::json;
+
+// An ITF pick as a plain JSON value: {"#bigint":"N"} -> N, a Quint option
+// Some(v) -> v; nullopt for None.
+Result<std::optional<json>> PlainPick(const json& pick) {
+  if (pick.is_object() && pick.contains("tag")) {
+    if (pick["tag"] == "None") return std::optional<json>();
+    if (pick["tag"] != "Some" || !pick.contains("value"))
+      return Status::InvalidArgument("ITF pick has an unknown option tag");
+    return PlainPick(pick["value"]);
+  }
+  if (pick.is_object() && pick.size() == 1 && pick.contains("#bigint")) {
+    const json& text = pick["#bigint"];
+    if (!text.is_string() || text.get_ref<const std::string&>().empty() ||
+        text.get_ref<const std::string&>().size() > 3 ||
+        text.get_ref<const std::string&>().find_first_not_of("0123456789") !=
+            std::string::npos) {
+      return Status::InvalidArgument("ITF #bigint is not a small integer");
+    }
+    return std::optional<json>(std::stoull(text.get<std::string>()));
+  }
+  if (pick.is_boolean() || pick.is_number_unsigned())
+    return std::optional<json>(pick);
+  return Status::InvalidArgument("ITF pick is not an integer or boolean");
+}
+
+Result<model::Action> ItfStepAction(const json& state, std::size_t index) {
+  const std::string where = "ITF state " + std::to_string(index) + ": ";
+  if (!state.is_object() || !state.contains("mbt::actionTaken") ||
+      !state["mbt::actionTaken"].is_string()) {
+    return Status::InvalidArgument(where + "no mbt::actionTaken string");
+  }
+  json action = {{"kind", state["mbt::actionTaken"]}};
+  if (state.contains("mbt::nondetPicks")) {
+    const json& picks = state["mbt::nondetPicks"];
+    if (!picks.is_object())
+      return Status::InvalidArgument(where +
+                                     "mbt::nondetPicks is not a record");
+    for (const auto& [name, pick] : picks.items()) {
+      Result<std::optional<json>> value = PlainPick(pick);
+      if (!value.ok())
+        return Status::InvalidArgument(where + value.status().message());
+      if (value->has_value()) action[name] = **value;
+    }
+  }
+  Result<model::Action> parsed = model::ActionFromJson(action);
+  if (!parsed.ok())
+    return Status::InvalidArgument(where + parsed.status().message());
+  return parsed;
+}
+
+}  // namespace
+
+Result<std::vector<model::Action>> ActionsFromItf(std::string_view text) {
+  const json document = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (document.is_discarded() || !document.is_object())
+    return Status::InvalidArgument("ITF: not a JSON object");
+  if (!document.contains("states") || !document["states"].is_array())
+    return Status::InvalidArgument("ITF: no \"states\" list");
+  const json& states = document["states"];
+  if (states.empty()) return Status::InvalidArgument("ITF: no initial state");
+  std::vector<model::Action> actions;
+  for (std::size_t k = 1; k < states.size(); ++k) {
+    MEMWAL_ASSIGN_OR_RETURN(model::Action action, ItfStepAction(states[k], k));
+    actions.push_back(action);
+  }
+  return actions;
 }
 
 }  // namespace memwal::checker

@@ -52,6 +52,14 @@ std::string EncodeCorpusEntry(const CorpusEntry& entry);
 // the config unencoded. Never fails.
 CorpusEntry DecodeCorpusEntry(std::string_view bytes, uint32_t bugs);
 
+// The actions of an ITF document (ours, trace-format.md section 2, or
+// Quint's --mbt output, section 3): for every state after the first, the kind
+// in "mbt::actionTaken" with the parameters in "mbt::nondetPicks" (plain
+// values, {"#bigint": "N"}, or Quint options {"tag": "Some"|"None"}).
+// InvalidArgument with one line for anything else; never throws. Guards are
+// not checked here (a replay does that).
+Result<std::vector<model::Action>> ActionsFromItf(std::string_view text);
+
 struct CorpusOptions {
   model::Config config{};
   uint64_t seed = 0;
