@@ -4,9 +4,15 @@
 #include <string>
 #include <vector>
 
+#include "checker/corpus.h"
 #include "checker/lockstep_cli.h"
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "corpus") {
+    return memwal::checker::RunCorpusCommand(
+        std::vector<std::string>(args.begin() + 1, args.end()), std::cout,
+        std::cerr);
+  }
   return memwal::checker::RunMemwalCheck(args, std::cout, std::cerr);
 }
