@@ -4,10 +4,15 @@
 #include <limits>
 #include <roaring/roaring.hh>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace memwal::impl {
 namespace {
+
+// Our bound on the ids one decoded bitmap may hold (not Lance's: Lance has
+// none); far above any table the checker or a test builds.
+constexpr uint64_t kFragmentBitmapIdsMax = 1u << 20;
 
 // CRoaring 0.2's Roaring::readSafe reports bad input by throwing
 // std::runtime_error (and the C layer may print a line). Project code never
@@ -46,6 +51,14 @@ Result<Coverage> DecodeFragmentBitmap(std::string_view bytes) {
   if (bitmap.getSizeInBytes(/*portable=*/true) != bytes.size()) {
     return Status::Corruption(
         "fragment bitmap: trailing bytes after the Roaring bitmap");
+  }
+  // A few bytes of run containers can claim 2^32 ids; materializing them
+  // would allocate gigabytes, so untrusted bytes get a bound first.
+  if (bitmap.cardinality() > kFragmentBitmapIdsMax) {
+    return Status::Corruption(
+        "fragment bitmap: " + std::to_string(bitmap.cardinality()) +
+        " fragment ids, more than the " +
+        std::to_string(kFragmentBitmapIdsMax) + " a decoder accepts");
   }
   std::vector<uint32_t> ids(bitmap.cardinality());
   bitmap.toUint32Array(ids.data());
