@@ -45,9 +45,12 @@ Loaded Open(const std::string& page, const std::string& flags,
   const std::string command =
       "timeout 120 '" + kChromium +
       "' --headless --disable-gpu --no-sandbox --no-first-run "
-      "--hide-scrollbars --enable-logging=stderr --v=0 " +
-      flags + " 'file://" + page + "' > '" + dom + "' 2> '" + log + "'";
+      "--hide-scrollbars --enable-logging=stderr --v=0 "
+      "--user-data-dir='" +
+      page + "." + tag + ".profile' " + flags + " 'file://" + page + "' > '" +
+      dom + "' 2> '" + log + "'";
   const int status = std::system(command.c_str());
+  std::filesystem::remove_all(page + "." + tag + ".profile");
   EXPECT_EQ(status, 0) << command << "\n" << Read(log);
   return Loaded{Read(dom), Read(log)};
 }
