@@ -1,0 +1,272 @@
+// The CI gate's JUnit output and --expect: the XML is well formed (checked by
+// a small parser here, and by xmllint when the machine has it), carries one
+// case per invariant and goal, and a failure carries the trace and the
+// reproduce command; expectations decide the exit code.
+#include "checker/junit.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "checker/expect.h"
+#include "checker/trace.h"
+#include "model/invariants.h"
+
+namespace memwal::checker {
+namespace {
+
+// A minimal XML 1.0 well-formedness check: one root element, balanced and
+// properly nested tags, quoted attributes without '<', and only the five
+// predefined entities or numeric references. Returns "" or the first error.
+class XmlChecker {
+ public:
+  explicit XmlChecker(std::string text) : text_(std::move(text)) {}
+
+  std::string Check() {
+    if (text_.rfind("<?xml", 0) == 0) {
+      const std::size_t end = text_.find("?>");
+      if (end == std::string::npos) return "unterminated declaration";
+      at_ = end + 2;
+    }
+    int roots = 0;
+    while (at_ < text_.size()) {
+      if (text_[at_] == '<') {
+        std::string error = Tag(&roots);
+        if (!error.empty()) return error;
+      } else {
+        std::string error = Text();
+        if (!error.empty()) return error;
+      }
+    }
+    if (!open_.empty()) return "unclosed <" + open_.back() + ">";
+    if (roots != 1) return "expected one root element";
+    return "";
+  }
+
+ private:
+  std::string Text() {
+    if (text_[at_] == '&') return Entity();
+    if (open_.empty() && !std::isspace(static_cast<unsigned char>(text_[at_])))
+      return "text outside the root";
+    if (text_[at_] == '>') return "bare '>' in text";
+    ++at_;
+    return "";
+  }
+
+  std::string Entity() {
+    const std::size_t end = text_.find(';', at_);
+    if (end == std::string::npos) return "unterminated entity";
+    const std::string name = text_.substr(at_ + 1, end - at_ - 1);
+    static const std::vector<std::string> kNames = {"amp", "lt", "gt", "quot",
+                                                    "apos"};
+    const bool numeric = name.size() > 1 && name[0] == '#';
+    if (!numeric &&
+        std::find(kNames.begin(), kNames.end(), name) == kNames.end())
+      return "unknown entity &" + name + ";";
+    at_ = end + 1;
+    return "";
+  }
+
+  std::string Tag(int* roots) {
+    const std::size_t end = text_.find('>', at_);
+    if (end == std::string::npos) return "unterminated tag";
+    std::string tag = text_.substr(at_ + 1, end - at_ - 1);
+    at_ = end + 1;
+    if (!tag.empty() && tag[0] == '/') {
+      if (open_.empty() || open_.back() != tag.substr(1))
+        return "mismatched </" + tag.substr(1) + ">";
+      open_.pop_back();
+      return "";
+    }
+    const bool empty = !tag.empty() && tag.back() == '/';
+    if (empty) tag.pop_back();
+    const std::size_t space = tag.find(' ');
+    const std::string name = tag.substr(0, space);
+    if (name.empty()) return "tag without a name";
+    std::string error =
+        Attributes(space == std::string::npos ? "" : tag.substr(space));
+    if (!error.empty()) return error;
+    if (open_.empty()) ++*roots;
+    if (!empty) open_.push_back(name);
+    return "";
+  }
+
+  // ` a="v" b="w"`: names, '=', double-quoted values without '<' or a raw
+  // '"', entities well formed.
+  static std::string Attributes(const std::string& text) {
+    std::size_t k = 0;
+    while (k < text.size()) {
+      if (text[k] == ' ') {
+        ++k;
+        continue;
+      }
+      const std::size_t eq = text.find('=', k);
+      if (eq == std::string::npos || eq + 1 >= text.size() ||
+          text[eq + 1] != '"')
+        return "attribute without a quoted value";
+      const std::size_t close = text.find('"', eq + 2);
+      if (close == std::string::npos) return "unterminated attribute";
+      const std::string value = text.substr(eq + 2, close - eq - 2);
+      if (value.find('<') != std::string::npos) return "'<' in an attribute";
+      XmlChecker entities("<a>" + value + "</a>");
+      std::string error = entities.Check();
+      if (!error.empty()) return "attribute: " + error;
+      k = close + 1;
+    }
+    return "";
+  }
+
+  std::string text_;
+  std::size_t at_ = 0;
+  std::vector<std::string> open_;
+};
+
+int CountOf(const std::string& text, const std::string& needle) {
+  int count = 0;
+  for (std::size_t at = text.find(needle); at != std::string::npos;
+       at = text.find(needle, at + 1))
+    ++count;
+  return count;
+}
+
+std::string TempDir(const std::string& name) {
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("memwal-gate-" + name))
+          .string();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+TEST(XmlChecker, RejectsBrokenDocuments) {
+  EXPECT_EQ(XmlChecker("<a><b/></a>").Check(), "");
+  EXPECT_NE(XmlChecker("<a><b></a>").Check(), "");
+  EXPECT_NE(XmlChecker("<a x=\"<\"/>").Check(), "");
+  EXPECT_NE(XmlChecker("<a>&nbsp;</a>").Check(), "");
+  EXPECT_NE(XmlChecker("<a/><b/>").Check(), "");
+}
+
+TEST(Junit, EscapesMarkupQuotesAndForbiddenControlCharacters) {
+  EXPECT_EQ(XmlEscape("a<b>&\"c'\x01\td"), "a&lt;b&gt;&amp;&quot;c&apos;\td");
+}
+
+TEST(Junit, ADocumentWithEveryKindOfCaseIsWellFormed) {
+  JunitSuite suite{.name = "s <&> \"q\"", .seconds = 1.5};
+  suite.cases.push_back({.classname = "c", .name = "passes"});
+  suite.cases.push_back({.classname = "c",
+                         .name = "fails",
+                         .result = JunitCase::Result::kFailed,
+                         .message = "broken <here>",
+                         .body = "1. Commit{slot=0}\n]]> & <tricky>"});
+  suite.cases.push_back({.classname = "c",
+                         .name = "skipped",
+                         .result = JunitCase::Result::kSkipped,
+                         .message = "not decided"});
+  const std::string xml = JunitXml({suite});
+  EXPECT_EQ(XmlChecker(xml).Check(), "") << xml;
+  EXPECT_NE(xml.find("tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"1\""),
+            std::string::npos);
+}
+
+TEST(GateCheck, WritesOneCasePerInvariantAndGoalAndAFailureWithTheTrace) {
+  const std::string dir = TempDir("junit");
+  const std::string junit = dir + "/report.xml";
+  std::ostringstream out, err;
+  const int code = RunGateCheck(
+      {"check", "--preset", "tiny", "--model-only", "--no-liveness", "--bug",
+       "reader-ignores-bit", "--out", dir, "--junit", junit},
+      out, err);
+  EXPECT_EQ(code, 1) << err.str();
+  const Result<std::string> xml = ReadFile(junit);
+  ASSERT_TRUE(xml.ok());
+  EXPECT_EQ(XmlChecker(*xml).Check(), "") << *xml;
+  const int cases = static_cast<int>(model::AllInvariants().size() +
+                                     model::AllGoals().size());
+  EXPECT_EQ(CountOf(*xml, "<testcase "), cases);
+  EXPECT_EQ(CountOf(*xml, "<failure "), 1);
+  EXPECT_NE(xml->find("name=\"ReadsMissNoRows\" time=\""), std::string::npos);
+  EXPECT_NE(xml->find("reproduce: memwal-check replay "), std::string::npos);
+  EXPECT_NE(xml->find("Commit{slot=0}"), std::string::npos);
+}
+
+TEST(GateCheck, APassingRunPassesEveryApplicableCaseAndValidatesWithXmllint) {
+  const std::string dir = TempDir("junit-ok");
+  const std::string junit = dir + "/report.xml";
+  std::ostringstream out, err;
+  EXPECT_EQ(RunGateCheck({"check", "--preset", "tiny", "--model-only", "--out",
+                          dir, "--junit", junit},
+                         out, err),
+            0)
+      << out.str() << err.str();
+  const Result<std::string> xml = ReadFile(junit);
+  ASSERT_TRUE(xml.ok());
+  EXPECT_EQ(XmlChecker(*xml).Check(), "");
+  EXPECT_EQ(CountOf(*xml, "<failure "), 0);
+  // Invariants, goals and liveness (model only: no lockstep case).
+  EXPECT_EQ(CountOf(*xml, "<testcase "),
+            static_cast<int>(model::AllInvariants().size() +
+                             model::AllGoals().size() + 1));
+  if (!std::filesystem::exists("/usr/bin/xmllint"))
+    GTEST_SKIP() << "xmllint not installed";
+  const std::string command = "/usr/bin/xmllint --noout " + junit;
+  EXPECT_EQ(std::system(command.c_str()), 0);
+}
+
+TEST(Expect, ParsesAtTheLastEqualsSign) {
+  const Result<Expectation> e = ParseExpectation("gc=stale-read=violation");
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ(e->name, "gc=stale-read");
+  EXPECT_EQ(e->verdict, "violation");
+  EXPECT_FALSE(ParseExpectation("nothing").ok());
+  EXPECT_FALSE(ParseExpectation("name=").ok());
+}
+
+TEST(Expect, AnInvariantNameMeetsOnlyAViolationOfThatInvariant) {
+  const Expectation e{"x", "ReadsMissNoRows"};
+  EXPECT_TRUE(Meets(e, "violation", "ReadsMissNoRows"));
+  EXPECT_FALSE(Meets(e, "violation", "CatchupWithinCoverage"));
+  EXPECT_FALSE(Meets(e, "ok", ""));
+  EXPECT_TRUE(Meets({"x", "ok"}, "ok", ""));
+  EXPECT_EQ(Unmet({{"missing", "ok"}}, {}).size(), 1u);
+}
+
+TEST(GateCheck, ExpectationsDecideTheExitCode) {
+  const std::string dir = TempDir("expect");
+  const std::vector<std::string> base = {"check",
+                                         "--preset",
+                                         "tiny",
+                                         "--model-only",
+                                         "--no-liveness",
+                                         "--bug",
+                                         "reader-ignores-bit",
+                                         "--out",
+                                         dir};
+  auto run = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::ostringstream out, err;
+    return RunGateCheck(args, out, err);
+  };
+  EXPECT_EQ(run({"--expect", "ReadsMissNoRows=violation"}), 0);
+  EXPECT_EQ(run({"--expect", "verdict=ReadsMissNoRows"}), 0);
+  EXPECT_EQ(run({"--expect", "ReadsMissNoRows=ok"}), 1);
+  EXPECT_EQ(run({"--expect", "CatchupWithinCoverage=violation"}), 1);
+  EXPECT_EQ(run({"--expect", "NoSuchInvariant=ok"}), 1);
+  EXPECT_EQ(run({"--expect", "bad"}), 2);
+}
+
+TEST(GateSubcommand, LeavesPlainCheckAndReplayToTheRestOfTheCli) {
+  std::ostringstream out, err;
+  EXPECT_FALSE(RunGateSubcommand({"check", "--preset", "tiny"}, out, err));
+  EXPECT_FALSE(RunGateSubcommand({"replay", "x"}, out, err));
+  EXPECT_FALSE(RunGateSubcommand({}, out, err));
+  EXPECT_EQ(RunGateSubcommand({"minimize"}, out, err), 2);
+}
+
+}  // namespace
+}  // namespace memwal::checker
