@@ -293,6 +293,40 @@ TEST(ReportCommand, AcceptsALockstepTraceOfVersionTwo) {
       << err.str();
 }
 
+TEST(ReportCommand, WritesTheVariantsPagesFromTheRowsVariantsPrints) {
+  const Config config = WithBug(Bug::kUnchangedByUuidOnly);
+  const Violation violation = Find(config);
+  const std::string trace_path = TempPath("rows-uuid.trace.json");
+  ASSERT_TRUE(WriteFileAtomically(
+                  trace_path, TraceToJson(TraceOf(config, violation)).dump())
+                  .ok());
+  const nlohmann::json rows =
+      nlohmann::json::array({{{"variant", "bug unchanged-by-uuid-only"},
+                              {"verdict", "violation"},
+                              {"invariant", "CatchupWithinCoverage"},
+                              {"states", 10},
+                              {"seconds", 0.1},
+                              {"counterexample_steps", 9},
+                              {"trace_file", trace_path}}});
+  const std::string rows_path = TempPath("rows.json");
+  ASSERT_TRUE(WriteFileAtomically(rows_path, rows.dump()).ok());
+  const std::string dir = TempPath("rows-pages");
+  std::ostringstream out, err;
+  EXPECT_EQ(RunReportCommand({"--variants", rows_path, "--out", dir}, out, err),
+            0)
+      << err.str();
+  const Result<std::string> page = ReadFile(dir + "/variants.html");
+  ASSERT_TRUE(page.ok());
+  EXPECT_NE(page->find("bug-unchanged-by-uuid-only--rows-uuid.html"),
+            std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(
+      dir + "/bug-unchanged-by-uuid-only--rows-uuid.html"));
+  // Not an array: refused.
+  ASSERT_TRUE(WriteFileAtomically(rows_path, "{}").ok());
+  EXPECT_EQ(RunReportCommand({"--variants", rows_path, "--out", dir}, out, err),
+            2);
+}
+
 TEST(ReportCommand, RefusesBadUsageAndBadInputWithOneLine) {
   std::ostringstream out, err;
   EXPECT_EQ(RunReportCommand({}, out, err), 2);
