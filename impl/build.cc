@@ -286,6 +286,7 @@ Result<ManifestFile> BuildManifest(const BuildInput& input) {
   file.manifest.set_writer_feature_flags(0);
   file.manifest.clear_index_section();
   file.manifest.set_transaction_file(input.transaction_file);
+  file.transaction = *input.transaction;
   MEMWAL_RETURN_IF_ERROR(
       ApplyFeatureFlags(&file.manifest, false, false, input.bugs));
   // Bug bit-dropped-by-new-from-previous: the bit is not inherited from the

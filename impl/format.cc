@@ -35,12 +35,15 @@ uint64_t ReadLe(std::string_view bytes, size_t at, int width) {
   return value;
 }
 
-void AppendMessage(std::string* out,
-                   const google::protobuf::MessageLite& message) {
-  const std::string bytes = message.SerializeAsString();
+void AppendBytes(std::string* out, const std::string& bytes) {
   MEMWAL_ASSERT(bytes.size() <= std::numeric_limits<uint32_t>::max());
   AppendLe(out, bytes.size(), 4);
   out->append(bytes);
+}
+
+void AppendMessage(std::string* out,
+                   const google::protobuf::MessageLite& message) {
+  AppendBytes(out, message.SerializeAsString());
 }
 
 // Parses the length-prefixed message at `at` that must end at or before
@@ -133,15 +136,23 @@ Status CheckFragments(const pb::Manifest& manifest) {
 std::string EncodeManifestFile(const ManifestFile& file) {
   std::string out;
   pb::Manifest manifest = file.manifest;
-  manifest.set_index_section(0);
-  AppendMessage(&out, file.index_section);
+  manifest.clear_index_section();
+  manifest.clear_transaction_section();
+  if (file.index_section.indices_size() > 0) {
+    manifest.set_index_section(out.size());
+    AppendMessage(&out, file.index_section);
+  }
+  if (file.transaction.has_value()) {
+    manifest.set_transaction_section(out.size());
+    AppendBytes(&out, EncodeTransaction(*file.transaction));
+  }
   const uint64_t manifest_position = out.size();
   AppendMessage(&out, manifest);
   AppendLe(&out, manifest_position, 8);
   AppendLe(&out, kMajorVersion, 2);
   AppendLe(&out, kMinorVersion, 2);
   out.append(kMagic);
-  MEMWAL_ASSERT(out.size() >= kFooterSize + 8);
+  MEMWAL_ASSERT(out.size() >= kFooterSize + 4);
   return out;
 }
 
@@ -158,11 +169,18 @@ Result<ManifestFile> DecodeManifestFile(std::string_view bytes) {
   const uint64_t manifest_position = ReadLe(bytes, footer, 8);
   MEMWAL_RETURN_IF_ERROR(ReadMessage(bytes, manifest_position, footer,
                                      "manifest", &file.manifest));
-  if (!file.manifest.has_index_section())
-    return Status::Corruption("no index section");
-  MEMWAL_RETURN_IF_ERROR(ReadMessage(bytes, file.manifest.index_section(),
-                                     manifest_position, "index section",
-                                     &file.index_section));
+  if (file.manifest.has_index_section()) {
+    MEMWAL_RETURN_IF_ERROR(ReadMessage(bytes, file.manifest.index_section(),
+                                       manifest_position, "index section",
+                                       &file.index_section));
+  }
+  if (file.manifest.has_transaction_section()) {
+    pb::Transaction transaction;
+    MEMWAL_RETURN_IF_ERROR(
+        ReadMessage(bytes, file.manifest.transaction_section(),
+                    manifest_position, "transaction section", &transaction));
+    file.transaction = std::move(transaction);
+  }
   MEMWAL_RETURN_IF_ERROR(CheckFragments(file.manifest));
   MEMWAL_RETURN_IF_ERROR(CheckIndexes(file.index_section));
   return file;
@@ -243,13 +261,26 @@ std::string ShardManifestDir(std::string_view shard_uuid_raw) {
 
 std::string ShardManifestPath(std::string_view shard_uuid_raw,
                               uint64_t version) {
-  uint64_t reversed = 0;
+  std::string name(64, '0');
   for (int bit = 0; bit < 64; ++bit) {
-    if ((version >> bit) & 1) reversed |= uint64_t{1} << (63 - bit);
+    if ((version >> bit) & 1)
+      name[static_cast<size_t>(bit)] = '1';  // Least significant first.
   }
-  char name[64];
-  std::snprintf(name, sizeof(name), "%020" PRIu64 ".binpb", reversed);
-  return ShardManifestDir(shard_uuid_raw) + "manifest/" + name;
+  return ShardManifestDir(shard_uuid_raw) + "manifest/" + name + ".binpb";
+}
+
+std::optional<uint64_t> ParseShardManifestName(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  if (slash != std::string_view::npos) path.remove_prefix(slash + 1);
+  constexpr std::string_view kSuffix = ".binpb";
+  if (path.size() != 64 + kSuffix.size() || path.substr(64) != kSuffix)
+    return std::nullopt;
+  uint64_t version = 0;
+  for (size_t bit = 0; bit < 64; ++bit) {
+    if (path[bit] != '0' && path[bit] != '1') return std::nullopt;
+    if (path[bit] == '1') version |= uint64_t{1} << bit;
+  }
+  return version;
 }
 
 std::string EncodeShardManifest(const pb::ShardManifest& manifest) {
@@ -297,7 +328,9 @@ Result<pb::MemWalIndexDetails> UnpackMemWalDetails(
 void PackMemWalDetails(const pb::MemWalIndexDetails& details,
                        pb::IndexMetadata* index) {
   MEMWAL_ASSERT(index != nullptr);
-  MEMWAL_ASSERT(index->mutable_index_details()->PackFrom(details));
+  // Lance writes the type url without a host:
+  // "/lance.table.MemWalIndexDetails".
+  MEMWAL_ASSERT(index->mutable_index_details()->PackFrom(details, ""));
 }
 
 }  // namespace memwal::impl

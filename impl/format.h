@@ -5,16 +5,18 @@
 // Names [P §1, §3]: `_versions/{u64::MAX - version}.manifest` (Lance's V2
 // naming, zero-padded to 20 digits so that the newest version sorts first),
 // `_transactions/{read_version}-{uuid}.txn` (a serialized Transaction),
-// `_mem_wal/{shard_uuid}/manifest/{bit_reversed_version}.binpb` (a serialized
-// ShardManifest; the number is the version with its 64 bits reversed, 20
-// digits).
+// `_mem_wal/{shard_uuid}/manifest/{name}.binpb` (a serialized ShardManifest;
+// the name is the version's 64 bits as '0'/'1', least significant bit first,
+// as observed in LanceDB 0.31.0 tables: version 1 = "1000...0").
 //
 // Manifest file layout. Known [P §1.4, §4.1]: the IndexSection message is
 // written into the manifest file and Manifest.index_section holds its byte
-// offset. Our choice, following the layout Lance's writer uses for its manifest
-// files (not in the facts file, so stated here):
-//   [u32 LE n][n bytes IndexSection]          <- Manifest.index_section = 0
-//   [u32 LE m][m bytes Manifest]              <- manifest position P
+// offset. The rest follows the bytes of real LanceDB 0.31.0 manifests
+// (docs/lance-file-layout.md, tests/fixtures/lancedb):
+//   [u32 LE n][IndexSection]  <- Manifest.index_section = 0 (absent: no index)
+//   [u32 LE t][Transaction]   <- Manifest.transaction_section (the same bytes
+//                                as the _transactions/ file)
+//   [u32 LE m][Manifest]      <- manifest position P, ends at the footer
 //   [u64 LE P][u16 LE major=0][u16 LE minor=2]["LANC"]   (16-byte footer)
 #ifndef MEMWAL_IMPL_FORMAT_H_
 #define MEMWAL_IMPL_FORMAT_H_
@@ -45,10 +47,13 @@ inline constexpr std::string_view kRepairIndexProperty = "memwal-check.index";
 struct ManifestFile {
   pb::Manifest manifest;
   pb::IndexSection index_section;
+  // The transaction that produced this version, embedded in the file (and
+  // written to _transactions/ too).
+  std::optional<pb::Transaction> transaction;
 };
 
-// Encodes the layout above; sets manifest.index_section to the section's offset
-// (0).
+// Encodes the layout above; sets manifest.index_section and
+// transaction_section to their blocks' offsets (clears them when absent).
 std::string EncodeManifestFile(const ManifestFile& file);
 // Structural decode and validation (framing, ids, uuids, bitmaps, MemWAL
 // details). Does not check the feature-bit pairing; loaders do that
@@ -70,6 +75,8 @@ Result<pb::Transaction> DecodeTransaction(std::string_view bytes);
 std::string ShardManifestPath(std::string_view shard_uuid_raw,
                               uint64_t version);
 std::string ShardManifestDir(std::string_view shard_uuid_raw);
+// The version a shard manifest file name encodes; nullopt if it is not one.
+std::optional<uint64_t> ParseShardManifestName(std::string_view path);
 std::string EncodeShardManifest(const pb::ShardManifest& manifest);
 Result<pb::ShardManifest> DecodeShardManifest(std::string_view bytes);
 

@@ -231,6 +231,7 @@ Result<Outcome> World::Restore(uint64_t version) {
   const std::string name =
       TransactionFileName(head.version(), NewTransactionUuid(UuidFn()));
   file.manifest.set_transaction_file(name);
+  file.transaction = transaction;
   PrefixedStore table = Table();
   MEMWAL_RETURN_IF_ERROR(table.PutIfAbsent(std::string(kTransactionsDir) + name,
                                            EncodeTransaction(transaction)));
@@ -253,6 +254,7 @@ Status World::ShallowClone() {
   const std::string name =
       TransactionFileName(head.version(), NewTransactionUuid(UuidFn()));
   file.manifest.set_transaction_file(name);
+  file.transaction = transaction;
   table_root_ = "t" + std::to_string(tables_created_++) + "/";
   PrefixedStore table = Table();
   MEMWAL_RETURN_IF_ERROR(table.PutIfAbsent(std::string(kTransactionsDir) + name,

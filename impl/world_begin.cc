@@ -68,8 +68,9 @@ static pb::DataFragment MakeFragment(const std::string& uuid_hex,
     file->add_fields(static_cast<int32_t>(field));
     file->add_column_indices(static_cast<int32_t>(field));
   }
-  file->set_file_major_version(2);
-  file->set_file_minor_version(0);
+  file->set_file_major_version(
+      2);  // Lance 2.1 files, as every fragment of the table.
+  file->set_file_minor_version(1);
   fragment.set_physical_rows(1);
   return fragment;
 }
@@ -138,6 +139,8 @@ Status World::BeginUpdateColumns(uint64_t fragment, uint32_t index) {
   file->set_path(UuidHex(NewUuid()) + ".lance");
   file->add_fields(static_cast<int32_t>(index));
   file->add_column_indices(0);
+  file->set_file_major_version(2);
+  file->set_file_minor_version(1);
   pb::Transaction t;
   t.set_read_version(read.version());
   *t.mutable_update()->add_updated_fragments() = updated;

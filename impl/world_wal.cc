@@ -13,21 +13,28 @@ namespace {
 
 std::string IndexName(uint32_t index) { return "idx_" + std::to_string(index); }
 
-// Inverse of the bit reversal in ShardManifestPath.
-std::optional<uint64_t> ShardManifestVersion(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  const std::string name = path.substr(slash + 1);
-  if (name.size() != 26 || name.substr(20) != ".binpb") return std::nullopt;
-  uint64_t reversed = 0;
-  for (size_t k = 0; k < 20; ++k) {
-    if (name[k] < '0' || name[k] > '9') return std::nullopt;
-    reversed = reversed * 10 + static_cast<uint64_t>(name[k] - '0');
+// The schema: field i is the int64 column "f<i>" (Lance's Field: LEAF, parent
+// -1).
+void AddSchema(uint32_t fields, pb::Manifest* manifest) {
+  for (uint32_t i = 0; i < fields; ++i) {
+    lance::file::Field* field = manifest->add_fields();
+    field->set_type(lance::file::Field::LEAF);
+    std::string name = std::to_string(i);
+    name.insert(name.begin(),
+                'f');  // Not "f" + ...: GCC 12 -Wrestrict false positive.
+    field->set_name(name);
+    field->set_id(static_cast<int32_t>(i));
+    field->set_parent_id(-1);
+    field->set_logical_type("int64");
   }
-  uint64_t version = 0;
-  for (int bit = 0; bit < 64; ++bit) {
-    if ((reversed >> bit) & 1) version |= uint64_t{1} << (63 - bit);
-  }
-  return version;
+  // The protocol version this implementation speaks (beta.16), so that Lance's
+  // migrate_indices does not distrust our fragment bitmaps as an unknown
+  // writer's.
+  manifest->mutable_writer_version()->set_library("lance");
+  manifest->mutable_writer_version()->set_version("11.0.0");
+  manifest->mutable_writer_version()->set_prerelease("beta.16");
+  manifest->mutable_data_format()->set_file_format("lance");
+  manifest->mutable_data_format()->set_version("2.1");
 }
 
 }  // namespace
@@ -36,11 +43,14 @@ Status World::InitTable() {
   ManifestFile file;
   file.manifest.set_version(1);
   file.manifest.set_max_fragment_id(0);
+  AddSchema(options_.indexes, &file.manifest);
   pb::DataFragment* fragment = file.manifest.add_fragments();
   fragment->set_id(0);
   fragment->set_physical_rows(1);
   pb::DataFile* data = fragment->add_files();
   data->set_path(UuidHex(NewUuid()) + ".lance");
+  data->set_file_major_version(2);
+  data->set_file_minor_version(1);
   pb::MemWalIndexDetails details;
   details.set_num_shards(options_.shards);
   for (uint32_t i = 0; i < options_.indexes; ++i) {
@@ -69,6 +79,7 @@ Status World::InitTable() {
   *transaction.mutable_overwrite()->add_fragments() = *fragment;
   const std::string name = TransactionFileName(0, UuidHex(NewUuid()));
   file.manifest.set_transaction_file(name);
+  file.transaction = transaction;
   PrefixedStore table = Table();
   MEMWAL_RETURN_IF_ERROR(table.PutIfAbsent(std::string(kTransactionsDir) + name,
                                            EncodeTransaction(transaction)));
@@ -99,7 +110,7 @@ Result<pb::ShardManifest> World::LatestShardManifest(uint32_t shard) const {
       wal.List(ShardManifestDir(shard_uuids_[shard]) + "manifest/"));
   uint64_t latest = 0;
   for (const std::string& path : paths) {
-    const std::optional<uint64_t> version = ShardManifestVersion(path);
+    const std::optional<uint64_t> version = ParseShardManifestName(path);
     if (!version.has_value())
       return Status::Corruption("unexpected shard file " + path);
     latest = std::max(latest, *version);

@@ -62,6 +62,7 @@ std::function<void(Store*)> Rival(pb::Transaction op) {
     file.manifest.set_transaction_file("rival.txn");
     pb::Transaction t = op;
     t.set_read_version(head->version());
+    file.transaction = t;
     MEMWAL_ASSERT(table
                       ->PutIfAbsent(std::string(kTransactionsDir) + "rival.txn",
                                     EncodeTransaction(t))

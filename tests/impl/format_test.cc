@@ -26,6 +26,15 @@ TEST(FragmentBitmap, AnEmptyBitmapEncodesToNonEmptyBytes) {
   EXPECT_TRUE((*decoded)->empty());
 }
 
+TEST(FragmentBitmap, IsWrittenWithoutRunContainersAsLanceWritesIt) {
+  FragmentSet many;
+  for (uint64_t id = 0; id < 100; ++id) many.insert(id);
+  const std::string bytes = EncodeFragmentBitmap(many);
+  ASSERT_GE(bytes.size(), 4u);
+  EXPECT_EQ(bytes.substr(0, 2),
+            std::string("\x3a\x30", 2));  // SERIAL_COOKIE_NO_RUNCONTAINER.
+}
+
 TEST(FragmentBitmap, GarbageIsCorruptionNotACrash) {
   const auto decoded = DecodeFragmentBitmap("\x01\x02\x03");
   ASSERT_FALSE(decoded.ok());
@@ -91,6 +100,24 @@ TEST(ManifestFile, EveryTruncationIsCorruption) {
   }
 }
 
+TEST(ManifestFile, EmbedsTheTransactionAndOmitsAnEmptyIndexSection) {
+  ManifestFile file = SampleFile();
+  file.index_section.clear_indices();
+  pb::Transaction transaction;
+  transaction.set_read_version(2);
+  transaction.mutable_append();
+  file.transaction = transaction;
+  const std::string bytes = EncodeManifestFile(file);
+  const auto decoded = DecodeManifestFile(bytes);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_FALSE(decoded->manifest.has_index_section());
+  ASSERT_TRUE(decoded->manifest.has_transaction_section());
+  EXPECT_EQ(decoded->manifest.transaction_section(), 0u);
+  ASSERT_TRUE(decoded->transaction.has_value());
+  EXPECT_EQ(decoded->transaction->read_version(), 2u);
+  EXPECT_EQ(EncodeManifestFile(*decoded), bytes);
+}
+
 TEST(ManifestFile, RefusesDuplicateSegmentUuidsAndUnorderedFragments) {
   ManifestFile duplicate = SampleFile();
   *duplicate.index_section.add_indices() = duplicate.index_section.indices(0);
@@ -108,11 +135,13 @@ TEST(FileNames, VersionNamesSortNewestFirstAndParseBack) {
   EXPECT_EQ(TransactionFileName(7, "u"), "7-u.txn");
 }
 
-TEST(FileNames, ShardManifestNamesAreBitReversedVersions) {
+TEST(FileNames, ShardManifestNamesAreTheVersionBitsLeastSignificantFirst) {
   const std::string shard(16, '\x11');
   EXPECT_EQ(ShardManifestPath(shard, 1),
-            "_mem_wal/11111111-1111-1111-1111-111111111111/manifest/"
-            "09223372036854775808.binpb");
+            "_mem_wal/11111111-1111-1111-1111-111111111111/manifest/1" +
+                std::string(63, '0') + ".binpb");
+  EXPECT_EQ(ParseShardManifestName(ShardManifestPath(shard, 6)), 6u);
+  EXPECT_FALSE(ParseShardManifestName("manifest/12.binpb").has_value());
 }
 
 TEST(Transaction, AnExplicitFalseActivationIsRefused) {

@@ -94,8 +94,8 @@ TEST(RoundTrip, ADirectoryTableIsLaidOutAsLanceLaysOutATable) {
   EXPECT_TRUE(fs::exists(
       root + "/_versions/18446744073709551613.manifest"));  // Version 2.
   const std::string shard = UuidHex(world.shard_uuid(0));
-  EXPECT_TRUE(fs::exists(root + "/_mem_wal/" + shard +
-                         "/manifest/09223372036854775808.binpb"));
+  EXPECT_TRUE(fs::exists(root + "/_mem_wal/" + shard + "/manifest/1" +
+                         std::string(63, '0') + ".binpb"));
   // Every manifest names a transaction file that exists, and its index section
   // sits where the manifest says.
   for (const uint64_t version : {1, 2}) {
@@ -103,9 +103,12 @@ TEST(RoundTrip, ADirectoryTableIsLaidOutAsLanceLaysOutATable) {
     ASSERT_TRUE(blob.ok());
     const auto file = DecodeManifestFile(**blob);
     ASSERT_TRUE(file.ok());
-    EXPECT_TRUE(dir.Get(std::string(kTransactionsDir) +
-                        file->manifest.transaction_file())
-                    .ok());
+    const auto txn = dir.Get(std::string(kTransactionsDir) +
+                             file->manifest.transaction_file());
+    ASSERT_TRUE(txn.ok());
+    // The manifest embeds the same transaction bytes (transaction_section).
+    ASSERT_TRUE(file->transaction.has_value());
+    EXPECT_EQ(EncodeTransaction(*file->transaction), **txn);
     const std::string& bytes = **blob;
     const uint64_t offset = file->manifest.index_section();
     uint32_t size = 0;
@@ -124,7 +127,7 @@ TEST(RoundTrip, ADirectoryTableIsLaidOutAsLanceLaysOutATable) {
   const auto head = DecodeManifestFile(**dir.Get(VersionFileName(2)));
   const pb::IndexMetadata* system = FindMemWalIndex(head->index_section);
   EXPECT_EQ(system->index_details().type_url(),
-            "type.googleapis.com/lance.table.MemWalIndexDetails");
+            "/lance.table.MemWalIndexDetails");
   EXPECT_TRUE(system->fragment_bitmap().empty());
   EXPECT_EQ(system->fields_size(), 0);
   const auto details = UnpackMemWalDetails(*system);

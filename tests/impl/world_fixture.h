@@ -68,6 +68,7 @@ inline void PublishForeign(World& world,
   transaction.mutable_append();
   const std::string name = TransactionFileName(head->version(), "foreign");
   file.manifest.set_transaction_file(name);
+  file.transaction = transaction;
   edit(&file);
   MEMWAL_ASSERT(table
                     .PutIfAbsent(std::string(kTransactionsDir) + name,
