@@ -671,8 +671,11 @@ std::string FragmentsTable(const Config& config, const State& state,
   return html.str();
 }
 
+// `misses`: the ReadsMissNoRows findings to point at (last step only).
 std::string SsTablesTable(const Config& config, const State& state,
-                          const Explanation* why, PanelWriter* w) {
+                          const Explanation* why,
+                          const std::vector<Explanation>& misses,
+                          PanelWriter* w) {
   const model::Bounds& b = config.bounds;
   const Version& head = model::Head(state);
   const model::QueryShapes shapes = model::AllQueryShapes(config, state);
@@ -716,7 +719,10 @@ std::string SsTablesTable(const Config& config, const State& state,
         const bool served =
             g <= state.flushed[s] &&
             model::Served(config, state, shapes.shapes[q], s, g);
-        const bool missed = pointed && why->query == name;
+        const bool missed = std::any_of(
+            misses.begin(), misses.end(), [&](const Explanation& e) {
+              return e.shard == s && e.generation == g && e.query == name;
+            });
         html << w->Td(key + "q" + name,
                       g > state.flushed[s] ? ""
                       : served             ? "served"
@@ -865,7 +871,9 @@ std::string RenderCounterexamplePage(const Trace& trace,
     }
     html << VersionsTable(config, states[k], pointed, &writer)
          << FragmentsTable(config, states[k], pointed, &writer)
-         << SsTablesTable(config, states[k], pointed, &writer)
+         << SsTablesTable(config, states[k], pointed,
+                          pointed != nullptr ? why : std::vector<Explanation>{},
+                          &writer)
          << InflightTable(states[k], story.inflight_ids[k], story.spans);
     const State& state = states[k];
     html << "<h3>Other "

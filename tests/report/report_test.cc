@@ -160,6 +160,9 @@ TEST(CounterexamplePage,
   // drawn as an arrow.
   EXPECT_NE(html.find("rebase v"), std::string::npos);
   EXPECT_NE(html.find("class=\"miss\""), std::string::npos);
+  // The query that misses the row (ReadsMissNoRows breaks too) is marked.
+  EXPECT_TRUE(std::regex_search(
+      html, std::regex("class=\"miss[^\"]*\"[^>]*>not served</td>")));
   EXPECT_NE(html.find(" chg"), std::string::npos);
 }
 
