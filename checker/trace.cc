@@ -19,6 +19,7 @@
 #include "checker/trace.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -335,6 +336,19 @@ Status WriteFileAtomically(const std::string& path, std::string_view contents) {
 }
 
 Result<std::string> ReadFile(const std::string& path) {
+  // Trace files are small (a step is a few dozen bytes); a bound keeps an
+  // untrusted path (a device, a huge file) from exhausting memory.
+  constexpr std::uintmax_t kTraceFileBytesMax = 64u << 20;
+  std::error_code error;
+  if (!std::filesystem::exists(path, error))
+    return Status::NotFound("cannot open " + path);
+  if (!std::filesystem::is_regular_file(path, error))
+    return Status::InvalidArgument(path + ": not a regular file");
+  const std::uintmax_t size = std::filesystem::file_size(path, error);
+  if (error || size > kTraceFileBytesMax) {
+    return Status::InvalidArgument(path + ": " + std::to_string(size) +
+                                   " bytes, more than a trace file may hold");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status::NotFound("cannot open " + path);
   std::ostringstream contents;
