@@ -16,6 +16,7 @@
 
 #include "base/assert.h"
 #include "checker/cli.h"
+#include "checker/lockstep_cli.h"
 #include "checker/trace.h"
 #include "model/invariants.h"
 #include "model/state.h"
@@ -318,8 +319,6 @@ Corpus BuildCorpus(const CorpusOptions& options) {
 
 namespace {
 
-inline constexpr uint64_t kCorpusTraceVersion = 2;
-
 std::string EntryName(std::size_t index) {
   char name[32];
   std::snprintf(name, sizeof(name), "entry-%04zu", index);
@@ -411,17 +410,15 @@ Result<CorpusCommand> ParseCorpus(const std::vector<std::string>& args) {
   return command;
 }
 
-// Trace format version 2 (checker/lockstep_cli.h): version 1's fields plus
-// "lockstep" and "impl_bugs". Written here so that the corpus needs only
-// trace.h; ParseLockstepTrace reads it back.
+// Trace format version 2 (checker/lockstep_cli.h), as a lockstep run with no
+// finding (step 0) writes it.
 std::string CorpusTraceText(const Config& config, uint64_t seed,
                             const std::vector<Action>& steps) {
-  nlohmann::json document = TraceToJson(
-      Trace{.config = config, .seed = seed, .invariant = "", .steps = steps});
-  document["version"] = kCorpusTraceVersion;
-  document["lockstep"] = true;
-  document["impl_bugs"] = nlohmann::json::array();
-  return document.dump(2);
+  LockstepTrace trace;
+  trace.trace =
+      Trace{.config = config, .seed = seed, .invariant = "", .steps = steps};
+  trace.lockstep = true;
+  return LockstepTraceText(trace);
 }
 
 }  // namespace
