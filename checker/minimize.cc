@@ -321,6 +321,7 @@ int RunMinimizeCommand(const std::vector<std::string>& args, std::ostream& out,
   LockstepTrace minimized = *trace;
   minimized.trace.config = result.setup.config;
   minimized.trace.steps = result.trace;
+  minimized.step = result.trace.size();  // cut at the breaking step
   const Status written =
       WriteFileAtomically(path, LockstepTraceText(minimized));
   if (!written.ok()) return fail(written);

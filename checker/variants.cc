@@ -114,7 +114,8 @@ std::string DirName(const std::string& variant) {
 Result<std::string> WriteTrace(const std::string& dir, const std::string& file,
                                const LockstepSetup& setup, bool lockstep,
                                const std::string& invariant,
-                               const std::vector<model::Action>& steps) {
+                               const std::vector<model::Action>& steps,
+                               const std::string& detail) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) return Status::IoError("cannot create " + dir);
@@ -124,7 +125,10 @@ Result<std::string> WriteTrace(const std::string& dir, const std::string& file,
                                            .invariant = invariant,
                                            .steps = steps},
                             .lockstep = lockstep,
-                            .impl_only_bugs = setup.impl_only_bugs};
+                            .impl_only_bugs = setup.impl_only_bugs,
+                            // Traces end at the step that breaks the invariant.
+                            .step = steps.size(),
+                            .detail = detail};
   MEMWAL_RETURN_IF_ERROR(WriteFileAtomically(path, LockstepTraceText(trace)));
   return path;
 }
@@ -269,12 +273,12 @@ VariantResult RunOne(const LockstepSetup& setup, const RunSettings& settings,
       (std::filesystem::path(settings.out_dir) / out_subdir).string();
   Result<std::string> found =
       WriteTrace(dir, result.invariant + ".trace.json", setup, lockstep,
-                 result.invariant, result.found);
+                 result.invariant, result.found, result.detail);
   if (found.ok()) result.trace_file = *found;
   if (result.minimized) {
     Result<std::string> minimized = WriteTrace(
         dir, result.invariant + ".min.trace.json", result.minimized->setup,
-        lockstep, result.invariant, result.minimized->trace);
+        lockstep, result.invariant, result.minimized->trace, result.detail);
     if (minimized.ok()) result.min_trace_file = *minimized;
   }
   return result;
