@@ -298,7 +298,8 @@ struct FastResult {
   uint64_t transitions = 0;
   double seconds = 0;
   std::size_t set_bytes = 0;
-  std::string violated;  // first broken invariant met, "" none
+  double expand_seconds = 0;  // wall time of the parallel expansion phases
+  std::string violated;       // first broken invariant met, "" none
 };
 
 // Expands states [begin, end) of `level` into `out` (successors not yet in
@@ -358,10 +359,12 @@ FastResult FingerprintSearch(const model::Config& config, int threads) {
                     &transitions[c], &violated[c]);
       }
     };
+    const Clock::time_point expand_start = Clock::now();
     std::vector<std::thread> pool;
     for (std::size_t t = 1; t < workers; ++t) pool.emplace_back(work);
     work();
     for (std::thread& thread : pool) thread.join();
+    result.expand_seconds += SecondsSince(expand_start);
     level.Clear();
     for (std::size_t c = 0; c < chunks; ++c) {
       if (result.violated.empty()) result.violated = violated[c];
@@ -492,14 +495,21 @@ double Median(std::vector<double> values) {
 struct Measured {
   uint64_t states_ours = 0;
   uint64_t states_spin = 0;
-  double ours_s = 0;         // median, one thread
-  double ours_n_s = 0;       // median, N threads
-  double spin_s = 0;         // median, pan -DSAFETY
-  double spin_ncore_s = -1;  // pan -DNCORE=2: not run (see Measure)
+  double ours_s = 0;          // median, one thread
+  double ours_n_s = 0;        // median, N threads
+  double parallel_share = 0;  // of the 1-thread run: the expansion phases
+  double spin_s = 0;          // median, pan -DSAFETY
+  double spin_ncore_s = -1;   // pan -DNCORE=2: not run (see Measure)
   double bytes_ours = 0;
   double bytes_spin = 0;
   LockstepProfile lockstep;
 };
+
+// The speed-up on `threads` idle cores that Amdahl's law gives for a run
+// whose parallel part is `share` of its 1-thread time.
+double Amdahl(double share, int threads) {
+  return 1.0 / ((1.0 - share) + share / threads);
+}
 
 void PrintText(const BenchOptions& o, const Measured& m, std::ostream& out) {
   const double ours = m.states_ours / m.ours_s;
@@ -515,9 +525,10 @@ void PrintText(const BenchOptions& o, const Measured& m, std::ostream& out) {
   out << line;
   std::snprintf(line, sizeof(line),
                 "  ours %2d threads: %9llu states %7.3f s %10.0f states/s  "
-                "speed-up %.2f\n",
+                "speed-up %.2f (Amdahl on idle cores: %.2f)\n",
                 o.threads, static_cast<unsigned long long>(m.states_ours),
-                m.ours_n_s, m.states_ours / m.ours_n_s, m.ours_s / m.ours_n_s);
+                m.ours_n_s, m.states_ours / m.ours_n_s, m.ours_s / m.ours_n_s,
+                Amdahl(m.parallel_share, o.threads));
   out << line;
   std::snprintf(line, sizeof(line),
                 "  spin -DSAFETY  : %9llu states %7.3f s %10.0f states/s  "
@@ -549,26 +560,29 @@ void PrintJson(const BenchOptions& o, const Measured& m, std::ostream& out) {
   const double spin = m.states_spin / m.spin_s;
   const LockstepProfile& l = m.lockstep;
   const double sampled = std::max(1e-12, l.model_s + l.impl_s + l.check_s);
-  nlohmann::json j = {{"preset", o.preset},
-                      {"reps", o.reps},
-                      {"threads", o.threads},
-                      {"ours_states_per_s", ours},
-                      {"spin_states_per_s", spin},
-                      {"ratio", ours / spin},
-                      {"states_ours", m.states_ours},
-                      {"states_spin", m.states_spin},
-                      {"bytes_per_state_ours", m.bytes_ours},
-                      {"bytes_per_state_spin", m.bytes_spin},
-                      {"speedup_threads", m.ours_s / m.ours_n_s},
-                      {"wall_s_ours", m.ours_s},
-                      {"wall_s_ours_threads", m.ours_n_s},
-                      {"wall_s_spin", m.spin_s},
-                      {"lockstep_transitions_per_s",
-                       l.seconds > 0 ? l.transitions / l.seconds : 0.0},
-                      {"lockstep_share",
-                       {{"model", l.model_s / sampled},
-                        {"implementation_step", l.impl_s / sampled},
-                        {"checks", l.check_s / sampled}}}};
+  nlohmann::json j = {
+      {"preset", o.preset},
+      {"reps", o.reps},
+      {"threads", o.threads},
+      {"ours_states_per_s", ours},
+      {"spin_states_per_s", spin},
+      {"ratio", ours / spin},
+      {"states_ours", m.states_ours},
+      {"states_spin", m.states_spin},
+      {"bytes_per_state_ours", m.bytes_ours},
+      {"bytes_per_state_spin", m.bytes_spin},
+      {"speedup_threads", m.ours_s / m.ours_n_s},
+      {"parallel_share", m.parallel_share},
+      {"speedup_threads_amdahl", Amdahl(m.parallel_share, o.threads)},
+      {"wall_s_ours", m.ours_s},
+      {"wall_s_ours_threads", m.ours_n_s},
+      {"wall_s_spin", m.spin_s},
+      {"lockstep_transitions_per_s",
+       l.seconds > 0 ? l.transitions / l.seconds : 0.0},
+      {"lockstep_share",
+       {{"model", l.model_s / sampled},
+        {"implementation_step", l.impl_s / sampled},
+        {"checks", l.check_s / sampled}}}};
   out << j.dump(2) << "\n";
 }
 
@@ -585,6 +599,7 @@ Status Measure(const BenchOptions& o, Measured* m) {
     m->states_ours = one.states;
     m->bytes_ours = static_cast<double>(one.set_bytes) / one.states;
     ours.push_back(one.seconds);
+    m->parallel_share = one.expand_seconds / one.seconds;
     ours_n.push_back(many.seconds);
     spin_options.hash_log2 = static_cast<int>(std::ceil(
                                  std::log2(static_cast<double>(one.states)))) +
