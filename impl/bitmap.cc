@@ -35,7 +35,8 @@ std::string EncodeFragmentBitmap(const Coverage& fragments) {
     MEMWAL_ASSERT(id <= std::numeric_limits<uint32_t>::max());
     bitmap.add(static_cast<uint32_t>(id));
   }
-  bitmap.runOptimize();
+  // No runOptimize: Lance's Rust roaring writes no run containers (cookie
+  // 0x3a30).
   std::string bytes(bitmap.getSizeInBytes(/*portable=*/true), '\0');
   bytes.resize(bitmap.write(bytes.data(), /*portable=*/true));
   MEMWAL_ASSERT(
