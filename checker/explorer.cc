@@ -122,7 +122,6 @@ class Search {
   std::string scratch_;
   Clock clock_;
   Exploration result_;
-  bool stopped_ = false;
 };
 
 bool Search::OverBudget() {
