@@ -2,6 +2,7 @@
 // and its hash.
 #include "model/state.h"
 
+#include <bit>
 #include <cstring>
 
 #include "base/assert.h"
@@ -167,9 +168,12 @@ uint64_t HashBytes(const uint8_t* data, std::size_t size) {
   uint64_t h = 0x6d656d77616c2d31ULL ^ (size * 0x9e3779b97f4a7c15ULL);
   std::size_t i = 0;
   for (; i + 8 <= size; i += 8) {
-    uint64_t word = 0;
-    for (int b = 7; b >= 0; --b)
-      word = (word << 8) | data[i + b];  // little-endian
+    // One 8-byte load, read little-endian (the same word on every platform;
+    // the byte-at-a-time form cost a quarter of the model-only search).
+    uint64_t word;
+    std::memcpy(&word, data + i, sizeof(word));
+    if constexpr (std::endian::native == std::endian::big)
+      word = __builtin_bswap64(word);
     h = Mix(h ^ word) + 0x9e3779b97f4a7c15ULL;
   }
   uint64_t tail = 0;
