@@ -167,17 +167,6 @@ TEST(ModelBug, EveryModelBugBreaksTheSameInvariantOnTheImplementation) {
         ReplayLockstep(setup, model_only.violation->trace, false);
     ASSERT_TRUE(replay.ok());
     ASSERT_TRUE(replay->finding.has_value());
-    if (info.bug == Bug::kProgressCommitDropsFragments) {
-      // Finding F2 (/work/prompts/lockstep-findings.md): the model drops the
-      // fragments on RecordProgress only, the implementation on every
-      // UpdateMemWalState, so the implementation already loses its rows at
-      // the Activate commit, earlier on the same trace.
-      EXPECT_EQ(replay->finding->invariant, "NoRowIsLost");
-      EXPECT_NE(replay->finding->detail.find("live {} (impl) vs {0} (model)"),
-                std::string::npos);
-      EXPECT_LT(replay->step, model_only.violation->trace.size());
-      continue;
-    }
     EXPECT_EQ(replay->finding->invariant, model_only.violation->invariant)
         << replay->finding->detail;
     EXPECT_EQ(replay->step, model_only.violation->trace.size());
