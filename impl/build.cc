@@ -181,41 +181,16 @@ Status ApplyRewrite(const pb::Transaction::Rewrite& rewrite,
 
 // Lance: CreateIndex removes entries whose uuid is removed or re-added, then
 // appends [P §5].
-// Names whose every segment in the read version this CreateIndex removes: a
-// create/replace (spec R25) or a drop (R27), as opposed to a delta merge (R26).
-std::set<std::string> ReplacedNames(const pb::Transaction::CreateIndex& op,
-                                    const Snapshot* read) {
-  std::set<std::string> removed_uuids, names;
-  for (const auto& index : op.removed_indices()) {
-    removed_uuids.insert(index.uuid().uuid());
-    names.insert(index.name());
-  }
-  if (read == nullptr) return {};
-  for (const auto& index : read->file.index_section.indices()) {
-    if (removed_uuids.count(index.uuid().uuid()) == 0)
-      names.erase(index.name());
-  }
-  return names;
-}
-
-// Lance: CreateIndex removes entries whose uuid is removed or re-added, then
-// appends [P §5]. Spec R25/R27 go further: a create/replace or drop replaces
-// every segment of the index at the head, including one a concurrent Rewrite
-// remapped to a new uuid after this transaction read it (lockstep finding F1).
 void ApplyCreateIndex(const pb::Transaction::CreateIndex& op,
-                      const Snapshot* read, pb::IndexSection* section) {
+                      pb::IndexSection* section) {
   std::set<std::string> gone;
   for (const auto& index : op.removed_indices())
     gone.insert(index.uuid().uuid());
   for (const auto& index : op.new_indices()) gone.insert(index.uuid().uuid());
-  const std::set<std::string> replaced = ReplacedNames(op, read);
   auto* indices = section->mutable_indices();
   for (int k = indices->size() - 1; k >= 0; --k) {
-    const pb::IndexMetadata& index = indices->Get(k);
-    if (gone.count(index.uuid().uuid()) != 0 ||
-        (!IsMemWalIndex(index) && replaced.count(index.name()) != 0)) {
+    if (gone.count(indices->Get(k).uuid().uuid()) != 0)
       indices->DeleteSubrange(k, 1);
-    }
   }
   for (const auto& index : op.new_indices()) *section->add_indices() = index;
 }
@@ -237,7 +212,7 @@ Status ApplyOperation(const BuildInput& input, ManifestFile* file) {
     case pb::Transaction::kRewrite:
       return ApplyRewrite(t.rewrite(), file);
     case pb::Transaction::kCreateIndex:
-      ApplyCreateIndex(t.create_index(), input.read, &file->index_section);
+      ApplyCreateIndex(t.create_index(), &file->index_section);
       return Status::Ok();
     case pb::Transaction::kUpdateMemWalState:
       // Lance #8438: the fragments are carried forward. Bug

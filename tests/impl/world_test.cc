@@ -399,32 +399,3 @@ TEST(World, CopiesAreIndependentAndDeterministic) {
 
 }  // namespace
 }  // namespace memwal::impl
-
-namespace memwal::impl {
-namespace {
-
-// Lockstep finding F1: spec R25/R27 replace every segment of the index at the
-// head, also one a concurrent Rewrite remapped after the transaction read it.
-TEST(World, ADropRebasedOverARewriteDropsTheRemappedSegmentToo) {
-  World world = testing::MakeWorld();
-  testing::Publish(world, [&] { return world.BeginAppend(); });
-  ASSERT_TRUE(world.BeginDropIndex(0).ok());
-  ASSERT_TRUE(world.BeginRewriteFragments(0, 1).ok());
-  ASSERT_EQ(*world.Commit(1), Outcome::kPublished);
-  ASSERT_EQ(testing::CommitFirst(world), Outcome::kPublished);
-  EXPECT_TRUE(testing::Head(world).segments.empty());
-}
-
-TEST(World, ACreateRebasedOverARewriteReplacesEverySegment) {
-  World world = testing::MakeWorld();
-  testing::Publish(world, [&] { return world.BeginAppend(); });
-  ASSERT_TRUE(world.BeginCreateIndex(0).ok());  // Covers {0,1}: retryable.
-  ASSERT_TRUE(world.BeginRewriteFragments(0, 1).ok());
-  ASSERT_EQ(*world.Commit(1), Outcome::kPublished);
-  EXPECT_EQ(testing::CommitFirst(world), Outcome::kRetry);
-  testing::Publish(world, [&] { return world.BeginCreateIndex(0); });
-  EXPECT_EQ(testing::Head(world).segments.at(0).size(), 1u);
-}
-
-}  // namespace
-}  // namespace memwal::impl
