@@ -67,7 +67,7 @@ constexpr Pinned kPinned[] = {
     {"bug=repair-spans-live-at-commit", "impl test",
      "impl test Advance.SpanningLiveAtCommitRefusesARepairOutrunByAnAppend",
      -1},
-    {"bug=progress-commit-drops-fragments", "violation", "ReadsMissNoRows", 7},
+    {"bug=progress-commit-drops-fragments", "violation", "NoRowIsLost", 2},
     {"bug=index-work-per-transaction", "impl test",
      "impl test "
      "Advance.InspectedFragmentsAreCheckedPerAdvanceNotPerTransaction",
