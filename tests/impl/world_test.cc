@@ -399,3 +399,24 @@ TEST(World, CopiesAreIndependentAndDeterministic) {
 
 }  // namespace
 }  // namespace memwal::impl
+
+namespace memwal::impl {
+namespace {
+
+// Lance removes the segments a CreateIndex names by uuid [P §5]: a drop rebased
+// over a Rewrite that remapped the segment leaves the remapped one (the model
+// follows this since lockstep finding F1).
+TEST(World, ADropRebasedOverARewriteLeavesTheRemappedSegment) {
+  World world = testing::MakeWorld();
+  testing::Publish(world, [&] { return world.BeginAppend(); });
+  ASSERT_TRUE(world.BeginDropIndex(0).ok());
+  ASSERT_TRUE(world.BeginRewriteFragments(0, 1).ok());
+  ASSERT_EQ(*world.Commit(1), Outcome::kPublished);
+  ASSERT_EQ(testing::CommitFirst(world), Outcome::kPublished);
+  ASSERT_EQ(testing::Head(world).segments.at(0).size(), 1u);
+  EXPECT_EQ(testing::Head(world).segments.at(0)[0].covers,
+            (std::set<uint64_t>{}));
+}
+
+}  // namespace
+}  // namespace memwal::impl
