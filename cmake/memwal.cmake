@@ -161,21 +161,3 @@ function(memwal_binary)
   memwal_executable_with_root(${arg_NAME} SOURCES ${arg_SOURCES} DEPS ${arg_DEPS}
                               SEES ${arg_SEES})
 endfunction()
-
-# inspect/ and tests/inspect/ joined after the top-level folder lists were written, so they
-# are added here, where the top level includes this file (deferred calls may not add
-# subdirectories). Link names resolve at generate time, so memwal_impl may be defined later;
-# tests/inspect/ enables testing for itself because the top level enables it only after this
-# point. Once the top-level lists name inspect, these lines go.
-if(EXISTS "${CMAKE_SOURCE_DIR}/inspect/CMakeLists.txt")
-  add_subdirectory("${CMAKE_SOURCE_DIR}/inspect" "${CMAKE_BINARY_DIR}/inspect")
-endif()
-if(MEMWAL_BUILD_TESTS AND EXISTS "${CMAKE_SOURCE_DIR}/tests/inspect/CMakeLists.txt")
-  add_subdirectory("${CMAKE_SOURCE_DIR}/tests/inspect" "${CMAKE_BINARY_DIR}/tests/inspect")
-endif()
-
-# The report pages' tests (tests/report/) joined the same way; they build checker/report*.cc
-# themselves until checker/CMakeLists.txt lists them.
-if(MEMWAL_BUILD_TESTS AND EXISTS "${CMAKE_SOURCE_DIR}/tests/report/CMakeLists.txt")
-  add_subdirectory("${CMAKE_SOURCE_DIR}/tests/report" "${CMAKE_BINARY_DIR}/tests/report")
-endif()
