@@ -362,6 +362,10 @@ bool FeatureBits(const Config& config, const Txn& txn, const Version& head,
                  Version* next) {
   bool bit =
       HasBothBits(head) && !Has(config, Bug::kBitDroppedByNewFromPrevious);
+#ifdef MEMWAL_MODEL_MUTANT
+  // deliberate mutant for tests/spec: the cross-check must fail
+  bit = false;  // step 4 no longer inherits the head's feature bits
+#endif
   if (txn.kind == OpKind::kActivate) {
     if (HasNoBit(head)) {
       for (int s = 0; s < kShardsMax; ++s) {
