@@ -3,6 +3,7 @@
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/unknown_field_set.h>
 
 #include <cinttypes>
 #include <cstdio>
@@ -131,6 +132,24 @@ Status CheckFragments(const pb::Manifest& manifest) {
   return Status::Ok();
 }
 
+// Lance's operation oneof spans field numbers 100..199; this schema models only
+// the operations the protocol needs. An operation it does not model (LanceDB
+// 0.31.0 writes UpdateConfig = 110 for setUnenforcedPrimaryKey, see
+// tests/fixtures/lancedb) parses into the unknown fields and is still an
+// operation, so the transaction is valid.
+bool HasUnmodelledOperation(const pb::Transaction& transaction) {
+  const google::protobuf::UnknownFieldSet& unknown =
+      transaction.GetReflection()->GetUnknownFields(transaction);
+  for (int i = 0; i < unknown.field_count(); ++i) {
+    const google::protobuf::UnknownField& field = unknown.field(i);
+    if (field.type() == google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED &&
+        field.number() >= 100 && field.number() < 200) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::string EncodeManifestFile(const ManifestFile& file) {
@@ -230,7 +249,8 @@ Result<pb::Transaction> DecodeTransaction(std::string_view bytes) {
                                   static_cast<int>(bytes.size()))) {
     return Status::Corruption("transaction does not parse");
   }
-  if (transaction.operation_case() == pb::Transaction::OPERATION_NOT_SET) {
+  if (transaction.operation_case() == pb::Transaction::OPERATION_NOT_SET &&
+      !HasUnmodelledOperation(transaction)) {
     return Status::Corruption("transaction has no operation");
   }
   if (transaction.has_update_mem_wal_state() &&
