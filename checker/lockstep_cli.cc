@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "checker/liveness.h"
+#include "checker/report.h"
 #include "checker/trace.h"
 #include "model/invariants.h"
 
@@ -235,6 +236,11 @@ Result<bool> ParseLockstepFlag(std::string_view flag, const FlagValue& value,
     options->liveness = flag == "--liveness";
     return true;
   }
+  if (flag == "--html") {
+    MEMWAL_ASSIGN_OR_RETURN(options->html_dir, value(flag));
+    if (options->html_dir.empty()) return Usage("--html needs a directory");
+    return true;
+  }
   if (flag != "--threads" && flag != "--mode" && flag != "--walks" &&
       flag != "--depth" && flag != "--memory-limit" && flag != "--impl-bug") {
     return false;
@@ -290,7 +296,9 @@ std::string LockstepHelp() {
          "(checked "
          "on the model\n"
          "                   graph after a clean bfs/dfs run; --liveness "
-         "turns it back on)\n";
+         "turns it back on)\n"
+         "  --html DIR       write summary.html and the counterexample's page "
+         "to DIR\n";
 }
 
 std::string LockstepCommandLine(const CheckOptions& check,
@@ -416,6 +424,21 @@ int RunLockstepCheck(const CheckOptions& check, const RunOptions& run,
         << "\n";
   } else {
     PrintText(check, run, result, has_trace ? &written : nullptr, out);
+  }
+  if (!run.html_dir.empty()) {
+    const RunSummary summary{
+        .config = check.config,
+        .seed = check.seed,
+        .verdict = std::string(Name(result.verdict)),
+        .command_line = LockstepCommandLine(check, run),
+        .stats = result.stats,
+        .invariant = result.violation ? result.violation->invariant : ""};
+    const Status html = WriteCheckPages(run.html_dir, summary,
+                                        has_trace ? written.trace_file : "");
+    if (!html.ok()) {
+      err << "memwal-check: " << html.message() << "\n";
+      return kExitUsage;
+    }
   }
   return ExitCode(result.verdict);
 }

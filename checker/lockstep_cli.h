@@ -13,6 +13,8 @@
 //                        checked on the model graph after a clean bfs or dfs
 //                        run (it costs about 3 s at small); --liveness
 //                        turns it back on
+//   --html DIR           write DIR/summary.html (state-space summary) and the
+//                        counterexample's page (checker/report.h)
 //
 // Trace files, format version 2 (checker/trace.h's version 1 plus two keys):
 //   "lockstep": true|false   whether the run drove the implementation
@@ -51,6 +53,7 @@ struct RunOptions {
   uint64_t memory_limit_mb = 0;
   uint32_t impl_only_bugs = 0;  // model::BugBit values
   bool liveness = true;
+  std::string html_dir{};  // empty: no HTML pages
 };
 
 // Parses one of the options above; false when `flag` is not one. `value`

@@ -265,6 +265,19 @@ Result<MinimizeArgs> ParseMinimizeArgs(const std::vector<std::string>& args) {
   return parsed;
 }
 
+std::string MinimizeHelp() {
+  return "usage: memwal-check minimize TRACE [--out DIR] [--json]\n"
+         "Shrinks a counterexample trace file (format version 2) to a shorter "
+         "one that still\n"
+         "breaks its recorded invariant, and writes "
+         "DIR/<invariant>.min.trace.json.\n"
+         "  --out DIR  where to write (default memwal-out)\n"
+         "  --json     print the result as one JSON object\n"
+         "Exit 0 minimized, 2 bad usage, an unreadable trace or one that does "
+         "not break its\n"
+         "recorded invariant.\n";
+}
+
 }  // namespace
 
 std::optional<std::size_t> BreaksAt(const LockstepSetup& setup, bool lockstep,
@@ -294,6 +307,10 @@ int RunMinimizeCommand(const std::vector<std::string>& args, std::ostream& out,
     err << "memwal-check minimize: " << status.message() << "\n";
     return kExitUsage;
   };
+  if (std::find(args.begin(), args.end(), "--help") != args.end()) {
+    out << MinimizeHelp();
+    return kExitOk;
+  }
   Result<MinimizeArgs> parsed = ParseMinimizeArgs(args);
   if (!parsed.ok()) return fail(parsed.status());
   Result<std::string> text = ReadFile(parsed->path);

@@ -71,11 +71,21 @@ struct Counters {
   uint64_t transitions = 0;
   std::array<uint64_t, model::kActionKinds> coverage{};
   uint32_t goals = 0;  // bit g: goal g reached
+  // Entry d: distinct states first met at depth d (Stats::states_per_depth).
+  std::vector<uint64_t> states_per_depth{};
+  void CountState(std::size_t depth) {
+    if (states_per_depth.size() <= depth) states_per_depth.resize(depth + 1, 0);
+    ++states_per_depth[depth];
+  }
   void Add(const Counters& other) {
     transitions += other.transitions;
     for (int k = 0; k < model::kActionKinds; ++k)
       coverage[k] += other.coverage[k];
     goals |= other.goals;
+    if (states_per_depth.size() < other.states_per_depth.size())
+      states_per_depth.resize(other.states_per_depth.size(), 0);
+    for (std::size_t d = 0; d < other.states_per_depth.size(); ++d)
+      states_per_depth[d] += other.states_per_depth[d];
   }
 };
 
@@ -249,6 +259,7 @@ void Engine::Fail(const Finding& finding, std::vector<Action> trace) {
 bool Engine::Start(Item* root) {
   root->state = model::Init(setup_.config.bounds);
   seen_.Insert(model::Fingerprint(root->state));
+  counters_.CountState(0);
   nodes_.push_back(Node{0, 0, 0});
   root->node = 0;
   std::optional<Finding> finding;
@@ -331,6 +342,7 @@ bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
       if (!seen_.Insert(candidate.fingerprint)) continue;
       const uint32_t node = static_cast<uint32_t>(nodes_.size());
       nodes_.push_back(Node{candidate.parent, candidate.action, depth});
+      counters_.CountState(depth);
       result_.stats.depth_max = depth;
       next->push_back(
           Item{std::move(candidate.state), std::move(candidate.world), node});
@@ -422,6 +434,7 @@ void Engine::RunDfs(Item root) {
       if (!seen_.Insert(model::Fingerprint(next.state))) continue;
       const uint32_t node = static_cast<uint32_t>(nodes_.size());
       nodes_.push_back(Node{item.node, PackAction(action), depth});
+      counters_.CountState(depth);
       result_.stats.depth_max = std::max<int>(result_.stats.depth_max, depth);
       children.push_back(
           Item{std::move(next.state), std::move(next.world), node});
@@ -457,7 +470,9 @@ void Engine::RunWalk(const Item& root, uint64_t walk, Counters* counters) {
       }
       return;
     }
-    if (!seen_.Insert(model::Fingerprint(next.state)) && seen_.full()) {
+    if (seen_.Insert(model::Fingerprint(next.state))) {
+      counters->CountState(trace.size());
+    } else if (seen_.full()) {
       Stop(kMaxStates);
       return;
     }
@@ -503,6 +518,7 @@ SearchResult Engine::Finish() {
   stats.states_distinct = seen_.size();
   stats.transitions = counters_.transitions;
   stats.coverage = counters_.coverage;
+  stats.states_per_depth = counters_.states_per_depth;
   stats.seconds = clock_.Seconds();
   const auto goals = model::AllGoals();
   for (std::size_t g = 0; g < goals.size(); ++g) {

@@ -368,8 +368,10 @@ Result<Trace> ParseAnyTrace(std::string_view text) {
   nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
   if (json.is_discarded()) return Usage("the trace is not valid JSON");
   if (json.is_object() && json.contains("version") && json["version"] == 2) {
-    json.erase("lockstep");
-    json.erase("impl_bugs");
+    // The keys the lockstep CLI adds to version 1 (checker/lockstep_cli.h).
+    for (const char* key :
+         {"lockstep", "impl_bugs", "step", "detail", "implementation_state"})
+      json.erase(key);
     json["version"] = static_cast<uint64_t>(kTraceVersion);
   }
   return TraceFromJson(json);

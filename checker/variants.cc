@@ -11,6 +11,7 @@
 #include "checker/expect.h"
 #include "checker/liveness.h"
 #include "checker/lockstep_cli.h"
+#include "checker/report.h"
 #include "checker/trace.h"
 #include "model/invariants.h"
 
@@ -304,6 +305,8 @@ VariantRow RunVariant(const Variant& variant, const RunSettings& settings) {
     row.steps =
         result.minimized ? result.minimized->steps_after : result.found.size();
   }
+  row.trace_file =
+      result.min_trace_file.empty() ? result.trace_file : result.min_trace_file;
   if (!variant.impl_test.empty() && result.verdict == Verdict::kOk) {
     row.verdict = "impl test";
     row.invariant = impl_test;
@@ -355,15 +358,16 @@ std::string VariantsMarkdown(const std::vector<VariantRow>& rows) {
 std::string VariantsJson(const std::vector<VariantRow>& rows) {
   json array = json::array();
   for (const VariantRow& row : rows) {
-    array.push_back(
-        json{{"variant", row.variant},
-             {"verdict", row.verdict},
-             {"invariant",
-              row.invariant.empty() ? json(nullptr) : json(row.invariant)},
-             {"states", row.states},
-             {"seconds", row.seconds},
-             {"counterexample_steps",
-              row.steps ? json(*row.steps) : json(nullptr)}});
+    array.push_back(json{
+        {"variant", row.variant},
+        {"verdict", row.verdict},
+        {"invariant",
+         row.invariant.empty() ? json(nullptr) : json(row.invariant)},
+        {"states", row.states},
+        {"seconds", row.seconds},
+        {"counterexample_steps", row.steps ? json(*row.steps) : json(nullptr)},
+        {"trace_file",
+         row.trace_file.empty() ? json(nullptr) : json(row.trace_file)}});
   }
   return array.dump(1) + "\n";
 }
@@ -438,6 +442,8 @@ std::string VariantsHelp() {
          "                     or broken invariant; exit 1 when one is not "
          "met\n"
          "  --no-minimize      keep counterexamples as found\n"
+         "  --html DIR         write DIR/variants.html and one page per "
+         "counterexample\n"
          "  --model-only, --threads N, --no-liveness, --max-states N, "
          "--time-limit S  as check\n";
 }
@@ -503,6 +509,14 @@ int RunVariantsCommand(const std::vector<std::string>& args, std::ostream& out,
                              : "lockstep with the implementation")
         << "; counterexamples under " << check.out_dir << "/\n"
         << VariantsText(rows);
+  }
+  if (!parsed->run.html_dir.empty()) {
+    const Status html = WriteVariantsPages(
+        parsed->run.html_dir, nlohmann::json::parse(VariantsJson(rows)));
+    if (!html.ok()) {
+      err << "memwal-check variants: " << html.message() << "\n";
+      return kExitUsage;
+    }
   }
   if (parsed->expectations.empty())
     return incomplete ? kExitIncomplete : kExitOk;

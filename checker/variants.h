@@ -86,6 +86,8 @@ struct VariantRow {
   double seconds = 0;
   std::optional<std::size_t> steps{};         // minimized length
   std::optional<std::size_t> steps_before{};  // as found
+  std::string trace_file{};  // the minimized trace file, else the one found;
+                             // "" when none was written
 };
 
 VariantRow RunVariant(const Variant& variant, const RunSettings& settings);
@@ -93,11 +95,13 @@ VariantRow RunVariant(const Variant& variant, const RunSettings& settings);
 std::string VariantsText(const std::vector<VariantRow>& rows);
 std::string VariantsMarkdown(const std::vector<VariantRow>& rows);
 // An array of objects with keys variant, verdict, invariant, states, seconds,
-// counterexample_steps (null when there is none).
+// counterexample_steps (null when there is none) and trace_file (null when
+// none was written), as checker/report.h's RenderVariantsPage reads them.
 std::string VariantsJson(const std::vector<VariantRow>& rows);
 
 // `memwal-check variants [check's bound/switch/budget options] [--only NAME]...
-// [--json|--markdown] [--out DIR] [--expect NAME=VERDICT]... [--no-minimize]`.
+// [--json|--markdown] [--out DIR] [--expect NAME=VERDICT]... [--no-minimize]
+// [--html DIR]`; --html writes DIR/variants.html and one page per trace.
 int RunVariantsCommand(const std::vector<std::string>& args, std::ostream& out,
                        std::ostream& err);
 

@@ -12,12 +12,16 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "checker/expect.h"
+#include "checker/lockstep_cli.h"
+#include "checker/report.h"
 #include "model/invariants.h"
 
 namespace memwal::checker {
@@ -228,10 +232,11 @@ TEST(VariantsOutput, JsonRowsHaveExactlyTheDocumentedKeys) {
   for (const nlohmann::json& row : rows) {
     std::vector<std::string> keys;
     for (const auto& item : row.items()) keys.push_back(item.key());
-    EXPECT_EQ(keys, (std::vector<std::string>{"counterexample_steps",
-                                              "invariant", "seconds", "states",
-                                              "variant", "verdict"}));
+    EXPECT_EQ(keys, (std::vector<std::string>{
+                        "counterexample_steps", "invariant", "seconds",
+                        "states", "trace_file", "variant", "verdict"}));
   }
+  EXPECT_TRUE(rows[0]["trace_file"].is_null());
   EXPECT_TRUE(rows[0]["invariant"].is_null());
   EXPECT_TRUE(rows[0]["counterexample_steps"].is_null());
   EXPECT_EQ(rows[1]["counterexample_steps"], 12);
@@ -284,6 +289,84 @@ TEST(VariantsCommand,
   std::ostringstream out3, err3;
   EXPECT_EQ(RunVariantsCommand({"--only", "no-such-variant"}, out3, err3), 2);
   EXPECT_EQ(RunVariantsCommand({"--json", "--markdown"}, out3, err3), 2);
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// A fresh directory under the system's temporary directory.
+std::string FreshDir(const std::string& name) {
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / name).string();
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+// tiny with 3 commits under the legacy protocol: ReadsMissNoRows in 3 steps
+// after about 70 states, fast enough to run in lockstep here.
+TEST(HtmlPages, CheckWritesASummaryWithStatesPerDepthAndTheCounterexample) {
+  const std::string dir = FreshDir("memwal-gate-check-html");
+  std::ostringstream out, err;
+  EXPECT_EQ(RunMemwalCheck({"check", "--preset", "tiny", "--commits", "3",
+                            "--protocol", "legacy", "--no-liveness", "--json",
+                            "--out", dir + "/out", "--html", dir + "/html"},
+                           out, err),
+            1)
+      << err.str();
+  const nlohmann::json result = nlohmann::json::parse(out.str());
+  ASSERT_EQ(result["violation"]["invariant"], "ReadsMissNoRows");
+  const std::string summary = ReadText(dir + "/html/summary.html");
+  ASSERT_FALSE(summary.empty());
+  EXPECT_NE(summary.find("Distinct states per depth"), std::string::npos);
+  EXPECT_EQ(summary.find("did not record states per depth"), std::string::npos);
+  // The numbers row: one cell per depth, Init alone at depth 0, summing to
+  // the distinct states the run reports.
+  std::smatch row;
+  ASSERT_TRUE(std::regex_search(
+      summary, row, std::regex("<tr><th>states</th>((<td>[0-9]+</td>)+)")));
+  const std::string cells = row[1].str();
+  std::vector<uint64_t> per_depth;
+  const std::regex cell("<td>([0-9]+)</td>");
+  for (auto it = std::sregex_iterator(cells.begin(), cells.end(), cell);
+       it != std::sregex_iterator(); ++it)
+    per_depth.push_back(std::stoull((*it)[1].str()));
+  ASSERT_EQ(per_depth.size(), result["depth_max"].get<std::size_t>() + 1);
+  EXPECT_EQ(per_depth[0], 1u);
+  uint64_t sum = 0;
+  for (uint64_t n : per_depth) sum += n;
+  EXPECT_EQ(sum, result["states_distinct"].get<uint64_t>());
+  EXPECT_NE(summary.find("href=\"ReadsMissNoRows.html\""), std::string::npos);
+  const std::string page = ReadText(dir + "/html/ReadsMissNoRows.html");
+  EXPECT_NE(page.find("ReadsMissNoRows"), std::string::npos);
+}
+
+TEST(HtmlPages, VariantsWritesTheTableLinkingToAnExistingCounterexamplePage) {
+  const std::string dir = FreshDir("memwal-gate-variants-html");
+  std::ostringstream out, err;
+  EXPECT_EQ(RunVariantsCommand(
+                {"--preset", "tiny", "--commits", "3", "--model-only",
+                 "--no-liveness", "--only", "protocol=legacy", "--json",
+                 "--out", dir + "/out", "--html", dir + "/html"},
+                out, err),
+            0)
+      << err.str();
+  const nlohmann::json rows = nlohmann::json::parse(out.str());
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["verdict"], "violation");
+  ASSERT_TRUE(rows[0]["trace_file"].is_string());
+  const std::string trace = rows[0]["trace_file"].get<std::string>();
+  EXPECT_NE(trace.find(".min.trace.json"), std::string::npos) << trace;
+  EXPECT_TRUE(std::filesystem::exists(trace)) << trace;
+  const std::string page = CounterexamplePageName(rows[0]);
+  ASSERT_FALSE(page.empty());
+  const std::string table = ReadText(dir + "/html/variants.html");
+  EXPECT_NE(table.find("href=\"" + page + "\""), std::string::npos) << page;
+  const std::string counterexample = ReadText(dir + "/html/" + page);
+  EXPECT_NE(counterexample.find("ReadsMissNoRows"), std::string::npos);
 }
 
 }  // namespace

@@ -288,6 +288,10 @@ TEST(ReportCommand, AcceptsALockstepTraceOfVersionTwo) {
   json["version"] = 2;
   json["lockstep"] = true;
   json["impl_bugs"] = nlohmann::json::array();
+  // The keys the lockstep CLI writes besides (checker/lockstep_cli.h).
+  json["step"] = violation.trace.size();
+  json["detail"] = "why it broke";
+  json["implementation_state"] = "the implementation in model terms";
   const std::string trace_path = TempPath("v2.trace.json");
   ASSERT_TRUE(WriteFileAtomically(trace_path, json.dump()).ok());
   std::ostringstream out, err;
