@@ -78,8 +78,8 @@ TEST(Explain, PointsAtTheUnbackedRowOfTheUuidOnlyCompare) {
   EXPECT_NE(why[0].detail.find("(0,1)"), std::string::npos);
 }
 
-TEST(Explain, NamesTheQueryThatMissesARowWhenAProgressCommitDropsFragments) {
-  const Config config = WithBug(Bug::kProgressCommitDropsFragments);
+TEST(Explain, NamesTheQueryThatMissesARowWhenTheReaderIgnoresTheBit) {
+  const Config config = WithBug(Bug::kReaderIgnoresBit);
   const Violation violation = Find(config);
   ASSERT_EQ(violation.invariant, "ReadsMissNoRows");
   const std::vector<Explanation> why = Explain(config, violation.states.back());
