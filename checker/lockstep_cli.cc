@@ -1,8 +1,10 @@
 // `check` in lockstep and `replay` on both sides (checker/lockstep_cli.h).
 #include "checker/lockstep_cli.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
+#include <thread>
 
 #include "checker/liveness.h"
 #include "checker/report.h"
@@ -10,6 +12,11 @@
 #include "model/invariants.h"
 
 namespace memwal::checker {
+
+int DefaultThreads() {
+  const unsigned cores = std::thread::hardware_concurrency();
+  return static_cast<int>(std::clamp(cores, 1u, 8u));
+}
 namespace {
 
 using nlohmann::json;
@@ -287,7 +294,8 @@ std::string LockstepHelp() {
          "random (seeded walks)\n"
          "  --walks N        random: number of walks (default 1000)\n"
          "  --depth D        random: steps per walk (default 30)\n"
-         "  --threads N      worker threads (default 1); any N gives the same "
+         "  --threads N      worker threads (default: cores, at most 8); any N "
+         "gives the same "
          "counts and trace\n"
          "  --memory-limit MB  stop (exit 3) when resident memory exceeds MB\n"
          "  --impl-bug NAME  switch a known bug on in the implementation only "

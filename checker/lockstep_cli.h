@@ -4,7 +4,8 @@
 // on both sides.
 //
 // Options added to `check` (parsed by ParseLockstepFlag):
-//   --threads N          BFS/random workers (default 1); same counts for any N
+//   --threads N          BFS/random workers (default: cores, at most 8); same
+//   counts for any N
 //   --mode bfs|dfs|random
 //   --walks N --depth D  random walks: how many, and steps per walk
 //   --memory-limit MB    stop (exit 3) when the resident set exceeds MB
@@ -44,10 +45,14 @@ namespace memwal::checker {
 
 inline constexpr int kLockstepTraceVersion = 2;
 
+// The default worker count: the machine's cores, at most 8. Counts and traces
+// do not depend on it (checker/parallel.h), only the wall time does.
+int DefaultThreads();
+
 // What `check` needs beyond CheckOptions.
 struct RunOptions {
   Order order = Order::kBfs;
-  int threads = 1;
+  int threads = DefaultThreads();
   uint64_t walks = 1000;
   int depth = 30;
   uint64_t memory_limit_mb = 0;
