@@ -37,6 +37,12 @@ namespace pb = ::lance::table;
 // Lance: MEM_WAL_INDEX_NAME, the system index holding MemWalIndexDetails [P
 // §3].
 inline constexpr std::string_view kMemWalIndexName = "__lance_mem_wal";
+// The index_details type of a user index segment. Lance writes a scalar BTree
+// index's details as this (empty) message; LanceDB derives the index type
+// listIndices reports from the url (an index without it is skipped as
+// "Unknown"). The model's indexes are abstract, so every one is a BTree.
+inline constexpr std::string_view kBTreeIndexDetailsUrl =
+    "/lance.table.BTreeIndexDetails";
 inline constexpr std::string_view kVersionsDir = "_versions/";
 inline constexpr std::string_view kTransactionsDir = "_transactions/";
 inline constexpr std::string_view kMemWalDir = "_mem_wal/";

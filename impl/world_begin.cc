@@ -188,6 +188,8 @@ static pb::IndexMetadata MakeSegment(const std::string& uuid, uint32_t index,
   segment.set_dataset_version(version);
   segment.set_fragment_bitmap(EncodeFragmentBitmap(covers));
   segment.set_index_version(0);
+  segment.mutable_index_details()->set_type_url(
+      std::string(kBTreeIndexDetailsUrl));
   return segment;
 }
 

@@ -63,6 +63,8 @@ Status World::InitTable() {
     index->set_dataset_version(1);
     index->set_fragment_bitmap(EncodeFragmentBitmap(FragmentSet{0}));
     index->set_index_version(0);
+    index->mutable_index_details()->set_type_url(
+        std::string(kBTreeIndexDetailsUrl));
     details.add_maintained_indexes(
         IndexName(i));  // Every user index is maintained.
   }
