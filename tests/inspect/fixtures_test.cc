@@ -17,33 +17,18 @@
 
 #include "inspect/inspect.h"
 #include "inspect/render.h"
+#include "support.h"
 
 namespace memwal::inspect {
 namespace {
 
 using nlohmann::json;
+using testing::InspectJson;
+using testing::ReadJson;
 namespace fs = std::filesystem;
 
 const std::string kFixtures = MEMWAL_FIXTURES_DIR;
 const char* const kTables[] = {"plain", "memwal_unsharded", "memwal_bucket"};
-
-json ReadJson(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-}
-
-// inspect --json at `version` (0 = newest), through the CLI entry point.
-json InspectJson(const std::string& dir, uint64_t version) {
-  std::vector<std::string> args = {dir, "--json"};
-  if (version != 0)
-    args.insert(args.end(), {"--version", std::to_string(version)});
-  std::ostringstream out, err;
-  const int code = RunInspectCommand(args, out, err);
-  EXPECT_EQ(code, 0) << err.str();
-  return json::parse(out.str(), nullptr, false);
-}
 
 const json* FindIndex(const json& report, const std::string& name) {
   for (const json& index : report["indexes"]) {

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -23,38 +24,19 @@
 #include "impl/directory_store.h"
 #include "impl/world.h"
 #include "inspect/inspect.h"
+#include "support.h"
 
 namespace memwal::inspect {
 namespace {
 
 using nlohmann::json;
+using testing::InspectJson;
+using testing::Publish;
+using testing::ReadJson;
+using testing::TempDir;
 namespace fs = std::filesystem;
 
 const std::string kFixtures = MEMWAL_FIXTURES_DIR;
-
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/inspect-reverse-XXXXXX";
-    MEMWAL_ASSERT(mkdtemp(pattern) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code error;
-    fs::remove_all(path_, error);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-json ReadJson(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
-}
 
 bool LanceDbAvailable() {
   return std::system("node --version > /dev/null 2>&1") == 0 &&
@@ -82,24 +64,6 @@ Opened OpenWithLanceDb(const std::string& dir, const std::string& scratch) {
   text << in.rdbuf();
   opened.log = text.str();
   return opened;
-}
-
-// inspect --json at `version` (0 = newest).
-json InspectJson(const std::string& dir, uint64_t version) {
-  std::vector<std::string> args = {dir, "--json"};
-  if (version != 0)
-    args.insert(args.end(), {"--version", std::to_string(version)});
-  std::ostringstream out, err;
-  EXPECT_EQ(RunInspectCommand(args, out, err), 0) << err.str();
-  return json::parse(out.str(), nullptr, false);
-}
-
-void Publish(impl::World* world, Status begun) {
-  ASSERT_TRUE(begun.ok()) << begun.ToString();
-  const Result<impl::Outcome> outcome =
-      world->Commit(world->inflight_count() - 1);
-  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
-  ASSERT_EQ(*outcome, impl::Outcome::kPublished) << world->last_reason();
 }
 
 // Flush two generations, compact the first, append, delete fragment 0,
@@ -133,12 +97,27 @@ std::string FirstLine(const std::string& error) {
   return error.substr(0, error.find(", /"));
 }
 
+// A table written by WrittenWorld(protocol) into a scratch directory, and what
+// LanceDB said when it opened it.
+struct Reversed {
+  TempDir scratch;
+  std::string dir;
+  Opened opened;
+};
+
+std::unique_ptr<Reversed> WriteAndOpen(impl::Protocol protocol) {
+  auto reversed = std::make_unique<Reversed>();
+  reversed->dir =
+      WriteTable(WrittenWorld(protocol), reversed->scratch.path() + "/t");
+  reversed->opened = OpenWithLanceDb(reversed->dir, reversed->scratch.path());
+  return reversed;
+}
+
 TEST(ReverseDirection, LanceDbReadsVersionsRowCountsAndSchemaOfOurTable) {
   if (!LanceDbAvailable()) GTEST_SKIP() << "run npm ci in " << kFixtures;
-  TempDir scratch;
-  const std::string dir =
-      WriteTable(WrittenWorld(impl::Protocol::kLegacy), scratch.path() + "/t");
-  const Opened opened = OpenWithLanceDb(dir, scratch.path());
+  const std::unique_ptr<Reversed> table = WriteAndOpen(impl::Protocol::kLegacy);
+  const Opened& opened = table->opened;
+  const std::string& dir = table->dir;
   ASSERT_EQ(opened.code, 0) << opened.log;
   const json& lancedb = opened.description;
   const json latest = InspectJson(dir, 0);
@@ -166,10 +145,9 @@ TEST(ReverseDirection, LanceDbReadsVersionsRowCountsAndSchemaOfOurTable) {
 
 TEST(ReverseDirection, LanceDbRefusesToListIndexesOfOurMemWalTableAsOfItsOwn) {
   if (!LanceDbAvailable()) GTEST_SKIP() << "run npm ci in " << kFixtures;
-  TempDir scratch;
-  const std::string dir =
-      WriteTable(WrittenWorld(impl::Protocol::kLegacy), scratch.path() + "/t");
-  const Opened opened = OpenWithLanceDb(dir, scratch.path());
+  const std::unique_ptr<Reversed> table = WriteAndOpen(impl::Protocol::kLegacy);
+  const Opened& opened = table->opened;
+  const std::string& dir = table->dir;
   ASSERT_EQ(opened.code, 0) << opened.log;
   const json ours = opened.description["latest"]["indices"];
   const json own =
@@ -196,10 +174,9 @@ TEST(ReverseDirection, LanceDbRefusesToListIndexesOfOurMemWalTableAsOfItsOwn) {
 
 TEST(ReverseDirection, LanceDbRefusesOurActivatedTableAsUnreadable) {
   if (!LanceDbAvailable()) GTEST_SKIP() << "run npm ci in " << kFixtures;
-  TempDir scratch;
-  const std::string dir =
-      WriteTable(WrittenWorld(impl::Protocol::kDerived), scratch.path() + "/t");
-  const Opened opened = OpenWithLanceDb(dir, scratch.path());
+  const std::unique_ptr<Reversed> table =
+      WriteAndOpen(impl::Protocol::kDerived);
+  const Opened& opened = table->opened;
   EXPECT_NE(opened.code, 0);
   EXPECT_NE(opened.log.find("cannot be read by this version of Lance"),
             std::string::npos)

@@ -11,36 +11,14 @@
 #include "impl/directory_store.h"
 #include "impl/world.h"
 #include "inspect/inspect.h"
+#include "support.h"
 
 namespace memwal::inspect {
 namespace {
 
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/inspect-world-XXXXXX";
-    MEMWAL_ASSERT(mkdtemp(pattern) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code error;
-    fs::remove_all(path_, error);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-void Publish(impl::World* world, Status begun) {
-  ASSERT_TRUE(begun.ok()) << begun.ToString();
-  const Result<impl::Outcome> outcome =
-      world->Commit(world->inflight_count() - 1);
-  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
-  ASSERT_EQ(*outcome, impl::Outcome::kPublished) << world->last_reason();
-}
+using testing::Publish;
+using testing::TempDir;
 
 // Activate; flush generations 1 and 2; compact 1; repair idx_0 (credits
 // position 1).
