@@ -45,6 +45,10 @@ struct Options {
   uint32_t shards = 1;
   uint32_t indexes = 1;
   uint64_t seed = 0;
+  // false: a plain Lance table, created without `__lance_mem_wal` (shards must
+  // be 0), as a table is before its MemWAL is installed. Every MemWAL action
+  // then fails or refuses; the model always installs it at Init (R4).
+  bool memwal = true;
 };
 
 // The operation that produced a version, from its transaction file.

@@ -40,6 +40,8 @@ void AddSchema(uint32_t fields, pb::Manifest* manifest) {
 }  // namespace
 
 Status World::InitTable() {
+  if (!options_.memwal && options_.shards != 0)
+    return Status::InvalidArgument("a table without the MemWAL has no shards");
   ManifestFile file;
   file.manifest.set_version(1);
   file.manifest.set_max_fragment_id(0);
@@ -68,13 +70,15 @@ Status World::InitTable() {
     details.add_maintained_indexes(
         IndexName(i));  // Every user index is maintained.
   }
-  // Lance: the system index has no fields, no bitmap, index_version 0 [P §3].
-  pb::IndexMetadata* system = file.index_section.add_indices();
-  system->mutable_uuid()->set_uuid(NewUuid());
-  system->set_name(std::string(kMemWalIndexName));
-  system->set_dataset_version(1);
-  system->set_index_version(0);
-  PackMemWalDetails(details, system);
+  if (options_.memwal) {
+    // Lance: the system index has no fields, no bitmap, index_version 0 [P §3].
+    pb::IndexMetadata* system = file.index_section.add_indices();
+    system->mutable_uuid()->set_uuid(NewUuid());
+    system->set_name(std::string(kMemWalIndexName));
+    system->set_dataset_version(1);
+    system->set_index_version(0);
+    PackMemWalDetails(details, system);
+  }
   pb::Transaction transaction;
   transaction.set_read_version(0);
   transaction.set_uuid(UuidHex(NewUuid()));

@@ -23,34 +23,14 @@ namespace memwal::inspect {
 namespace {
 
 using nlohmann::json;
+using testing::CompareListedIndex;
+using testing::FindIndex;
 using testing::InspectJson;
 using testing::ReadJson;
 namespace fs = std::filesystem;
 
 const std::string kFixtures = MEMWAL_FIXTURES_DIR;
 const char* const kTables[] = {"plain", "memwal_unsharded", "memwal_bucket"};
-
-const json* FindIndex(const json& report, const std::string& name) {
-  for (const json& index : report["indexes"]) {
-    if (index["name"] == name) return &index;
-  }
-  return nullptr;
-}
-
-// LanceDB's listIndices() entry against inspect's index of the same name.
-void CompareListedIndex(const json& listed, const json& report,
-                        const std::string& at) {
-  const json* ours = FindIndex(report, listed["name"]);
-  ASSERT_NE(ours, nullptr) << at << " index " << listed["name"];
-  EXPECT_EQ((*ours)["columns"], listed["columns"]) << at;
-  EXPECT_EQ((*ours)["indexed_rows"], listed["numIndexedRows"]) << at;
-  EXPECT_EQ((*ours)["unindexed_rows"], listed["numUnindexedRows"]) << at;
-  EXPECT_EQ((*ours)["segments"].size(), listed["numSegments"]) << at;
-  EXPECT_EQ((*ours)["segments"][0]["uuid"], listed["indexUuid"]) << at;
-  EXPECT_EQ((*ours)["segments"][0]["type_url"], listed["typeUrl"]) << at;
-  EXPECT_EQ((*ours)["segments"][0]["index_version"], listed["indexVersion"])
-      << at;
-}
 
 // indexStats(name) entries (the only index view LanceDB gives on MemWAL
 // tables).

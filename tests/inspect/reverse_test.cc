@@ -30,6 +30,7 @@ namespace memwal::inspect {
 namespace {
 
 using nlohmann::json;
+using testing::CompareListedIndex;
 using testing::InspectJson;
 using testing::Publish;
 using testing::ReadJson;
@@ -81,6 +82,22 @@ impl::World WrittenWorld(impl::Protocol protocol) {
   Publish(&world, world.BeginAppend());
   Publish(&world, world.BeginDeleteFragment(0));
   Publish(&world, world.BeginOptimizeIndex(0));
+  return world;
+}
+
+// A plain table (no MemWAL, so LanceDB 0.31.0 can list its indexes): append,
+// repair idx_0 (a delta segment), append again (unindexed rows).
+impl::World PlainWorld() {
+  Result<impl::World> created =
+      impl::World::Create(impl::Options{.protocol = impl::Protocol::kLegacy,
+                                        .shards = 0,
+                                        .indexes = 1,
+                                        .memwal = false});
+  MEMWAL_ASSERT(created.ok());
+  impl::World world = std::move(*created);
+  Publish(&world, world.BeginAppend());
+  Publish(&world, world.BeginOptimizeIndex(0));
+  Publish(&world, world.BeginAppend());
   return world;
 }
 
@@ -170,6 +187,32 @@ TEST(ReverseDirection, LanceDbRefusesToListIndexesOfOurMemWalTableAsOfItsOwn) {
   const auto at = error.find("/_indices/");
   ASSERT_NE(at, std::string::npos) << error;
   EXPECT_EQ(segment_uuids.count(error.substr(at + 10, 36)), 1u) << error;
+}
+
+TEST(ReverseDirection, LanceDbListsTheIndexesOfOurPlainTableAsInspectDoes) {
+  if (!LanceDbAvailable()) GTEST_SKIP() << "run npm ci in " << kFixtures;
+  TempDir scratch;
+  const std::string dir = WriteTable(PlainWorld(), scratch.path() + "/t");
+  const Opened opened = OpenWithLanceDb(dir, scratch.path());
+  ASSERT_EQ(opened.code, 0) << opened.log;
+  const json& versions = opened.description["versions"];
+  ASSERT_EQ(versions.size(), 4u);
+  for (const json& version : versions) {
+    const std::string at = "version " + version["version"].dump();
+    const json report = InspectJson(dir, version["version"].get<uint64_t>());
+    EXPECT_EQ(version["countRows"], report["rows"]) << at;
+    ASSERT_TRUE(version["indices"].contains("list")) << at << version;
+    ASSERT_EQ(version["indices"]["list"].size(), 1u) << at;
+    const json& listed = version["indices"]["list"][0];
+    EXPECT_EQ(listed["name"], "idx_0") << at;
+    EXPECT_EQ(listed["indexType"], "BTree") << at;
+    CompareListedIndex(listed, report, at);
+  }
+  // Version 4: the base segment and the repair's delta cover 2 of 3 rows.
+  const json& last = versions[3]["indices"]["list"][0];
+  EXPECT_EQ(last["numSegments"], 2);
+  EXPECT_EQ(last["numIndexedRows"], 2);
+  EXPECT_EQ(last["numUnindexedRows"], 1);
 }
 
 TEST(ReverseDirection, LanceDbRefusesOurActivatedTableAsUnreadable) {

@@ -59,6 +59,30 @@ inline nlohmann::json InspectJson(const std::string& dir, uint64_t version) {
   return nlohmann::json::parse(out.str(), nullptr, false);
 }
 
+inline const nlohmann::json* FindIndex(const nlohmann::json& report,
+                                       const std::string& name) {
+  for (const nlohmann::json& index : report["indexes"]) {
+    if (index["name"] == name) return &index;
+  }
+  return nullptr;
+}
+
+// LanceDB's listIndices() entry against inspect's index of the same name.
+inline void CompareListedIndex(const nlohmann::json& listed,
+                               const nlohmann::json& report,
+                               const std::string& at) {
+  const nlohmann::json* ours = FindIndex(report, listed["name"]);
+  ASSERT_NE(ours, nullptr) << at << " index " << listed["name"];
+  EXPECT_EQ((*ours)["columns"], listed["columns"]) << at;
+  EXPECT_EQ((*ours)["indexed_rows"], listed["numIndexedRows"]) << at;
+  EXPECT_EQ((*ours)["unindexed_rows"], listed["numUnindexedRows"]) << at;
+  EXPECT_EQ((*ours)["segments"].size(), listed["numSegments"]) << at;
+  EXPECT_EQ((*ours)["segments"][0]["uuid"], listed["indexUuid"]) << at;
+  EXPECT_EQ((*ours)["segments"][0]["type_url"], listed["typeUrl"]) << at;
+  EXPECT_EQ((*ours)["segments"][0]["index_version"], listed["indexVersion"])
+      << at;
+}
+
 // Commits the transaction `begun` just started; it must publish.
 inline void Publish(impl::World* world, const Status& begun) {
   ASSERT_TRUE(begun.ok()) << begun.ToString();
