@@ -1,66 +1,151 @@
 #!/usr/bin/env bash
-# The sanitizer and fuzzing gate that ctest runs (test fuzz.sanitized, label sanitize):
-#   1. configures a nested build with ASan+UBSan (MEMWAL_SANITIZE=address) in BUILD_DIR, using
-#      a clang that can build the project and link libFuzzer (clang++-19, else any clang++ >= 16)
-#      with MEMWAL_FUZZ=ON, else the default compiler without libFuzzer;
-#   2. builds only the fuzz replay executables and impl_test there (not the whole tree: the
-#      full ASan build does not fit the CI budget on 2 cores);
-#   3. runs impl_test and the replay tests (ctest -L fuzz) under the sanitizers;
-#   4. with libFuzzer, runs every decoder target for SECONDS (default 10) from a copy of the
-#      committed corpus (the committed corpus is never modified).
-# Exit 0 when all of it passes. The nested build is incremental across runs.
+# The sanitizer and fuzzing gate that ctest runs (test fuzz.sanitized, label sanitize; part of
+# ./memwal test). In one nested clang build with ASan+UBSan (MEMWAL_SANITIZE=address, UBSan
+# findings fatal) and libFuzzer (MEMWAL_FUZZ=ON) in BUILD_DIR:
+#   1. configures BUILD_DIR (again whenever this script's configuration changes) at -O0: the
+#      build is most of the step's time, and -O0 compiles in about half the time of -O1;
+#   2. builds the libraries, the eight libFuzzer targets and the fast unit test binaries only
+#      (base_test, model_test, impl_test, checker_test, corpus_test), not the whole tree;
+#   3. runs those tests under the sanitizers, leaving out the state-space searches (below);
+#   4. runs every fuzz target for SECONDS (default 20) from a copy of its committed corpus
+#      (libFuzzer first replays the whole copy), two targets at a time. A crash fails the step
+#      and prints the reproducer, which is kept in BUILD_DIR/fuzz-artifacts/.
+# Exit 0 when all of it passes, 77 (ctest: skipped) when no clang >= 16 with libFuzzer is
+# installed (./memwal installs clang-19 and libclang-rt-19-dev). The nested build is
+# incremental across runs.
 # usage: sanitized_check.sh SOURCE_DIR BUILD_DIR [SECONDS]
 set -euo pipefail
-readonly src="$1" build="$2" seconds="${3:-10}"
-readonly decoders=(roaring manifest index_section memwal_details shard_manifest trace_json itf)
+readonly src="$1" build="$2" seconds="${3:-20}"
+readonly fuzz_targets=(lockstep trace_json manifest roaring itf index_section shard_manifest
+  memwal_details)
+readonly unit_tests=(base/base_test model/model_test impl/impl_test checker/checker_test)
+# State-space searches (seconds to minutes each under ASan at -O0); ctest runs them unsanitized.
+readonly checker_test_filter='-Counterexample.*:Explorer.DepthFirstVisitsTheSameStates:Explorer.AGoalItsProtocolCannotReachIsNotApplicable'
+readonly corpus_test_filter='-Corpus.CoversEveryApplicableActionAndGoalAtSmall:Corpus.ReachesAnInvariantNeighbourhoodUnderAModelBug'
+readonly skip=77
+started=$SECONDS
 
+phase() { echo "sanitized_check: $* (at $((SECONDS - started)) s)" >&2; }
+
+# A clang that compiles the project (clang 14 and 15 cannot compile impl/'s captured structured
+# bindings) and links libFuzzer with ASan+UBSan.
 pick_clang() {
-  local candidate version
+  local candidate version probe
+  probe=$(mktemp -d)
+  echo 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }' \
+    >"$probe/probe.cc"
   for candidate in clang++-19 clang++-18 clang++-17 clang++-16 clang++; do
     command -v "$candidate" >/dev/null || continue
     version=$("$candidate" -dumpversion | cut -d. -f1)
-    # clang 14 and 15 cannot compile captured structured bindings (impl/ uses them).
-    [ "$version" -ge 16 ] && { echo "$candidate"; return; }
+    [ "$version" -ge 16 ] || continue
+    if "$candidate" -fsanitize=fuzzer,address,undefined "$probe/probe.cc" -o "$probe/probe" \
+      2>/dev/null; then
+      command -v "$candidate"
+      break
+    fi
   done
+  rm -rf "$probe"
 }
 
 configure() {
-  local clang fuzz=OFF cxx=()
-  clang=$(pick_clang)
-  if [ -n "$clang" ]; then
-    fuzz=ON
-    cxx=(-DCMAKE_CXX_COMPILER="$(command -v "$clang")")
+  local clang="$1"
+  # -Wno-unused-private-field, -Wno-deprecated-declarations: clang-only warnings (the second
+  # from libstdc++ 12's std::stable_sort under clang 19) that -Werror would turn into errors.
+  local args=(-DCMAKE_CXX_COMPILER="$clang" -DCMAKE_BUILD_TYPE=Debug
+    "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -gline-tables-only"
+    "-DCMAKE_CXX_FLAGS=-Wno-unused-private-field -Wno-deprecated-declarations"
+    -DMEMWAL_SANITIZE=address -DMEMWAL_FUZZ=ON -DMEMWAL_BUILD_TESTS=ON)
+  if ! [ -f "$build/CMakeCache.txt" ] || [ "$(cat "$build/sanitized-config" 2>/dev/null)" != "${args[*]}" ]; then
+    rm -rf "$build"
+    mkdir -p "$build"
+    cmake -S "$src" -B "$build" "${args[@]}" >"$build/sanitized-configure.log" 2>&1 ||
+      { tail -n 30 "$build/sanitized-configure.log"; exit 1; }
+    echo "${args[*]}" >"$build/sanitized-config"
   fi
-  cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DMEMWAL_SANITIZE=address \
-    -DMEMWAL_FUZZ="$fuzz" "${cxx[@]}" -DCMAKE_CXX_FLAGS="-gline-tables-only -Wno-unused-private-field" >/dev/null
 }
 
-[ -f "$build/CMakeCache.txt" ] || configure
-fuzzing=$(grep -q '^MEMWAL_FUZZ:BOOL=ON' "$build/CMakeCache.txt" && echo yes || echo no)
-targets=(impl_test)
-for t in "${decoders[@]}" lockstep; do
-  targets+=("fuzz_${t}_replay")
-  [ "$fuzzing" = yes ] && targets+=("fuzz_$t")
-done
-cmake --build "$build" -j2 --target "${targets[@]}" >"$build/sanitized-build.log" 2>&1 ||
-  { tail -n 30 "$build/sanitized-build.log"; exit 1; }
+build_targets() {
+  local targets=(base_test model_test impl_test checker_test corpus_test) t
+  for t in "${fuzz_targets[@]}"; do targets+=("fuzz_$t"); done
+  cmake --build "$build" -j"$(nproc)" --target "${targets[@]}" >"$build/sanitized-build.log" 2>&1 ||
+    { grep -m 30 -E 'error|Error' "$build/sanitized-build.log" || tail -n 30 "$build/sanitized-build.log"; exit 1; }
+}
 
-export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-"$build/tests/impl/impl_test" --gtest_brief=1
-ctest --test-dir "$build" -L fuzz --output-on-failure -j2
-
-if [ "$fuzzing" = yes ]; then
-  work=$(mktemp -d)
-  trap 'rm -rf "$work"' EXIT
-  for t in "${decoders[@]}"; do
-    mkdir -p "$work/$t"
-    cp "$src/fuzz/corpus/$t/"* "$work/$t/"
-    echo "libFuzzer: $t for ${seconds}s" >&2
-    (cd "$work" && "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -rss_limit_mb=2048 \
-      -print_final_stats=1 "$work/$t" 2>"$work/$t.log") ||
-      { tail -n 40 "$work/$t.log"; exit 1; }
-    grep -E 'stat::number_of_executed_units|cov:' "$work/$t.log" | tail -n 2 >&2
+run_unit_tests() {
+  local test filter
+  for test in "${unit_tests[@]}" corpus; do
+    filter='*'
+    [ "$test" = checker/checker_test ] && filter="$checker_test_filter"
+    local binary="$build/tests/$test"
+    if [ "$test" = corpus ]; then
+      binary="$build/fuzz/corpus_test"
+      filter="$corpus_test_filter"
+    fi
+    "$binary" --gtest_brief=1 --gtest_filter="$filter" >"$build/$(basename "$binary").log" 2>&1 ||
+      { tail -n 60 "$build/$(basename "$binary").log"; echo "FAILED under ASan+UBSan: $binary" >&2; return 1; }
+    grep -h -E '^\[  PASSED  \]' "$build/$(basename "$binary").log" | sed "s|^|$(basename "$binary"): |" >&2
   done
-else
-  echo "no clang >= 16 with libFuzzer: skipped the short fuzz runs" >&2
+}
+
+# Fuzzes target $1 for $seconds from a copy of its corpus. Target output (CRoaring and protobuf
+# print every refused input) is closed; on a crash the reproducer is run once more with it.
+fuzz_one() {
+  local t="$1" work="$build/fuzz-work/$1" artifacts="$build/fuzz-artifacts"
+  rm -rf "$work"
+  mkdir -p "$work" "$artifacts"
+  cp "$src/fuzz/corpus/$t/"* "$work/"
+  if (cd "$build/fuzz-work" && "$build/fuzz/fuzz_$t" -max_total_time="$seconds" -timeout=60 \
+    -rss_limit_mb=2048 -close_fd_mask=2 -print_final_stats=1 \
+    -artifact_prefix="$artifacts/$t-" "$work" >"$work.log" 2>&1); then
+    echo "fuzz_$t: $(grep -E '^#[0-9]+.*(DONE|pulse)' "$work.log" | tail -n 1 | cut -c1-90)" >&2
+    return 0
+  fi
+  local reproducer
+  reproducer=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$work.log" | tail -n 1)
+  {
+    tail -n 40 "$work.log"
+    if [ -n "$reproducer" ]; then
+      echo "--- fuzz_$t crashed; reproducer: $reproducer"
+      echo "--- its output (run again with: $build/fuzz/fuzz_$t $reproducer):"
+      "$build/fuzz/fuzz_$t" "$reproducer" 2>&1 | tail -n 40 || true
+    else
+      echo "--- fuzz_$t failed without a reproducer (log: $work.log)"
+    fi
+  } >&2
+  return 1
+}
+
+# Two targets at a time (each libFuzzer process is single-threaded).
+run_fuzzers() {
+  local t failed=0 running=0
+  for t in "${fuzz_targets[@]}"; do
+    if [ "$running" -ge 2 ]; then
+      wait -n || failed=1
+      running=$((running - 1))
+    fi
+    fuzz_one "$t" &
+    running=$((running + 1))
+  done
+  while [ "$running" -gt 0 ]; do
+    wait -n || failed=1
+    running=$((running - 1))
+  done
+  return "$failed"
+}
+
+clang=$(pick_clang)
+if [ -z "$clang" ]; then
+  echo "sanitized_check: no clang >= 16 with libFuzzer (./memwal installs clang-19 and" \
+    "libclang-rt-19-dev): skipped" >&2
+  exit "$skip"
 fi
+configure "$clang"
+phase "configured with $clang"
+build_targets
+phase "built"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+run_unit_tests
+phase "unit tests passed"
+run_fuzzers
+phase "every fuzz target ran ${seconds} s without a crash"
