@@ -78,7 +78,7 @@ Result<bool> ParseSwitchFlag(std::string_view flag, Args* args,
     return true;
   }
   if (flag != "--protocol" && flag != "--read" && flag != "--gc" &&
-      flag != "--bug") {
+      flag != "--env" && flag != "--bug") {
     return false;
   }
   MEMWAL_ASSIGN_OR_RETURN(const std::string value, args->Value(flag));
@@ -88,6 +88,8 @@ Result<bool> ParseSwitchFlag(std::string_view flag, Args* args,
     MEMWAL_ASSIGN_OR_RETURN(config.read, model::ParseReadMode(value));
   } else if (flag == "--gc") {
     MEMWAL_ASSIGN_OR_RETURN(config.gc, model::ParseGcMode(value));
+  } else if (flag == "--env") {
+    MEMWAL_ASSIGN_OR_RETURN(config.env, model::ParseEnv(value));
   } else {
     MEMWAL_ASSIGN_OR_RETURN(const model::Bug bug, model::ParseBug(value));
     config.bugs |= model::BugBit(bug);
@@ -232,6 +234,10 @@ std::string CheckHelp() {
           "legacy\n"
           "  --read R         strict (default), min, single-index\n"
           "  --gc G           atomic (default), stale-read, recheck\n"
+          "  --env E          none (default), foreign: add the environment "
+          "actions of\n"
+          "                   spec section 10 (ForeignHalfSet, CallerAdvance, "
+          "ResetMemWal)\n"
           "  --bug NAME       switch on a known bug (repeatable); see the list "
           "below\n"
           "bounds (spec section 2):\n"
@@ -254,6 +260,9 @@ std::string CheckHelp() {
          << (info.in_model ? "model: expect "
                            : "not in the model (impl only): ")
          << info.reason << "\n";
+    if (model::RequiredEnv(info.bug) == model::Env::kForeign)
+      help << "      reached in lockstep with --env foreign (switched on "
+              "automatically)\n";
   }
   return help.str();
 }
@@ -275,6 +284,7 @@ std::string CheckCommandLine(const CheckOptions& options) {
   line << "memwal-check check --model-only --protocol "
        << model::Name(c.protocol) << " --read " << model::Name(c.read)
        << " --gc " << model::Name(c.gc);
+  if (model::IsForeign(c)) line << " --env " << model::Name(c.env);
   for (const model::BugInfo& info : model::AllBugs()) {
     if (model::Has(c, info.bug)) line << " --bug " << info.name;
   }
@@ -290,6 +300,21 @@ std::string CheckCommandLine(const CheckOptions& options) {
   if (options.explore.mode == SearchMode::kDfs) line << " --mode dfs";
   line << " --seed " << options.seed;
   return line.str();
+}
+
+std::string EnableRequiredEnv(model::Config* config, uint32_t impl_bugs) {
+  if (model::IsForeign(*config)) return "";
+  std::string names;
+  for (const model::BugInfo& info : model::AllBugs()) {
+    const bool on = model::Has(*config, info.bug) ||
+                    (impl_bugs & model::BugBit(info.bug)) != 0;
+    if (!on || model::RequiredEnv(info.bug) != model::Env::kForeign) continue;
+    names += (names.empty() ? "" : ", ") + std::string(info.name);
+  }
+  if (names.empty()) return "";
+  config->env = model::Env::kForeign;
+  return "env foreign switched on: " + names +
+         " needs the environment actions of spec section 10";
 }
 
 }  // namespace memwal::checker

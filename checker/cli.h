@@ -56,6 +56,11 @@ std::string ReplayHelp();
 // The `check` command line that reproduces `options` (model part only).
 std::string CheckCommandLine(const CheckOptions& options);
 
+// A bug switched on in `config` or in `impl_bugs` (model::BugBit values) that
+// needs env foreign (model::RequiredEnv) switches it on in *config; returns the
+// one-line note to print, or "" when nothing changed.
+std::string EnableRequiredEnv(model::Config* config, uint32_t impl_bugs);
+
 // Runs a parsed command; returns the exit code. Results go to `out`,
 // diagnostics to `err`.
 int RunCommand(const Command& command, std::ostream& out, std::ostream& err);

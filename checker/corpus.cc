@@ -215,6 +215,7 @@ Features ApplicableFeatures(const Config& config) {
   Features wanted;
   std::vector<Action> enabled;
   for (int kind = 0; kind < model::kActionKinds; ++kind) {
+    if (!model::KindApplies(config, kind)) continue;
     const std::string_view name = model::KindName(kind);
     const bool atomic_gc = config.gc == model::GcMode::kAtomic;
     if (name == "RetireSsTable" && !atomic_gc) continue;

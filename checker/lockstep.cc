@@ -136,6 +136,15 @@ struct WorldCall {
   Result<model::Outcome> operator()(const model::CleanupVersions&) const {
     return Done(w->CleanupVersions());
   }
+  Result<model::Outcome> operator()(const model::ForeignHalfSet&) const {
+    return Done(w->ForeignHalfSet());
+  }
+  Result<model::Outcome> operator()(const model::CallerAdvance& a) const {
+    return Done(w->BeginCallerAdvance(U32(a.index), U32(a.offer)));
+  }
+  Result<model::Outcome> operator()(const model::ResetMemWal&) const {
+    return Done(w->ResetMemWal());
+  }
 };
 
 bool OutcomeCompared(const Action& action) {

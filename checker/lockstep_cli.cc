@@ -69,7 +69,11 @@ Result<Written> WriteCounterexample(const CheckOptions& check,
                                            .invariant = violation.invariant,
                                            .steps = violation.trace},
                             .lockstep = !check.model_only,
-                            .impl_only_bugs = run.impl_only_bugs};
+                            .impl_only_bugs = run.impl_only_bugs,
+                            // Traces end at the step that breaks it, so
+                            // replay can say whether it reproduced.
+                            .step = violation.trace.size(),
+                            .detail = violation.detail};
   MEMWAL_RETURN_IF_ERROR(
       WriteFileAtomically(written.trace_file, LockstepTraceText(trace)));
   const json itf = ToItf(check.config, violation.invariant, violation.trace,
@@ -85,16 +89,21 @@ std::string Join(const std::vector<std::string>& names) {
   return out;
 }
 
-json Coverage(const Stats& stats) {
+// Only the kinds that can fire under `config` (model::KindApplies).
+json Coverage(const model::Config& config, const Stats& stats) {
   json coverage = json::object();
-  for (int kind = 0; kind < model::kActionKinds; ++kind)
+  for (int kind = 0; kind < model::kActionKinds; ++kind) {
+    if (!model::KindApplies(config, kind)) continue;
     coverage[std::string(model::KindName(kind))] = stats.coverage[kind];
+  }
   return coverage;
 }
 
-std::vector<std::string> NeverFired(const Stats& stats) {
+std::vector<std::string> NeverFired(const model::Config& config,
+                                    const Stats& stats) {
   std::vector<std::string> names;
   for (int kind = 0; kind < model::kActionKinds; ++kind) {
+    if (!model::KindApplies(config, kind)) continue;
     if (stats.coverage[kind] == 0) names.emplace_back(model::KindName(kind));
   }
   return names;
@@ -167,7 +176,8 @@ void PrintText(const CheckOptions& check, const RunOptions& run,
       << "time: " << rate << "\n"
       << "goals reached: " << Join(stats.goals_reached) << "\n"
       << "goals missed: " << Join(stats.goals_missed) << "\n"
-      << "actions never fired: " << Join(NeverFired(stats)) << "\n";
+      << "actions never fired: " << Join(NeverFired(check.config, stats))
+      << "\n";
   if (result.violation)
     PrintViolation(check, run, *result.violation, written, out);
 }
@@ -194,8 +204,8 @@ json ResultJson(const CheckOptions& check, const RunOptions& run,
       {"goals_missed", stats.goals_missed},
       {"violation", violation},
       {"reachability", Reachability(check.config, stats)},
-      {"coverage", Coverage(stats)},
-      {"never_fired", NeverFired(stats)},
+      {"coverage", Coverage(check.config, stats)},
+      {"never_fired", NeverFired(check.config, stats)},
       {"lockstep", !check.model_only},
       {"mode", std::string(Name(run.order))},
       {"threads", run.threads},
@@ -391,8 +401,12 @@ Result<LockstepTrace> ParseLockstepTrace(std::string_view text) {
   return out;
 }
 
-int RunLockstepCheck(const CheckOptions& check, const RunOptions& run,
+int RunLockstepCheck(const CheckOptions& given, const RunOptions& run,
                      std::ostream& out, std::ostream& err) {
+  CheckOptions check = given;
+  const std::string env_note =
+      EnableRequiredEnv(&check.config, run.impl_only_bugs);
+  if (!env_note.empty()) err << "memwal-check: " << env_note << "\n";
   err << "seed=" << check.seed << "\n";
   if (!check.json) {
     out << "seed=" << check.seed
@@ -428,8 +442,10 @@ int RunLockstepCheck(const CheckOptions& check, const RunOptions& run,
     written = *write;
   }
   if (check.json) {
-    out << ResultJson(check, run, result, has_trace ? &written : nullptr).dump()
-        << "\n";
+    json document =
+        ResultJson(check, run, result, has_trace ? &written : nullptr);
+    if (!env_note.empty()) document["note"] = env_note;
+    out << document.dump() << "\n";
   } else {
     PrintText(check, run, result, has_trace ? &written : nullptr, out);
   }

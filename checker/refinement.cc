@@ -43,8 +43,10 @@ bool OpCompatible(impl::OpKind impl_kind, model::OpKind model_kind,
     case I::kRewriteFragments:
       return model_kind == M::kRewriteFragments;
     case I::kCreateIndex:
+      // The env commits (R60, R62) are CreateIndexes naming no user index.
       return model_kind == M::kCreateIndex || model_kind == M::kOptimizeIndex ||
-             model_kind == M::kDropIndex;
+             model_kind == M::kDropIndex || model_kind == M::kForeignHalfSet ||
+             model_kind == M::kResetMemWal;
     case I::kRecordProgress:
       return model_kind == M::kRecordProgress;
     case I::kActivate:

@@ -1091,6 +1091,7 @@ std::string RenderSummaryPage(const RunSummary& summary) {
           "action)</h2><table>"
           "<tr><th>action</th><th>transitions</th><th></th></tr>";
   for (int kind = 0; kind < model::kActionKinds; ++kind) {
+    if (!model::KindApplies(summary.config, kind)) continue;
     const uint64_t n = stats.coverage[kind];
     html << "<tr><td class=\"mono\">" << Escape(model::KindName(kind))
          << "</td><td>"

@@ -41,9 +41,10 @@ Result<Written> WriteCounterexample(const CheckOptions& options,
   return written;
 }
 
-json Coverage(const Stats& stats) {
+json Coverage(const model::Config& config, const Stats& stats) {
   json coverage = json::object();
   for (int kind = 0; kind < model::kActionKinds; ++kind) {
+    if (!model::KindApplies(config, kind)) continue;
     coverage[std::string(model::KindName(kind))] = stats.coverage[kind];
   }
   return coverage;
@@ -117,7 +118,7 @@ json ResultJson(const CheckOptions& options, const Exploration& result,
               {"goals_reached", stats.goals_reached},
               {"goals_missed", stats.goals_missed},
               {"violation", violation},
-              {"coverage", Coverage(stats)},
+              {"coverage", Coverage(options.config, stats)},
               {"config", ConfigToJson(options.config)},
               {"seed", options.seed}};
 }

@@ -140,16 +140,19 @@ json VersionJson(const Config& config, const model::Version& v) {
 }
 
 json TxnJson(const model::Txn& t) {
-  return json{{"kind", std::string(model::Name(t.kind))},
-              {"read_version", Int(t.read_version)},
-              {"shard", Int(t.shard)},
-              {"generation", Int(t.generation)},
-              {"marker", t.marker},
-              {"fragment", Int(t.fragment)},
-              {"second_fragment", Int(t.second_fragment)},
-              {"index", Int(t.index)},
-              {"segment", SegmentJson(t.segment)},
-              {"removed_uuid", Int(t.removed_uuid)}};
+  json out{{"kind", std::string(model::Name(t.kind))},
+           {"read_version", Int(t.read_version)},
+           {"shard", Int(t.shard)},
+           {"generation", Int(t.generation)},
+           {"marker", t.marker},
+           {"fragment", Int(t.fragment)},
+           {"second_fragment", Int(t.second_fragment)},
+           {"index", Int(t.index)},
+           {"segment", SegmentJson(t.segment)},
+           {"removed_uuid", Int(t.removed_uuid)}};
+  // R61's caller offer + 1, only on transactions CallerAdvance began.
+  if (t.advance != 0) out["advance"] = Int(t.advance);
+  return out;
 }
 
 json StateJson(const Config& config, const model::State& state) {
@@ -197,22 +200,35 @@ json ConfigToJson(const Config& config) {
     if (model::Has(config, info.bug)) bugs.push_back(std::string(info.name));
   }
   const Bounds& b = config.bounds;
-  return json{{"protocol", std::string(model::Name(config.protocol))},
-              {"read", std::string(model::Name(config.read))},
-              {"gc", std::string(model::Name(config.gc))},
-              {"bugs", bugs},
-              {"bounds", json{{"shards", b.shards},
-                              {"generations", b.generations},
-                              {"fragments", b.fragments},
-                              {"indexes", b.indexes},
-                              {"commits", b.commits},
-                              {"inflight", b.inflight}}}};
+  json out{{"protocol", std::string(model::Name(config.protocol))},
+           {"read", std::string(model::Name(config.read))},
+           {"gc", std::string(model::Name(config.gc))},
+           {"bugs", bugs},
+           {"bounds", json{{"shards", b.shards},
+                           {"generations", b.generations},
+                           {"fragments", b.fragments},
+                           {"indexes", b.indexes},
+                           {"commits", b.commits},
+                           {"inflight", b.inflight}}}};
+  // Written only when set, so that env-none traces stay as they were.
+  if (model::IsForeign(config))
+    out["env"] = std::string(model::Name(config.env));
+  return out;
 }
 
 Result<Config> ConfigFromJson(const json& object) {
-  MEMWAL_RETURN_IF_ERROR(ExactKeys(
-      object, {"protocol", "read", "gc", "bugs", "bounds"}, "config"));
+  const bool has_env = object.is_object() && object.contains("env");
+  MEMWAL_RETURN_IF_ERROR(
+      has_env ? ExactKeys(object,
+                          {"protocol", "read", "gc", "env", "bugs", "bounds"},
+                          "config")
+              : ExactKeys(object, {"protocol", "read", "gc", "bugs", "bounds"},
+                          "config"));
   Config config;
+  if (has_env) {
+    MEMWAL_ASSIGN_OR_RETURN(const std::string env, StringField(object, "env"));
+    MEMWAL_ASSIGN_OR_RETURN(config.env, model::ParseEnv(env));
+  }
   MEMWAL_ASSIGN_OR_RETURN(const std::string protocol,
                           StringField(object, "protocol"));
   MEMWAL_ASSIGN_OR_RETURN(config.protocol, model::ParseProtocol(protocol));

@@ -21,25 +21,14 @@ namespace {
 using nlohmann::json;
 
 // The test in tests/impl that pins each bug the checker cannot find: the
-// bugs only the implementation expresses (spec section 8, layer "impl"), and
-// repair-spans-live-at-commit.
+// impl-only bugs no model action reaches even under env foreign (spec
+// sections 8 and 10), and repair-spans-live-at-commit.
 std::string ImplTest(model::Bug bug) {
   switch (bug) {
-    case model::Bug::kHalfSetFolded:
-      return "BugSwitches.HalfSetFoldedOnCommit";
-    case model::Bug::kAdvanceWithoutInspected:
-      return "Advance.RefusesAnAdvanceThatDoesNotCoverWhatItInspected";
     case model::Bug::kInvalidationOnLegacy:
       return "BugSwitches.InvalidationOnLegacy";
     case model::Bug::kAdvanceDroppedWithoutSystemIndex:
       return "BugSwitches.AdvanceDroppedWithoutSystemIndex";
-    case model::Bug::kAdvanceReplacesPosition:
-      return "Advance."
-             "MergesOntoAnUnchangedIndexKeepingUnnamedShardsAndTheMaximum";
-    case model::Bug::kIndexWorkPerTransaction:
-      return "Advance.InspectedFragmentsAreCheckedPerAdvanceNotPerTransaction";
-    case model::Bug::kCoveragePastCompaction:
-      return "Derivation.CapsCreditByTheCommittedProgress";
     // Its violation needs appends that never stop, which the liveness
     // check's fairness excludes (spec section 8: "liveness under continuous
     // appends").
@@ -84,8 +73,13 @@ std::string Difference(const model::Config& base, const model::Config& run) {
     add(std::string(model::Name(run.protocol)));
   if (run.read != base.read) add("read " + std::string(model::Name(run.read)));
   if (run.gc != base.gc) add("gc " + std::string(model::Name(run.gc)));
+  if (run.env != base.env) add("env " + std::string(model::Name(run.env)));
   if (run.bounds.indexes != base.bounds.indexes)
     add("indexes=" + std::to_string(run.bounds.indexes));
+  if (run.bounds.fragments != base.bounds.fragments)
+    add("fragments=" + std::to_string(run.bounds.fragments));
+  if (run.bounds.commits != base.bounds.commits)
+    add("commits=" + std::to_string(run.bounds.commits));
   return text.empty() ? "-" : text;
 }
 
@@ -99,6 +93,38 @@ Variant Make(const model::Config& base, std::string name,
 // Two indexes at least, so that a per-index cap differs from `min`.
 void TwoIndexes(model::Config* config) {
   config->bounds.indexes = std::max(config->bounds.indexes, 2);
+}
+
+// What lockstep reports for each env bug (spec section 8).
+std::string EnvFinding(model::Bug bug) {
+  switch (bug) {
+    case model::Bug::kAdvanceReplacesPosition:
+      return "UnchangedPositionsNeverDrop";
+    case model::Bug::kCoveragePastCompaction:
+      return "CatchupWithinCompaction";
+    default:
+      return std::string(kImplementationMatchesModel);
+  }
+}
+
+// Env foreign (spec section 10) and the smallest bounds at which its actions
+// reach the bug: a second index for the other-index advance, a fifth commit
+// and a fourth fragment for the MemWAL reset's re-compaction.
+void ForeignEnvFor(model::Bug bug, model::Config* config) {
+  config->env = model::Env::kForeign;
+  if (bug == model::Bug::kAdvanceWithoutInspected ||
+      bug == model::Bug::kIndexWorkPerTransaction) {
+    TwoIndexes(config);
+  }
+  if (bug == model::Bug::kAdvanceReplacesPosition) {
+    config->bounds.commits = std::max(config->bounds.commits, 5);
+    config->bounds.generations = std::max(config->bounds.generations, 2);
+  }
+  if (bug == model::Bug::kCoveragePastCompaction) {
+    config->bounds.commits = std::max(config->bounds.commits, 6);
+    config->bounds.fragments = std::max(config->bounds.fragments, 4);
+    config->bounds.generations = std::max(config->bounds.generations, 2);
+  }
 }
 
 bool HasTrace(const std::string& invariant) {
@@ -231,15 +257,79 @@ std::vector<Variant> AllVariants(const model::Config& base) {
       variant = Make(base, "bug=" + std::string(info.name), config);
       variant.impl_test = ImplTest(info.bug);
     } else {
+      const bool env = model::RequiredEnv(info.bug) == model::Env::kForeign;
+      if (env) ForeignEnvFor(info.bug, &config);
       variant = Make(base, "bug=" + std::string(info.name), config);
       variant.setup.impl_only_bugs = model::BugBit(info.bug);
       variant.run =
           variant.run == "-" ? "impl only" : variant.run + ", impl only";
-      variant.impl_test = ImplTest(info.bug);
+      if (env) {
+        variant.replay = EnvReplayTrace(info.bug);
+        variant.lockstep_finding = EnvFinding(info.bug);
+        if (!variant.replay.empty()) variant.run += ", replay";
+      } else {
+        variant.impl_test = ImplTest(info.bug);
+      }
     }
     variants.push_back(variant);
   }
   return variants;
+}
+
+std::vector<model::Action> EnvReplayTrace(model::Bug bug) {
+  using namespace model;  // NOLINT: the action names read as the spec's
+  const Action flush = FlushMemTable{0};
+  const Action compact = CompactSsTable{0, true};
+  switch (bug) {
+    case Bug::kAdvanceReplacesPosition:
+      // A repair credits generation 2; a caller's no-work repair claims 1.
+      return {flush,
+              flush,
+              Activate{},
+              Commit{0},
+              compact,
+              Commit{0},
+              compact,
+              Commit{0},
+              OptimizeIndex{0},
+              Commit{0},
+              CallerAdvance{0, static_cast<int>(AdvanceOffer::kOldest)},
+              Commit{0}};
+    case Bug::kCoveragePastCompaction:
+      // A build reads compacted 2, then rebases over a reset and a
+      // re-compaction of generation 1.
+      return {flush,     flush,     Activate{}, Commit{0},      compact,
+              Commit{0}, compact,   Commit{0},  CreateIndex{0}, ResetMemWal{},
+              compact,   Commit{1}, Commit{0}};
+    default:
+      return {};
+  }
+}
+
+// An env bug pinned by a replayed trace: lockstep re-executes it.
+VariantResult ReplayOne(const Variant& variant, const RunSettings& settings) {
+  VariantResult result;
+  const auto start = std::chrono::steady_clock::now();
+  const Result<ReplayResult> replay =
+      ReplayLockstep(variant.setup, variant.replay, false);
+  result.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  if (!replay.ok() || !replay->finding) return result;
+  result.verdict = Verdict::kViolation;
+  result.invariant = replay->finding->invariant;
+  result.detail = replay->finding->detail;
+  result.states = replay->step;
+  result.found = variant.replay;
+  if (settings.out_dir.empty()) return result;
+  const std::string dir =
+      (std::filesystem::path(settings.out_dir) / DirName(variant.name))
+          .string();
+  Result<std::string> found =
+      WriteTrace(dir, result.invariant + ".trace.json", variant.setup, true,
+                 result.invariant, result.found, result.detail);
+  if (found.ok()) result.trace_file = *found;
+  return result;
 }
 
 VariantResult RunOne(const LockstepSetup& setup, const RunSettings& settings,
@@ -290,12 +380,19 @@ VariantRow RunVariant(const Variant& variant, const RunSettings& settings) {
   const std::string impl_test =
       variant.impl_test.empty() ? "" : "impl test " + variant.impl_test;
   if (variant.setup.impl_only_bugs != 0 && !settings.search.lockstep) {
+    if (!variant.lockstep_finding.empty()) {
+      row.verdict = "lockstep";
+      row.invariant = "lockstep finds " + variant.lockstep_finding;
+      return row;
+    }
     row.verdict = "impl test";
     row.invariant = impl_test;
     return row;
   }
   const VariantResult result =
-      RunOne(variant.setup, settings, DirName(variant.name));
+      variant.replay.empty()
+          ? RunOne(variant.setup, settings, DirName(variant.name))
+          : ReplayOne(variant, settings);
   row.verdict = VerdictText(result.verdict);
   row.invariant = result.invariant;
   row.states = result.states;

@@ -41,7 +41,15 @@ struct Variant {
   std::string run{};   // what differs from the base, e.g. "advance, indexes=2"
   LockstepSetup setup{};
   std::string impl_test{};  // a bug the checker cannot find: its impl test
+  // An env bug (spec section 10) whose shortest trace needs more commits than
+  // a lockstep BFS covers in minutes: lockstep replays this trace instead.
+  std::vector<model::Action> replay{};
+  std::string lockstep_finding{};  // env bug: what lockstep reports
 };
+
+// The replayed trace of an env bug that needs five or six commits
+// (advance-replaces-position, coverage-past-compaction); empty for the others.
+std::vector<model::Action> EnvReplayTrace(model::Bug bug);
 
 // The variants for `base`, in table order: default, protocols, read modes, gc
 // modes, bugs (spec section 8 order).
@@ -80,7 +88,8 @@ VariantResult RunOne(const LockstepSetup& setup, const RunSettings& settings,
 struct VariantRow {
   std::string variant{};
   std::string run{};
-  std::string verdict{};  // ok, violation, incomplete, impl test
+  std::string verdict{};  // ok, violation, incomplete, impl test, lockstep
+                          // (an env bug in a model-only run)
   std::string invariant{};
   uint64_t states = 0;
   double seconds = 0;

@@ -352,7 +352,14 @@ Result<TableVersion> World::ToTableVersion(const Snapshot& snapshot,
 
 Result<std::vector<uint64_t>> World::Watermarks(
     const std::vector<uint32_t>& query_indexes) const {
-  MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
+  // A reader opens a half-set head (R60) as a table without the bit, as
+  // lancedb 3911 does; only writers refuse it.
+  PrefixedStore table = Table();
+  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> versions,
+                          ListVersions(table));
+  if (versions.empty()) return Status::NotFound("table has no versions");
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot head,
+                          LoadVersion(table, nullptr, versions.back(), true));
   MEMWAL_ASSIGN_OR_RETURN(const VersionView view, ViewOf(head));
   std::vector<uint32_t> numbers = query_indexes;
   std::sort(numbers.begin(), numbers.end());  // single-index uses the smallest.

@@ -129,6 +129,18 @@ class World {
   Status ShallowClone();                      // R37
   Status CleanupVersions();                   // R38
 
+  // Section 10 (env foreign): writers outside this protocol version's path.
+  // R60: a foreign commit of the head with bit 128 in the reader word only
+  // (written as Lance would see it: an empty CreateIndex, and no
+  // apply_feature_flags, which would drop the half-set bit).
+  Status ForeignHalfSet();
+  // R61 (advance): BeginOptimizeIndex(index) with the caller-supplied advance
+  // `offer` (model::AdvanceOffer: 0 other-index, 1 oldest, 2 first-shard).
+  Status BeginCallerAdvance(uint32_t index, uint32_t offer);
+  // R62: commits a CreateIndex replacing __lance_mem_wal with its details
+  // minus compacted_sstables and index_catchup, through the commit path.
+  Status ResetMemWal();
+
   // Persisted state, decoded from the store on every call.
   Result<std::vector<uint64_t>> Versions() const;
   Result<TableVersion> ReadVersion(uint64_t version) const;

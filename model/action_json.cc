@@ -36,6 +36,9 @@ constexpr std::array<KindFields, kActionKinds> kFields = {{
     {"Restore", {"version", ""}, 1},
     {"ShallowClone", {"", ""}, 0},
     {"CleanupVersions", {"", ""}, 0},
+    {"ForeignHalfSet", {"", ""}, 0},
+    {"CallerAdvance", {"index", "offer"}, 2},
+    {"ResetMemWal", {"", ""}, 0},
 }};
 
 Result<int> ParseField(const nlohmann::json& json, std::string_view kind,

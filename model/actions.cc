@@ -11,17 +11,32 @@ namespace memwal::model {
 namespace {
 
 constexpr std::array<std::string_view, kActionKinds> kKindNames = {
-    "FlushMemTable",    "RetireSsTable",  "RetireDecide",   "RetireExecute",
-    "Append",           "DeleteFragment", "CompactSsTable", "UpdateColumns",
-    "RewriteFragments", "CreateIndex",    "OptimizeIndex",  "DropIndex",
-    "RecordProgress",   "Activate",       "Commit",         "Restore",
-    "ShallowClone",     "CleanupVersions"};
+    "FlushMemTable",    "RetireSsTable",   "RetireDecide",   "RetireExecute",
+    "Append",           "DeleteFragment",  "CompactSsTable", "UpdateColumns",
+    "RewriteFragments", "CreateIndex",     "OptimizeIndex",  "DropIndex",
+    "RecordProgress",   "Activate",        "Commit",         "Restore",
+    "ShallowClone",     "CleanupVersions", "ForeignHalfSet", "CallerAdvance",
+    "ResetMemWal"};
+
+// R60: Lance refuses to open a half-set manifest [P §2.3], so on a half-set
+// head no writer can begin, restore, clone or clean up, and GC cannot decide;
+// the shard writers (FlushMemTable) and the commits of transactions begun
+// before (which R35.1 refuses) still run. Only env foreign writes such a head.
+template <typename A>
+bool OpensHead(const Config& config, const State& state) {
+  if (!IsForeign(config)) return true;
+  if (std::is_same_v<A, FlushMemTable> || std::is_same_v<A, Commit>)
+    return true;
+  const Version& head = Head(state);
+  return head.reader_bit == head.writer_bit;
+}
 
 // Appends `action` when it is enabled.
 template <typename A>
 void Offer(const Config& config, const State& state, const A& action,
            std::vector<Action>* out) {
-  if (IsEnabled(config, state, action)) out->push_back(action);
+  if (IsEnabled(config, state, action) && OpensHead<A>(config, state))
+    out->push_back(action);
 }
 
 void OfferWal(const Config& config, const State& state,
@@ -82,6 +97,18 @@ void OfferTable(const Config& config, const State& state,
   Offer(config, state, CleanupVersions{}, out);
 }
 
+// Section 10, after every other kind so that env none enumerates as before.
+void OfferEnv(const Config& config, const State& state,
+              std::vector<Action>* out) {
+  if (!IsForeign(config)) return;
+  Offer(config, state, ForeignHalfSet{}, out);
+  for (int i = 0; i < config.bounds.indexes; ++i) {
+    for (int offer = 0; offer < kAdvanceOffers; ++offer)
+      Offer(config, state, CallerAdvance{i, offer}, out);
+  }
+  Offer(config, state, ResetMemWal{}, out);
+}
+
 std::string Field(std::string_view name, int value) {
   return std::string(name) + "=" + std::to_string(value);
 }
@@ -115,6 +142,8 @@ std::string Params(const Action& action) {
           return Field("slot", a.slot);
         } else if constexpr (std::is_same_v<A, Restore>) {
           return Field("version", a.version);
+        } else if constexpr (std::is_same_v<A, CallerAdvance>) {
+          return Field("index", a.index) + ", " + Field("offer", a.offer);
         } else {
           return "";
         }
@@ -139,9 +168,42 @@ std::string_view Name(Outcome outcome) {
   return "";
 }
 
+std::string_view Name(AdvanceOffer offer) {
+  switch (offer) {
+    case AdvanceOffer::kOtherIndex:
+      return "other-index";
+    case AdvanceOffer::kOldest:
+      return "oldest";
+    case AdvanceOffer::kFirstShard:
+      return "first-shard";
+  }
+  MEMWAL_ASSERT(false && "offer out of range");
+  return "";
+}
+
+bool KindApplies(const Config& config, int kind) {
+  MEMWAL_ASSERT(kind >= 0 && kind < kActionKinds);
+  constexpr auto kIndex = [](auto tag) {
+    return static_cast<int>(Action(decltype(tag){}).index());
+  };
+  if (kind == kIndex(ForeignHalfSet{}))
+    return IsForeign(config) && IsBitProtocol(config.protocol);
+  if (kind == kIndex(CallerAdvance{}))
+    return IsForeign(config) && config.protocol == Protocol::kAdvance;
+  if (kind == kIndex(ResetMemWal{})) {
+    return IsForeign(config) && (config.protocol == Protocol::kDerived ||
+                                 config.protocol == Protocol::kUnconditional);
+  }
+  return true;
+}
+
 bool IsEnabled(const Config& config, const State& state, const Action& action) {
-  return std::visit([&](const auto& a) { return IsEnabled(config, state, a); },
-                    action);
+  return std::visit(
+      [&](const auto& a) {
+        using A = std::decay_t<decltype(a)>;
+        return IsEnabled(config, state, a) && OpensHead<A>(config, state);
+      },
+      action);
 }
 
 State Apply(const Config& config, State state, const Action& action,
@@ -164,6 +226,7 @@ void EnabledActions(const Config& config, const State& state,
   OfferWal(config, state, out);
   OfferBegins(config, state, out);
   OfferTable(config, state, out);
+  OfferEnv(config, state, out);
 }
 
 std::string_view KindName(int kind) {
@@ -202,6 +265,8 @@ std::array<int, 2> ActionParams(const Action& action) {
           return {a.slot, 0};
         } else if constexpr (std::is_same_v<A, Restore>) {
           return {a.version, 0};
+        } else if constexpr (std::is_same_v<A, CallerAdvance>) {
+          return {a.index, a.offer};
         } else {
           return {0, 0};
         }
@@ -247,6 +312,12 @@ Action MakeAction(int kind, const std::array<int, 2>& v) {
       return ShallowClone{};
     case 17:
       return CleanupVersions{};
+    case 18:
+      return ForeignHalfSet{};
+    case 19:
+      return CallerAdvance{v[0], v[1]};
+    case 20:
+      return ResetMemWal{};
   }
   MEMWAL_ASSERT(false && "action kind out of range");
   return Append{};

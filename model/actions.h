@@ -171,12 +171,50 @@ struct CleanupVersions {
                          const CleanupVersions&) = default;
 };
 
+// Section 10, env foreign only.
+
+// R60 (bit protocols). A writer outside this protocol version commits a copy
+// of a head without the bit that carries bit 128 in the reader word only.
+// Abstracts one foreign commit (a CreateIndex naming no user index); atomic as
+// one manifest write.
+struct ForeignHalfSet {
+  friend bool operator==(const ForeignHalfSet&,
+                         const ForeignHalfSet&) = default;
+};
+
+// R61 (advance). Begins OptimizeIndex(i) whose IndexCatchupAdvance the caller
+// supplied (OptimizeOptions::mem_wal_index_catchup) instead of the one R26
+// builds; `offer` picks it from AdvanceOffer. Abstracts optimize_indices with
+// a caller's advance; the begin reads the head once.
+struct CallerAdvance {
+  int index = 0;
+  int offer = 0;
+  friend bool operator==(const CallerAdvance&, const CallerAdvance&) = default;
+};
+
+// R61's menu of caller-supplied advances.
+enum class AdvanceOffer : uint8_t {
+  kOtherIndex,  // R26's advance for i plus one for the next index, which the
+                // transaction does no index work on
+  kOldest,      // claims generation 1 on every shard with progress
+  kFirstShard,  // claims shard 0 only
+};
+inline constexpr int kAdvanceOffers = 3;
+std::string_view Name(AdvanceOffer offer);
+
+// R62 (derived, unconditional). A MemWAL reset: an operator's CreateIndex
+// replaces __lance_mem_wal with fresh details (no compaction progress, no
+// positions). Abstracts that commit; atomic as one manifest write.
+struct ResetMemWal {
+  friend bool operator==(const ResetMemWal&, const ResetMemWal&) = default;
+};
+
 using Action =
     std::variant<FlushMemTable, RetireSsTable, RetireDecide, RetireExecute,
                  Append, DeleteFragment, CompactSsTable, UpdateColumns,
                  RewriteFragments, CreateIndex, OptimizeIndex, DropIndex,
                  RecordProgress, Activate, Commit, Restore, ShallowClone,
-                 CleanupVersions>;
+                 CleanupVersions, ForeignHalfSet, CallerAdvance, ResetMemWal>;
 inline constexpr int kActionKinds =
     static_cast<int>(std::variant_size_v<Action>);
 
@@ -184,6 +222,11 @@ inline constexpr int kActionKinds =
 // or kRefused; every other action kDone.
 enum class Outcome : uint8_t { kDone, kPublished, kRetry, kRefused };
 std::string_view Name(Outcome outcome);
+
+// The kind can fire under `config` at all: every kind of section 4-6 under
+// env none; the env actions (section 10) only under env foreign. Coverage
+// reports and corpus completeness list only these kinds.
+bool KindApplies(const Config& config, int kind);
 
 // The action's guard.
 bool IsEnabled(const Config& config, const State& state, const Action& action);

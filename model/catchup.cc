@@ -106,15 +106,25 @@ void Derive(const Config& config, const Version& read, const Version& head,
   }
 }
 
-bool ApplyAdvance(const Config& config, const Advance& advance,
+bool ApplyAdvance(const Config& config, const Advances& advances,
                   const Version& read, const Version& head, Version* next) {
-  std::array<uint8_t, kShardsMax> claim{};
   const Version& claim_source =
       Has(config, Bug::kAdvanceBoundAtCommit) ? head : read;
-  for (int s = 0; s < kShardsMax; ++s) claim[s] = claim_source.compacted[s];
-  if (advance.index >= 0 &&
-      !AdvanceIsValid(config, advance, read, head, *next, claim)) {
-    return false;
+  std::array<std::array<uint8_t, kShardsMax>, kIndexesMax> claims{};
+  IndexSet claimed = 0;
+  for (const Advance* advance : {&advances.own, &advances.other}) {
+    if (advance->index < 0) continue;
+    std::array<uint8_t, kShardsMax> claim{};
+    for (int s = 0; s < kShardsMax; ++s) {
+      claim[s] = claim_source.compacted[s];
+      // R61: the caller's cut of the claim.
+      if (advance->cut == 1 && claim[s] > 0) claim[s] = 1;  // kOldest
+      if (advance->cut == 2 && s > 0) claim[s] = 0;         // kFirstShard
+    }
+    if (!AdvanceIsValid(config, *advance, read, head, *next, claim))
+      return false;
+    claims[advance->index] = claim;
+    claimed |= IndexSet(1u << advance->index);
   }
   if (!RequiresCatchup(config, head))
     return true;  // a legacy table keeps (no) positions
@@ -124,10 +134,10 @@ bool ApplyAdvance(const Config& config, const Advance& advance,
         SegmentsUnchanged(config, head.segments[i], next->segments[i]);
     if (!IsPresent(*next, i)) {
       positions = {};
-    } else if (i == advance.index) {
+    } else if (Contains(claimed, i)) {
       for (int s = 0; s < kShardsMax; ++s) {
-        positions[s] =
-            unchanged ? std::max(head.catchup[i][s], claim[s]) : claim[s];
+        positions[s] = unchanged ? std::max(head.catchup[i][s], claims[i][s])
+                                 : claims[i][s];
       }
     } else if (!unchanged) {
       positions = {};

@@ -20,16 +20,28 @@ bool SegmentsUnchanged(const Config& config, const Segments& before,
 void Derive(const Config& config, const Version& read, const Version& head,
             Version* next);
 
-// R34 (advance): what the transaction claims for its index.
+// R34 (advance): what the transaction claims for one index. Every advance
+// inspected the read version's live fragments.
 struct Advance {
-  int index = -1;       // -1: the transaction carries no advance
-  Segments expected{};  // i's segments after the publish, as built at begin
+  int index = -1;       // -1: no advance
+  Segments expected{};  // the index's segments after the publish, as built at
+                        // begin
+  // R61: how the caller cut the claim down from the read version's progress
+  // (-1: not cut; else an AdvanceOffer value: kOldest or kFirstShard).
+  int cut = -1;
 };
 
-// R34: withdraws changed indexes and merges a valid advance into next->catchup.
-// Returns false (refuse the commit) when the transaction carries an invalid
-// advance.
-bool ApplyAdvance(const Config& config, const Advance& advance,
+// The advances one transaction carries: R26's own, and under R61's
+// other-index offer a second one for an index it does no work on.
+struct Advances {
+  Advance own;
+  Advance other;
+};
+
+// R34: withdraws changed indexes and merges valid advances into
+// next->catchup. Returns false (refuse the commit) when the transaction
+// carries an invalid advance.
+bool ApplyAdvance(const Config& config, const Advances& advances,
                   const Version& read, const Version& head, Version* next);
 
 }  // namespace memwal::model

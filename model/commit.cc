@@ -19,13 +19,24 @@ struct Proposal {
   FragmentSet new_covers =
       0;  // user CreateIndex: its new segment's covers (pruned by R31a)
   uint8_t index = 0;  // user CreateIndex: the name
+  uint8_t names = 0;  // user CreateIndex: every name it works on (an
+                      // IndexSet; R61's other-index advance adds one)
   uint8_t progress_shard =
       0;  // compacted_sstables carried, if progress_generation > 0
   uint8_t progress_generation = 0;
 };
 
-Proposal ProposalOf(const Txn& txn) {
+// R61 other-index: the index the second advance names, as Op::index's high
+// nibble (1 + index); 0 for every other transaction.
+uint8_t SecondName(const Config& config, const Txn& txn) {
+  if (txn.advance != 1 + static_cast<int>(AdvanceOffer::kOtherIndex)) return 0;
+  return static_cast<uint8_t>(1 + (txn.index + 1) % config.bounds.indexes);
+}
+
+Proposal ProposalOf(const Config& config, const Txn& txn) {
   Proposal p{.op = Classify(txn.kind), .index = txn.index};
+  p.names = IndexNamesOf(
+      static_cast<uint8_t>(txn.index | (SecondName(config, txn) << 4)));
   switch (txn.kind) {
     case OpKind::kDeleteFragment:
     case OpKind::kUpdateColumns:
@@ -104,7 +115,7 @@ Conflict IndexAgainst(const Op& c, const Proposal& t) {
     case LanceOp::kRewrite:
       return RetryableIf((t.new_covers & c.fragments) != 0);
     case LanceOp::kCreateIndex:
-      return RetryableIf(c.index == t.index);
+      return RetryableIf((IndexNamesOf(c.index) & t.names) != 0);
     case LanceOp::kUpdateMemWalState:
     case LanceOp::kRestore:
       return Conflict::kIncompatible;
@@ -239,9 +250,10 @@ Segments WithoutUuidsOf(const Segments& segments, const Segments& removed,
 // remove the segments of i that their read version had (by uuid), so a
 // DropIndex rebased over a RewriteFragments leaves the remapped segment behind,
 // as Lance does.
-void IndexArm(const Txn& txn, FragmentSet covers, const Version& read,
-              Version* next) {
-  next->op.index = txn.index;
+void IndexArm(const Config& config, const Txn& txn, FragmentSet covers,
+              const Version& read, Version* next) {
+  next->op.index =
+      static_cast<uint8_t>(txn.index | (SecondName(config, txn) << 4));
   if (txn.segment.uuid != 0) next->op.new_covers = covers;
   if (txn.kind == OpKind::kCreateIndex || txn.kind == OpKind::kDropIndex) {
     int count = 0;
@@ -300,8 +312,8 @@ bool OperationArm(const Config& config, const Txn& txn, const Proposal& t,
     case OpKind::kCreateIndex:
     case OpKind::kOptimizeIndex:
     case OpKind::kDropIndex:
-      IndexArm(txn, t.new_covers, VersionNumbered(*state, txn.read_version),
-               next);
+      IndexArm(config, txn, t.new_covers,
+               VersionNumbered(*state, txn.read_version), next);
       return true;
     case OpKind::kRecordProgress:
       if (!RecordCompacted(txn, head, next)) return false;
@@ -319,22 +331,33 @@ bool OperationArm(const Config& config, const Txn& txn, const Proposal& t,
 
 // R34: what an OptimizeIndex transaction claims under `advance`, rebuilt from
 // its read version: i's segments after this publish as computed at begin
-// (before any rebase prune).
-Advance AdvanceOf(const Config& config, const Txn& txn, const Version& read) {
-  Advance advance;
+// (before any rebase prune). R61's caller offers cut the claim or add a
+// second advance for the next index, as that index stood at the read version.
+Advances AdvancesOf(const Config& config, const Txn& txn, const Version& read) {
+  Advances advances;
   if (config.protocol != Protocol::kAdvance ||
       txn.kind != OpKind::kOptimizeIndex) {
-    return advance;
+    return advances;
   }
-  advance.index = txn.index;
-  advance.expected = read.segments[txn.index];
+  Advance& own = advances.own;
+  own.index = txn.index;
+  own.expected = read.segments[txn.index];
   if (txn.segment.uuid != 0) {
     Version scratch;
     scratch.segments[txn.index] = read.segments[txn.index];
     PublishOptimize(txn, txn.segment.covers, &scratch);
-    advance.expected = scratch.segments[txn.index];
+    own.expected = scratch.segments[txn.index];
   }
-  return advance;
+  if (txn.advance == 0) return advances;
+  const auto offer = static_cast<AdvanceOffer>(txn.advance - 1);
+  if (offer == AdvanceOffer::kOtherIndex) {
+    const int other = (txn.index + 1) % config.bounds.indexes;
+    advances.other.index = other;
+    advances.other.expected = read.segments[other];
+  } else {
+    own.cut = static_cast<int>(offer);
+  }
+  return advances;
 }
 
 // R35 step 3.
@@ -346,7 +369,7 @@ bool CatchupStep(const Config& config, const Txn& txn, const Version& read,
       if (RequiresCatchup(config, head)) Derive(config, read, head, next);
       return true;
     case Protocol::kAdvance:
-      return ApplyAdvance(config, AdvanceOf(config, txn, read), read, head,
+      return ApplyAdvance(config, AdvancesOf(config, txn, read), read, head,
                           next);
     case Protocol::kLegacy:
       return true;
@@ -416,7 +439,7 @@ State Apply(const Config& config, State state, const Commit& action,
   MEMWAL_ASSERT(IsEnabled(config, state, action));
   const Txn txn = state.inflight[action.slot];
   state = WithoutSlot(std::move(state), action.slot);
-  Proposal t = ProposalOf(txn);
+  Proposal t = ProposalOf(config, txn);
   const Conflict verdict = Rebase(state, txn, &t);
   if (verdict != Conflict::kOk) {
     *outcome =

@@ -13,6 +13,7 @@ constexpr std::array<std::string_view, 3> kReadNames = {"strict", "min",
                                                         "single-index"};
 constexpr std::array<std::string_view, 3> kGcNames = {"atomic", "stale-read",
                                                       "recheck"};
+constexpr std::array<std::string_view, 2> kEnvNames = {"none", "foreign"};
 
 // Spec section 8, row by row. For a model bug `reason` is the expected
 // violation; for an impl-only bug it is the spec's reason why no model action
@@ -135,6 +136,23 @@ Result<GcMode> ParseGcMode(std::string_view name) {
   return ParseName<GcMode>(kGcNames, "gc mode", name);
 }
 
+Result<Env> ParseEnv(std::string_view name) {
+  return ParseName<Env>(kEnvNames, "env", name);
+}
+
+Env RequiredEnv(Bug bug) {
+  switch (bug) {
+    case Bug::kHalfSetFolded:
+    case Bug::kAdvanceWithoutInspected:
+    case Bug::kAdvanceReplacesPosition:
+    case Bug::kIndexWorkPerTransaction:
+    case Bug::kCoveragePastCompaction:
+      return Env::kForeign;
+    default:
+      return Env::kNone;
+  }
+}
+
 Result<Bug> ParseBug(std::string_view name) {
   for (const BugInfo& info : kBugs) {
     if (info.name == name) return info.bug;
@@ -152,6 +170,9 @@ std::string_view Name(ReadMode read) {
 }
 std::string_view Name(GcMode gc) {
   return kGcNames.at(static_cast<std::size_t>(gc));
+}
+std::string_view Name(Env env) {
+  return kEnvNames.at(static_cast<std::size_t>(env));
 }
 std::string_view Name(Bug bug) { return Info(bug).name; }
 
@@ -174,6 +195,7 @@ std::string ToString(const Config& config) {
   return "protocol=" + std::string(Name(config.protocol)) +
          " read=" + std::string(Name(config.read)) +
          " gc=" + std::string(Name(config.gc)) +
+         (IsForeign(config) ? " env=foreign" : "") +
          " bugs=" + (bugs.empty() ? std::string("none") : bugs) +
          " bounds=" + std::string(PresetName(b)) +
          "(shards=" + std::to_string(b.shards) +

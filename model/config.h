@@ -26,6 +26,10 @@ enum class Protocol : uint8_t { kDerived, kAdvance, kUnconditional, kLegacy };
 enum class ReadMode : uint8_t { kStrict, kMin, kSingleIndex };
 // R11, R13.
 enum class GcMode : uint8_t { kAtomic, kStaleRead, kRecheck };
+// Section 10: `none` = only this protocol version's own writers act on the
+// table; `foreign` adds the environment actions R60-R62 (writers outside this
+// protocol version's code path).
+enum class Env : uint8_t { kNone, kForeign };
 
 // Spec section 8, in the table's order.
 enum class Bug : uint8_t {
@@ -71,6 +75,7 @@ struct Config {
   Protocol protocol = Protocol::kDerived;
   ReadMode read = ReadMode::kStrict;
   GcMode gc = GcMode::kAtomic;
+  Env env = Env::kNone;
   uint32_t bugs = 0;  // bit (1 << Bug) per switched-on bug
   Bounds bounds = SmallBounds();
 
@@ -87,21 +92,32 @@ inline bool IsBitProtocol(Protocol protocol) {
   return protocol == Protocol::kAdvance || protocol == Protocol::kDerived;
 }
 
+inline bool IsForeign(const Config& config) {
+  return config.env == Env::kForeign;
+}
+
+// The environment an implementation-only bug needs before a model action can
+// reach the state where it deviates (spec section 10): kForeign for the bugs
+// reached through the env actions, kNone for the others.
+Env RequiredEnv(Bug bug);
+
 Result<Protocol> ParseProtocol(std::string_view name);
 Result<ReadMode> ParseReadMode(std::string_view name);
 Result<GcMode> ParseGcMode(std::string_view name);
+Result<Env> ParseEnv(std::string_view name);
 Result<Bug> ParseBug(std::string_view name);
 
 std::string_view Name(Protocol protocol);
 std::string_view Name(ReadMode read);
 std::string_view Name(GcMode gc);
+std::string_view Name(Env env);
 std::string_view Name(Bug bug);
 
 // OK when the bounds fit (CheckBounds) and every bug is a known switch.
 Status CheckConfig(const Config& config);
 
 // One line, e.g. "protocol=derived read=strict gc=atomic bugs=none
-// bounds=small(shards=1 ...)".
+// bounds=small(shards=1 ...)"; " env=foreign" follows gc=... only when set.
 std::string ToString(const Config& config);
 
 }  // namespace memwal::model

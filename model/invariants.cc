@@ -106,11 +106,13 @@ bool ReadsMissNoRows(const Config& config, const State& state) {
   return true;
 }
 
-// FeatureBitsArePaired: every version in the history has reader_bit ==
-// writer_bit. Prevents: a half-active table read with one semantics and written
-// with the other.
+// FeatureBitsArePaired: every version this protocol wrote has reader_bit ==
+// writer_bit (a foreign half-set commit, R60, is the environment's, and R35.1
+// refuses to build on it). Prevents: a half-active table read with one
+// semantics and written with the other.
 bool FeatureBitsArePaired(const Config&, const State& state) {
   for (int v = 0; v < state.version_count; ++v) {
+    if (state.versions[v].op.kind == OpKind::kForeignHalfSet) continue;
     if (state.versions[v].reader_bit != state.versions[v].writer_bit)
       return false;
   }
@@ -141,11 +143,13 @@ bool NoRowIsLost(const Config&, const State& state) {
   return !metadata_only || last.before->live == last.after->live;
 }
 
-// CompactionNeverRegresses: unless the last commit is Restore, compacted grows
-// pointwise. Prevents: an old SSTable outranking newer base rows.
+// CompactionNeverRegresses: unless the last commit is Restore or a MemWAL
+// reset (R62, as explicit as a restore), compacted grows pointwise. Prevents:
+// an old SSTable outranking newer base rows.
 bool CompactionNeverRegresses(const Config& config, const State& state) {
   const LastCommit last = Last(state);
-  if (last.after == nullptr || last.after->op.kind == OpKind::kRestore)
+  if (last.after == nullptr || last.after->op.kind == OpKind::kRestore ||
+      last.after->op.kind == OpKind::kResetMemWal)
     return true;
   for (int s = 0; s < config.bounds.shards; ++s) {
     if (last.after->compacted[s] < last.before->compacted[s]) return false;
@@ -164,15 +168,18 @@ bool LegacyTablesAreUntouched(const Config& config, const State& state) {
   return last.after->catchup == last.before->catchup;
 }
 
-// UnchangedPositionsNeverDrop: unless the last commit is Restore or Activate,
-// every index whose segments are equal before and after keeps at least its
-// position in every shard. Prevents: repairs erasing or lowering positions they
-// did not disprove.
+// UnchangedPositionsNeverDrop: unless the last commit is Restore, Activate or
+// a MemWAL reset (R62 withdraws every position with the progress), every index
+// whose segments are equal before and after keeps at least its position in
+// every shard. Prevents: repairs erasing or lowering positions they did not
+// disprove.
 bool UnchangedPositionsNeverDrop(const Config& config, const State& state) {
   const LastCommit last = Last(state);
   if (last.after == nullptr) return true;
   const OpKind kind = last.after->op.kind;
-  if (kind == OpKind::kRestore || kind == OpKind::kActivate) return true;
+  if (kind == OpKind::kRestore || kind == OpKind::kActivate ||
+      kind == OpKind::kResetMemWal)
+    return true;
   for (int i = 0; i < config.bounds.indexes; ++i) {
     if (last.before->segments[i] != last.after->segments[i]) continue;
     for (int s = 0; s < config.bounds.shards; ++s) {

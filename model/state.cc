@@ -60,7 +60,8 @@ void EncodeTxn(const Txn& t, Writer* w) {
   w->Byte(t.read_version);
   w->Byte(t.shard);
   w->Byte(t.generation);
-  w->Bool(t.marker);
+  // advance shares the marker's byte: 0 for every transaction of env none.
+  w->Byte(static_cast<uint8_t>(t.marker | (t.advance << 1)));
   w->Byte(t.fragment);
   w->Byte(t.second_fragment);
   w->Byte(t.index);
@@ -145,7 +146,9 @@ void DecodeTxn(Reader* r, Txn* t) {
   t->read_version = r->Byte();
   t->shard = r->Byte();
   t->generation = r->Byte();
-  t->marker = r->Bool();
+  const uint8_t marker = r->Byte();
+  t->marker = marker & 1;
+  t->advance = static_cast<uint8_t>(marker >> 1);
   t->fragment = r->Byte();
   t->second_fragment = r->Byte();
   t->index = r->Byte();
@@ -218,6 +221,9 @@ LanceOp Classify(OpKind kind) {
       return LanceOp::kUpdateMemWalState;
     case OpKind::kRestore:
       return LanceOp::kRestore;
+    case OpKind::kForeignHalfSet:
+    case OpKind::kResetMemWal:
+      return LanceOp::kCreateIndex;
   }
   MEMWAL_ASSERT(false && "OpKind out of range");
   return LanceOp::kInit;
@@ -225,9 +231,10 @@ LanceOp Classify(OpKind kind) {
 
 std::string_view Name(OpKind kind) {
   static constexpr std::string_view kNames[] = {
-      "Init",          "Append",           "DeleteFragment", "CompactSsTable",
-      "UpdateColumns", "RewriteFragments", "CreateIndex",    "OptimizeIndex",
-      "DropIndex",     "RecordProgress",   "Activate",       "Restore"};
+      "Init",           "Append",           "DeleteFragment", "CompactSsTable",
+      "UpdateColumns",  "RewriteFragments", "CreateIndex",    "OptimizeIndex",
+      "DropIndex",      "RecordProgress",   "Activate",       "Restore",
+      "ForeignHalfSet", "ResetMemWal"};
   const auto i = static_cast<std::size_t>(kind);
   MEMWAL_ASSERT(i < std::size(kNames));
   return kNames[i];

@@ -53,7 +53,30 @@ enum class OpKind : uint8_t {
   kRecordProgress,
   kActivate,
   kRestore,
+  // Section 10 (env foreign): commits of writers outside this protocol
+  // version's code path. Lance sees both as a CreateIndex that names no user
+  // index (R31 classifies them so; Op::index is kForeignIndex).
+  kForeignHalfSet,  // R60
+  kResetMemWal,     // R62
 };
+
+// Op::index of a foreign commit: no user index has this name.
+inline constexpr uint8_t kForeignIndex = 0xff;
+
+// The user index names a CreateIndex-class op works on (R31 "same index
+// name"): none for a foreign commit; else Op::index's name, and the second
+// one an R61 other-index advance named.
+inline uint8_t IndexNamesOf(uint8_t op_index) {
+  if (op_index == kForeignIndex) return 0;
+  const int second = op_index >> 4;
+  return static_cast<uint8_t>((1u << (op_index & 0x0f)) |
+                              (second != 0 ? 1u << (second - 1) : 0u));
+}
+
+// The commit was written by a writer outside this protocol version (R60, R62).
+inline bool IsForeignOp(OpKind kind) {
+  return kind == OpKind::kForeignHalfSet || kind == OpKind::kResetMemWal;
+}
 
 // Lance's operation classes, the rows and columns of the conflict table (R31).
 enum class LanceOp : uint8_t {
@@ -81,7 +104,8 @@ struct Op {
   FragmentSet new_covers =
       0;  // user CreateIndex: union of the published new segments' covers
   uint8_t index =
-      0;  // UpdateColumns: the field modified; user CreateIndex: the name
+      0;  // UpdateColumns: the field modified; user CreateIndex: the name in
+          // bits 0-3, and (R61 other-index) 1 + the second name in bits 4-7
   uint8_t progress_shard = 0;  // the compacted_sstables entry it carried, if
   uint8_t progress_generation = 0;  // progress_generation > 0
 
@@ -131,7 +155,9 @@ struct Txn {
   Segment
       segment{};  // CreateIndex, OptimizeIndex: the new segment (uuid 0: none)
   uint8_t removed_uuid =
-      0;  // OptimizeIndex: the read segment it replaces (0: none)
+      0;                // OptimizeIndex: the read segment it replaces (0: none)
+  uint8_t advance = 0;  // OptimizeIndex begun by CallerAdvance (R61): the
+                        // AdvanceOffer + 1; 0 = the protocol's own advance
 
   friend bool operator==(const Txn&, const Txn&) = default;
 };

@@ -61,6 +61,7 @@ void PutTxn(std::ostream& out, const Txn& t) {
       << " index=" << int{t.index} << " segment=u" << int{t.segment.uuid};
   PutSet(out, t.segment.covers);
   out << " removed=u" << int{t.removed_uuid};
+  if (t.advance != 0) out << " advance=" << int{t.advance};
 }
 
 }  // namespace

@@ -2,14 +2,19 @@
 // - `--impl-bug NAME` (the implementation alone deviates, the model is
 //   correct): lockstep reports an invariant broken on the implementation's
 //   state or ImplementationMatchesModel, at a pinned step, while the
-//   model-only search with the same config sees nothing. Bugs that no model
-//   action sequence can reach are pinned as not found, with the spec's reason.
+//   model-only search with the same config sees nothing. Five bugs need the
+//   environment actions of spec section 10 (env foreign); two of them need
+//   five or six commits, where a lockstep BFS takes minutes, so their shortest
+//   traces are pinned by replay instead (ReplayPinned below). Bugs that no
+//   model action sequence can reach are pinned as not found, with the spec's
+//   reason.
 // - `--bug NAME` (both deviate): the model-only counterexample, replayed on
 //   both sides, breaks the same invariant at the same step on the
 //   implementation's persisted state.
 #include <gtest/gtest.h>
 
 #include <map>
+#include <vector>
 
 #include "checker/lockstep.h"
 #include "checker/parallel.h"
@@ -24,7 +29,9 @@ struct ImplBugCase {
   model::Protocol protocol;
   model::Bounds bounds;
   std::string_view expected;  // "" = not reachable by the model's actions
+                              // (or pinned by replay: ReplayPinned)
   std::size_t steps;
+  model::Env env = model::Env::kNone;
 };
 
 model::Bounds Tiny(int commits = 4, int indexes = 1) {
@@ -34,8 +41,16 @@ model::Bounds Tiny(int commits = 4, int indexes = 1) {
   return bounds;
 }
 
+// One transaction in flight: the env traces below need no concurrency, and
+// the search is four times smaller.
+model::Bounds Serial(model::Bounds bounds) {
+  bounds.inflight = 1;
+  return bounds;
+}
+
 constexpr model::Protocol kDerived = model::Protocol::kDerived;
 constexpr model::Protocol kAdvance = model::Protocol::kAdvance;
+constexpr model::Env kForeign = model::Env::kForeign;
 
 // Pinned from runs at these bounds (BFS: the steps are a shortest trace).
 const ImplBugCase kImplBugs[] = {
@@ -46,12 +61,16 @@ const ImplBugCase kImplBugs[] = {
     {Bug::kShallowCloneZeroesBits, kDerived, Tiny(), "ActivationIsPermanent",
      3},
     {Bug::kRestoreWalksBack, kDerived, Tiny(), "ImplementationMatchesModel", 3},
-    // No model action writes a half-set manifest; only a foreign writer could.
-    {Bug::kHalfSetFolded, kDerived, Tiny(3), "", 0},
+    // R60: Append begins, a foreign writer leaves the head half-set, the
+    // commit is refused by the model and published by the implementation.
+    {Bug::kHalfSetFolded, kDerived, Tiny(3), "ImplementationMatchesModel", 3,
+     kForeign},
     {Bug::kUnchangedByUuidOnly, kDerived, Tiny(), "ImplementationMatchesModel",
      9},
-    // The model's repair always covers what it inspected.
-    {Bug::kAdvanceWithoutInspected, kAdvance, Tiny(3), "", 0},
+    // R61 other-index: the second advance names an index that does not cover
+    // the fragment the Append added; the model refuses, the bug publishes.
+    {Bug::kAdvanceWithoutInspected, kAdvance, Serial(Tiny(3, 2)),
+     "ImplementationMatchesModel", 6, kForeign},
     {Bug::kAdvanceBoundAtCommit, kAdvance, Tiny(), "CatchupWithinCoverage", 7},
     {Bug::kNoWorkRepairRecordsNothing, kDerived, Tiny(),
      "ImplementationMatchesModel", 8},
@@ -60,25 +79,28 @@ const ImplBugCase kImplBugs[] = {
     {Bug::kInvalidationOnLegacy, kDerived, Tiny(3), "", 0},
     // The model always has the system index.
     {Bug::kAdvanceDroppedWithoutSystemIndex, kAdvance, Tiny(3), "", 0},
-    // No erasure or backward move is reachable (two repairs of one index
-    // conflict).
+    // R61 oldest: pinned by replay (ReplayPinned: 12 steps, five commits).
     {Bug::kAdvanceReplacesPosition, kAdvance, Tiny(3), "", 0},
     {Bug::kRepairSpansLiveAtCommit, kAdvance, Tiny(),
      "ImplementationMatchesModel", 6},
     {Bug::kProgressCommitDropsFragments, kDerived, Tiny(), "NoRowIsLost", 2},
-    // A model transaction carries one advance.
-    {Bug::kIndexWorkPerTransaction, kAdvance, Tiny(3), "", 0},
-    // A commit rebased over a Restore is refused: the clamp never binds.
+    // R61 other-index: the optimize's own index work excuses the second
+    // advance.
+    {Bug::kIndexWorkPerTransaction, kAdvance, Serial(Tiny(3, 2)),
+     "ImplementationMatchesModel", 6, kForeign},
+    // R62: pinned by replay (ReplayPinned: 13 steps, six commits).
     {Bug::kCoveragePastCompaction, kDerived, Tiny(3), "", 0},
     {Bug::kSingleIndexWatermark, kDerived, Tiny(4, 2),
      "ImplementationMatchesModel", 0},
     {Bug::kReaderIgnoresBit, kDerived, Tiny(), "ImplementationMatchesModel", 5},
 };
 
-LockstepSetup SetupFor(model::Protocol protocol, const model::Bounds& bounds) {
+LockstepSetup SetupFor(model::Protocol protocol, const model::Bounds& bounds,
+                       model::Env env = model::Env::kNone) {
   LockstepSetup setup;
   setup.config.protocol = protocol;
   setup.config.bounds = bounds;
+  setup.config.env = env;
   return setup;
 }
 
@@ -86,9 +108,11 @@ LockstepSetup SetupFor(model::Protocol protocol, const model::Bounds& bounds) {
 // goal at reduced bounds is fine); computed once per config.
 bool ModelOnlyClean(const LockstepSetup& setup) {
   static std::map<std::pair<int, int>, bool> cache;
-  const auto key = std::make_pair(
-      static_cast<int>(setup.config.protocol),
-      setup.config.bounds.commits * 10 + setup.config.bounds.indexes);
+  const auto key = std::make_pair(static_cast<int>(setup.config.protocol) * 2 +
+                                      static_cast<int>(setup.config.env),
+                                  setup.config.bounds.commits * 100 +
+                                      setup.config.bounds.indexes * 10 +
+                                      setup.config.bounds.inflight);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   const SearchResult result =
       Search(setup, SearchOptions{.threads = 2, .lockstep = false});
@@ -101,7 +125,7 @@ class ImplBug : public testing::TestWithParam<ImplBugCase> {};
 
 TEST_P(ImplBug, LockstepFindsWhatTheModelOnlySearchCannotSee) {
   const ImplBugCase& c = GetParam();
-  LockstepSetup setup = SetupFor(c.protocol, c.bounds);
+  LockstepSetup setup = SetupFor(c.protocol, c.bounds, c.env);
   ASSERT_TRUE(ModelOnlyClean(setup));
   setup.impl_only_bugs = model::BugBit(c.bug);
   const SearchResult result = Search(setup, SearchOptions{.threads = 2});
@@ -142,6 +166,74 @@ std::string CaseName(const testing::TestParamInfo<ImplBugCase>& info) {
 
 INSTANTIATE_TEST_SUITE_P(EveryImplementationBug, ImplBug,
                          testing::ValuesIn(kImplBugs), CaseName);
+
+// The two env bugs whose shortest traces need five or six commits: the trace
+// (the lockstep BFS's at these bounds, run by `memwal-check check --impl-bug
+// NAME` with the printed bounds) replays to the pinned violation with the bug
+// and to nothing without it, on the model alone and in lockstep.
+struct ReplayCase {
+  Bug bug;
+  model::Config config;
+  std::vector<model::Action> trace;
+  std::string_view expected;
+};
+
+model::Config ForeignConfig(model::Protocol protocol, int commits,
+                            int fragments, int inflight) {
+  model::Config config;
+  config.protocol = protocol;
+  config.env = kForeign;
+  config.bounds = model::SmallBounds();
+  config.bounds.commits = commits;
+  config.bounds.fragments = fragments;
+  config.bounds.inflight = inflight;
+  return config;
+}
+
+std::vector<ReplayCase> ReplayCases() {
+  using namespace model;  // NOLINT: the action names read as the spec's
+  const Action flush = FlushMemTable{0};
+  const Action compact = CompactSsTable{0, true};
+  return {
+      // R61 oldest: a repair credits generation 2, then a caller's no-work
+      // repair claims generation 1; the merge keeps 2, the bug replaces it.
+      {Bug::kAdvanceReplacesPosition,
+       ForeignConfig(kAdvance, 5, 3, 1),
+       {flush, flush, Activate{}, Commit{0}, compact, Commit{0}, compact,
+        Commit{0}, OptimizeIndex{0}, Commit{0},
+        CallerAdvance{0, static_cast<int>(AdvanceOffer::kOldest)}, Commit{0}},
+       "UnchangedPositionsNeverDrop"},
+      // R62: CreateIndex reads compacted 2; a reset and a re-compaction of
+      // generation 1 publish; the rebased build credits 2, which the clamp
+      // cuts to this commit's progress 1.
+      {Bug::kCoveragePastCompaction,
+       ForeignConfig(kDerived, 6, 4, 2),
+       {flush, flush, Activate{}, Commit{0}, compact, Commit{0}, compact,
+        Commit{0}, CreateIndex{0}, ResetMemWal{}, compact, Commit{1},
+        Commit{0}},
+       "CatchupWithinCompaction"},
+  };
+}
+
+TEST(ImplBug, ReplayPinnedEnvTracesBreakOnlyTheBuggyImplementation) {
+  for (const ReplayCase& c : ReplayCases()) {
+    SCOPED_TRACE(std::string(model::Name(c.bug)));
+    LockstepSetup setup{.config = c.config};
+    const Result<ReplayResult> model_only =
+        ReplayLockstep(setup, c.trace, true);
+    ASSERT_TRUE(model_only.ok()) << model_only.status().ToString();
+    EXPECT_FALSE(model_only->finding.has_value());
+    const Result<ReplayResult> correct = ReplayLockstep(setup, c.trace, false);
+    ASSERT_TRUE(correct.ok());
+    EXPECT_FALSE(correct->finding.has_value()) << correct->finding->detail;
+    setup.impl_only_bugs = model::BugBit(c.bug);
+    const Result<ReplayResult> buggy = ReplayLockstep(setup, c.trace, false);
+    ASSERT_TRUE(buggy.ok());
+    ASSERT_TRUE(buggy->finding.has_value());
+    EXPECT_EQ(buggy->finding->invariant, c.expected) << buggy->finding->detail;
+    EXPECT_EQ(buggy->step, c.trace.size());
+  }
+}
 
 TEST(ImplBug, EveryBugOfTheSpecIsCovered) {
   EXPECT_EQ(std::size(kImplBugs), static_cast<std::size_t>(model::kBugCount));

@@ -51,11 +51,11 @@ constexpr Pinned kPinned[] = {
      2},
     {"bug=shallow-clone-zeroes-bits", "violation", "ActivationIsPermanent", 3},
     {"bug=restore-walks-back", "violation", "ActivationIsPermanent", 3},
-    {"bug=half-set-folded", "impl test",
-     "impl test BugSwitches.HalfSetFoldedOnCommit", -1},
+    {"bug=half-set-folded", "lockstep",
+     "lockstep finds ImplementationMatchesModel", -1},
     {"bug=unchanged-by-uuid-only", "violation", "CatchupWithinCoverage", 9},
-    {"bug=advance-without-inspected", "impl test",
-     "impl test Advance.RefusesAnAdvanceThatDoesNotCoverWhatItInspected", -1},
+    {"bug=advance-without-inspected", "lockstep",
+     "lockstep finds ImplementationMatchesModel", -1},
     {"bug=advance-bound-at-commit", "violation", "CatchupWithinCoverage", 7},
     {"bug=no-work-repair-records-nothing", "violation",
      "CompactedGenerationsEventuallyRetire", 7},
@@ -64,20 +64,16 @@ constexpr Pinned kPinned[] = {
      "impl test BugSwitches.InvalidationOnLegacy", -1},
     {"bug=advance-dropped-without-system-index", "impl test",
      "impl test BugSwitches.AdvanceDroppedWithoutSystemIndex", -1},
-    {"bug=advance-replaces-position", "impl test",
-     "impl test "
-     "Advance.MergesOntoAnUnchangedIndexKeepingUnnamedShardsAndTheMaximum",
-     -1},
+    {"bug=advance-replaces-position", "lockstep",
+     "lockstep finds UnchangedPositionsNeverDrop", -1},
     {"bug=repair-spans-live-at-commit", "impl test",
      "impl test Advance.SpanningLiveAtCommitRefusesARepairOutrunByAnAppend",
      -1},
     {"bug=progress-commit-drops-fragments", "violation", "NoRowIsLost", 2},
-    {"bug=index-work-per-transaction", "impl test",
-     "impl test "
-     "Advance.InspectedFragmentsAreCheckedPerAdvanceNotPerTransaction",
-     -1},
-    {"bug=coverage-past-compaction", "impl test",
-     "impl test Derivation.CapsCreditByTheCommittedProgress", -1},
+    {"bug=index-work-per-transaction", "lockstep",
+     "lockstep finds ImplementationMatchesModel", -1},
+    {"bug=coverage-past-compaction", "lockstep",
+     "lockstep finds CatchupWithinCompaction", -1},
     {"bug=single-index-watermark", "violation", "ReadsMissNoRows", 7},
     {"bug=reader-ignores-bit", "violation", "ReadsMissNoRows", 5},
 };
@@ -202,11 +198,35 @@ TEST(Variants, LockstepAgreesWithTheModelOnTheFastRows) {
 TEST(Variants, AModelOnlyRunNamesTheImplTestOfAnImplOnlyBug) {
   const std::vector<Variant> variants = AllVariants(model::Config{});
   const VariantRow row =
-      RunVariant(Find(variants, "bug=coverage-past-compaction"), ModelOnly());
+      RunVariant(Find(variants, "bug=invalidation-on-legacy"), ModelOnly());
   EXPECT_EQ(row.verdict, "impl test");
-  EXPECT_EQ(row.invariant,
-            "impl test Derivation.CapsCreditByTheCommittedProgress");
+  EXPECT_EQ(row.invariant, "impl test BugSwitches.InvalidationOnLegacy");
   EXPECT_EQ(row.states, 0u);  // nothing the model could run
+}
+
+// The env bugs (spec section 10) run with --env foreign and are found by
+// lockstep: three by the BFS, two by replaying their pinned traces.
+TEST(Variants, LockstepFindsTheEnvBugs) {
+  const std::vector<Variant> variants = AllVariants(model::Config{});
+  RunSettings lockstep;
+  lockstep.liveness = false;
+  lockstep.minimize = false;
+  struct Row {
+    const char* name;
+    const char* invariant;
+    std::size_t steps;
+  };
+  for (const Row& pinned :
+       {Row{"bug=half-set-folded", "ImplementationMatchesModel", 3},
+        Row{"bug=advance-replaces-position", "UnchangedPositionsNeverDrop", 12},
+        Row{"bug=coverage-past-compaction", "CatchupWithinCompaction", 13}}) {
+    const Variant& variant = Find(variants, pinned.name);
+    EXPECT_EQ(variant.setup.config.env, model::Env::kForeign);
+    const VariantRow row = RunVariant(variant, lockstep);
+    EXPECT_EQ(row.verdict, "violation") << pinned.name;
+    EXPECT_EQ(row.invariant, pinned.invariant) << pinned.name;
+    EXPECT_EQ(row.steps, pinned.steps) << pinned.name;
+  }
 }
 
 std::vector<VariantRow> SampleRows() {

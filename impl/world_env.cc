@@ -1,0 +1,123 @@
+// World: the environment actions of env foreign [spec section 10, R60-R62]:
+// a foreign writer's half-set manifest, a caller-supplied catch-up advance, and
+// a MemWAL reset. Each is written the way Lance would write it, so that the
+// rest of the implementation meets it through its own load, rebase and build
+// paths.
+#include "impl/build.h"
+#include "impl/feature_flags.h"
+#include "impl/world.h"
+
+namespace memwal::impl {
+namespace {
+
+using CreateIndexOp = pb::Transaction::CreateIndex;
+
+std::string IndexName(uint32_t index) { return "idx_" + std::to_string(index); }
+
+}  // namespace
+
+Status World::ForeignHalfSet() {
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
+  if (!ReadCatchupBits(head.file.manifest).neither())
+    return Status::FailedPrecondition("the head carries the bit");
+  ManifestFile file = head.file;
+  file.manifest.set_version(head.version() + 1);
+  file.manifest.set_reader_feature_flags(file.manifest.reader_feature_flags() |
+                                         kFlagMemWalIndexCatchup);
+  pb::Transaction transaction;
+  transaction.set_read_version(head.version());
+  transaction.set_uuid(NewTransactionUuid(UuidFn()));
+  transaction.mutable_create_index();  // names no index of ours
+  const std::string name =
+      TransactionFileName(head.version(), NewTransactionUuid(UuidFn()));
+  file.manifest.set_transaction_file(name);
+  file.transaction = transaction;
+  PrefixedStore table = Table();
+  MEMWAL_RETURN_IF_ERROR(table.PutIfAbsent(std::string(kTransactionsDir) + name,
+                                           EncodeTransaction(transaction)));
+  // Written without apply_feature_flags: the foreign writer's own flag rules
+  // put bit 128 in one word.
+  MEMWAL_RETURN_IF_ERROR(table.PutIfAbsent(
+      VersionFileName(file.manifest.version()), EncodeManifestFile(file)));
+  last_reason_.clear();
+  return Status::Ok();
+}
+
+Status World::BeginCallerAdvance(uint32_t index, uint32_t offer) {
+  if (options_.protocol != Protocol::kAdvance)
+    return Status::FailedPrecondition("advances exist only under advance");
+  if (index >= options_.indexes || offer > 2)
+    return Status::InvalidArgument("no such index or offer");
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot read, Head());
+  MEMWAL_ASSIGN_OR_RETURN(pb::Transaction t, OptimizeTransaction(read, index));
+  CreateIndexOp* op = t.mutable_create_index();
+  if (op->mem_wal_index_catchup_advances_size() != 1)
+    return Status::FailedPrecondition("the repair carries no advance");
+  auto* own = op->mutable_mem_wal_index_catchup_advances(0);
+  switch (offer) {
+    case 0: {  // other-index: an advance for an index without index work here
+      if (options_.indexes < 2)
+        return Status::FailedPrecondition("no other index");
+      const CreateIndexOp no_work;
+      MEMWAL_ASSIGN_OR_RETURN(
+          auto other,
+          BuildAdvance(read, IndexName((index + 1) % options_.indexes),
+                       no_work));
+      if (!other.has_value())
+        return Status::FailedPrecondition("no advance for the other index");
+      *op->add_mem_wal_index_catchup_advances() = *other;
+      break;
+    }
+    case 1:  // oldest: generation 1 on every shard with progress
+      for (auto& claim : *own->mutable_caught_up_generations())
+        claim.set_generation(1);
+      break;
+    case 2: {  // first-shard: shard 0's claim only
+      auto* claims = own->mutable_caught_up_generations();
+      for (int k = claims->size() - 1; k >= 0; --k) {
+        if (claims->Get(k).shard_id().uuid() != shard_uuid(0))
+          claims->DeleteSubrange(k, 1);
+      }
+      break;
+    }
+  }
+  return Begin(std::move(t));
+}
+
+Status World::ResetMemWal() {
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
+  const pb::IndexMetadata* system = FindMemWalIndex(head.file.index_section);
+  if (system == nullptr)
+    return Status::FailedPrecondition("the table has no __lance_mem_wal");
+  MEMWAL_ASSIGN_OR_RETURN(pb::MemWalIndexDetails details,
+                          UnpackMemWalDetails(*system));
+  details.clear_compacted_sstables();
+  details.clear_index_catchup();
+  pb::IndexMetadata fresh = *system;
+  PackMemWalDetails(details, &fresh);
+  fresh.mutable_uuid()->set_uuid(NewUuid());
+  fresh.set_dataset_version(head.version());
+  pb::Transaction t;
+  t.set_read_version(head.version());
+  t.set_uuid(NewTransactionUuid(UuidFn()));
+  *t.mutable_create_index()->add_new_indices() = fresh;
+  *t.mutable_create_index()->add_removed_indices() = *system;
+  PrefixedStore table = Table();
+  PrefixedStore archive = Archive();
+  const UuidSource uuids = UuidFn();
+  MEMWAL_ASSIGN_OR_RETURN(
+      const CommitResult result,
+      CommitTransaction(CommitInput{.protocol = options_.protocol,
+                                    .bugs = bugs_,
+                                    .table = &table,
+                                    .archive = &archive,
+                                    .new_uuid = &uuids},
+                        std::move(t)));
+  last_reason_ = result.reason;
+  if (result.outcome != Outcome::kPublished)
+    return Status::FailedPrecondition("the reset was not published: " +
+                                      result.reason);
+  return Status::Ok();
+}
+
+}  // namespace memwal::impl

@@ -1,0 +1,102 @@
+// The environment actions of env foreign (spec/protocol.md section 10,
+// R60-R62): writers outside this protocol version's own code path.
+#include "model/read.h"
+#include "model/rules.h"
+
+namespace memwal::model {
+namespace {
+
+// A foreign commit: a copy of the head, numbered next, with `kind` as its op.
+State PublishForeign(State state, OpKind kind, Version next) {
+  next.number = static_cast<uint8_t>(Head(state).number + 1);
+  next.retained = true;
+  next.op = Op{.kind = kind, .index = kForeignIndex};
+  MEMWAL_ASSERT(state.version_count < kVersionsMax);
+  state.versions[state.version_count++] = next;
+  state.committed += 1;
+  return state;
+}
+
+bool HasProgress(const Version& version) {
+  for (const uint8_t generation : version.compacted) {
+    if (generation != 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+// R60: only on a head without the bit (a foreign writer does not clear a bit
+// this protocol set; on an activated table it carries bit 128 in both words).
+bool IsEnabled(const Config& config, const State& state,
+               const ForeignHalfSet&) {
+  return IsForeign(config) && IsBitProtocol(config.protocol) &&
+         CommitBudgetLeft(config, state) && HasNoBit(Head(state));
+}
+
+State Apply(const Config& config, State state, const ForeignHalfSet& action,
+            Outcome* outcome) {
+  MEMWAL_ASSERT(IsEnabled(config, state, action));
+  Version next = Head(state);
+  next.reader_bit = true;
+  next.writer_bit = false;
+  *outcome = Outcome::kDone;
+  return PublishForeign(std::move(state), OpKind::kForeignHalfSet, next);
+}
+
+// R61: OptimizeIndex's guard, and an offer that differs from R26's own
+// advance (a second index to name; a claim that the cut lowers or shortens).
+bool IsEnabled(const Config& config, const State& state,
+               const CallerAdvance& action) {
+  if (!IsForeign(config) || config.protocol != Protocol::kAdvance) return false;
+  if (action.offer < 0 || action.offer >= kAdvanceOffers) return false;
+  if (!IsEnabled(config, state, OptimizeIndex{action.index})) return false;
+  const Version& head = Head(state);
+  switch (static_cast<AdvanceOffer>(action.offer)) {
+    case AdvanceOffer::kOtherIndex:
+      return config.bounds.indexes >= 2 &&
+             IsPresent(head, (action.index + 1) % config.bounds.indexes);
+    case AdvanceOffer::kOldest:
+      for (const uint8_t generation : head.compacted) {
+        if (generation >= 2) return true;
+      }
+      return false;
+    case AdvanceOffer::kFirstShard:
+      for (int s = 1; s < config.bounds.shards; ++s) {
+        if (head.compacted[s] != 0) return true;
+      }
+      return false;
+  }
+  return false;
+}
+
+State Apply(const Config& config, State state, const CallerAdvance& action,
+            Outcome* outcome) {
+  MEMWAL_ASSERT(IsEnabled(config, state, action));
+  state = Apply(config, std::move(state), OptimizeIndex{action.index}, outcome);
+  state.inflight[state.inflight_count - 1].advance =
+      static_cast<uint8_t>(action.offer + 1);
+  return state;
+}
+
+// R62: only where there is progress to reset.
+bool IsEnabled(const Config& config, const State& state, const ResetMemWal&) {
+  if (!IsForeign(config)) return false;
+  if (config.protocol != Protocol::kDerived &&
+      config.protocol != Protocol::kUnconditional) {
+    return false;
+  }
+  return CommitBudgetLeft(config, state) && HasProgress(Head(state));
+}
+
+State Apply(const Config& config, State state, const ResetMemWal& action,
+            Outcome* outcome) {
+  MEMWAL_ASSERT(IsEnabled(config, state, action));
+  Version next = Head(state);
+  next.compacted = {};
+  for (auto& positions : next.catchup) positions = {};
+  *outcome = Outcome::kDone;
+  return PublishForeign(std::move(state), OpKind::kResetMemWal, next);
+}
+
+}  // namespace memwal::model
