@@ -145,6 +145,9 @@ struct WorldCall {
   Result<model::Outcome> operator()(const model::ResetMemWal&) const {
     return Done(w->ResetMemWal());
   }
+  Result<model::Outcome> operator()(const model::DropMemWal&) const {
+    return Done(w->DropMemWal());
+  }
 };
 
 bool OutcomeCompared(const Action& action) {

@@ -46,7 +46,7 @@ bool OpCompatible(impl::OpKind impl_kind, model::OpKind model_kind,
       // The env commits (R60, R62) are CreateIndexes naming no user index.
       return model_kind == M::kCreateIndex || model_kind == M::kOptimizeIndex ||
              model_kind == M::kDropIndex || model_kind == M::kForeignHalfSet ||
-             model_kind == M::kResetMemWal;
+             model_kind == M::kResetMemWal || model_kind == M::kDropMemWal;
     case I::kRecordProgress:
       return model_kind == M::kRecordProgress;
     case I::kActivate:
@@ -192,6 +192,7 @@ Result<Version> AbstractVersion(const model::Config& config,
   out.reader_bit = in.reader_bit;
   out.writer_bit = in.writer_bit;
   out.retained = in.retained;
+  out.mem_wal_dropped = in.mem_wal_index_uuid.empty();
   // The op: the model's details when the kinds agree, else the namesake kind.
   const bool has_model_version = position < model.version_count;
   if (has_model_version &&
@@ -299,6 +300,8 @@ void DiffVersion(const model::Config& config, const Version& impl,
   out->Compare(label + ": reader_bit", impl.reader_bit, model.reader_bit);
   out->Compare(label + ": writer_bit", impl.writer_bit, model.writer_bit);
   out->Compare(label + ": retained", impl.retained, model.retained);
+  out->Compare(label + ": __lance_mem_wal dropped", impl.mem_wal_dropped,
+               model.mem_wal_dropped);
   if (!OpCompatible(impl_op, model.op.kind, position == 0)) {
     out->Compare(label + ": op", std::string(impl::OpKindName(impl_op)),
                  std::string(model::Name(model.op.kind)));

@@ -128,15 +128,18 @@ json VersionJson(const Config& config, const model::Version& v) {
   json compacted = json::array();
   for (int s = 0; s < config.bounds.shards; ++s)
     compacted.push_back(Int(v.compacted[s]));
-  return json{{"number", Int(v.number)},
-              {"live", Set(v.live, 0)},
-              {"segments", segments},
-              {"compacted", compacted},
-              {"catchup", catchup},
-              {"reader_bit", v.reader_bit},
-              {"writer_bit", v.writer_bit},
-              {"retained", v.retained},
-              {"op", std::string(model::Name(v.op.kind))}};
+  json out{{"number", Int(v.number)},
+           {"live", Set(v.live, 0)},
+           {"segments", segments},
+           {"compacted", compacted},
+           {"catchup", catchup},
+           {"reader_bit", v.reader_bit},
+           {"writer_bit", v.writer_bit},
+           {"retained", v.retained},
+           {"op", std::string(model::Name(v.op.kind))}};
+  // R63: only on a version whose __lance_mem_wal was dropped.
+  if (v.mem_wal_dropped) out["mem_wal_dropped"] = true;
+  return out;
 }
 
 json TxnJson(const model::Txn& t) {

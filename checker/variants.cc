@@ -27,8 +27,6 @@ std::string ImplTest(model::Bug bug) {
   switch (bug) {
     case model::Bug::kInvalidationOnLegacy:
       return "BugSwitches.InvalidationOnLegacy";
-    case model::Bug::kAdvanceDroppedWithoutSystemIndex:
-      return "BugSwitches.AdvanceDroppedWithoutSystemIndex";
     // Its violation needs appends that never stop, which the liveness
     // check's fairness excludes (spec section 8: "liveness under continuous
     // appends").

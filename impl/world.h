@@ -140,6 +140,9 @@ class World {
   // R62: commits a CreateIndex replacing __lance_mem_wal with its details
   // minus compacted_sstables and index_catchup, through the commit path.
   Status ResetMemWal();
+  // R63: commits a CreateIndex removing __lance_mem_wal (lancedb's
+  // unset_lsm_write_spec after draining), through the commit path.
+  Status DropMemWal();
 
   // Persisted state, decoded from the store on every call.
   Result<std::vector<uint64_t>> Versions() const;
@@ -189,6 +192,9 @@ class World {
   Result<std::optional<pb::Transaction::CreateIndex::IndexCatchupAdvance>>
   BuildAdvance(const Snapshot& read, const std::string& name,
                const pb::Transaction::CreateIndex& op) const;
+  // Commits an env action's transaction (R62, R63) through the commit path;
+  // anything but a publish is an error, as the model publishes them always.
+  Status CommitForeign(pb::Transaction transaction);
   Result<TableVersion> ToTableVersion(const Snapshot& snapshot,
                                       bool retained) const;
   std::optional<uint32_t> ShardNumber(const std::string& uuid) const;

@@ -102,6 +102,10 @@ Status World::ResetMemWal() {
   t.set_uuid(NewTransactionUuid(UuidFn()));
   *t.mutable_create_index()->add_new_indices() = fresh;
   *t.mutable_create_index()->add_removed_indices() = *system;
+  return CommitForeign(std::move(t));
+}
+
+Status World::CommitForeign(pb::Transaction t) {
   PrefixedStore table = Table();
   PrefixedStore archive = Archive();
   const UuidSource uuids = UuidFn();
@@ -115,9 +119,21 @@ Status World::ResetMemWal() {
                         std::move(t)));
   last_reason_ = result.reason;
   if (result.outcome != Outcome::kPublished)
-    return Status::FailedPrecondition("the reset was not published: " +
+    return Status::FailedPrecondition("the env commit was not published: " +
                                       result.reason);
   return Status::Ok();
+}
+
+Status World::DropMemWal() {
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
+  const pb::IndexMetadata* system = FindMemWalIndex(head.file.index_section);
+  if (system == nullptr)
+    return Status::FailedPrecondition("the table has no __lance_mem_wal");
+  pb::Transaction t;
+  t.set_read_version(head.version());
+  t.set_uuid(NewTransactionUuid(UuidFn()));
+  *t.mutable_create_index()->add_removed_indices() = *system;
+  return CommitForeign(std::move(t));
 }
 
 }  // namespace memwal::impl

@@ -39,6 +39,7 @@ constexpr std::array<KindFields, kActionKinds> kFields = {{
     {"ForeignHalfSet", {"", ""}, 0},
     {"CallerAdvance", {"index", "offer"}, 2},
     {"ResetMemWal", {"", ""}, 0},
+    {"DropMemWal", {"", ""}, 0},
 }};
 
 Result<int> ParseField(const nlohmann::json& json, std::string_view kind,

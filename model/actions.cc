@@ -16,7 +16,7 @@ constexpr std::array<std::string_view, kActionKinds> kKindNames = {
     "RewriteFragments", "CreateIndex",     "OptimizeIndex",  "DropIndex",
     "RecordProgress",   "Activate",        "Commit",         "Restore",
     "ShallowClone",     "CleanupVersions", "ForeignHalfSet", "CallerAdvance",
-    "ResetMemWal"};
+    "ResetMemWal",      "DropMemWal"};
 
 // R60: Lance refuses to open a half-set manifest [P §2.3], so on a half-set
 // head no writer can begin, restore, clone or clean up, and GC cannot decide;
@@ -107,6 +107,7 @@ void OfferEnv(const Config& config, const State& state,
       Offer(config, state, CallerAdvance{i, offer}, out);
   }
   Offer(config, state, ResetMemWal{}, out);
+  Offer(config, state, DropMemWal{}, out);
 }
 
 std::string Field(std::string_view name, int value) {
@@ -188,7 +189,7 @@ bool KindApplies(const Config& config, int kind) {
   };
   if (kind == kIndex(ForeignHalfSet{}))
     return IsForeign(config) && IsBitProtocol(config.protocol);
-  if (kind == kIndex(CallerAdvance{}))
+  if (kind == kIndex(CallerAdvance{}) || kind == kIndex(DropMemWal{}))
     return IsForeign(config) && config.protocol == Protocol::kAdvance;
   if (kind == kIndex(ResetMemWal{})) {
     return IsForeign(config) && (config.protocol == Protocol::kDerived ||
@@ -318,6 +319,8 @@ Action MakeAction(int kind, const std::array<int, 2>& v) {
       return CallerAdvance{v[0], v[1]};
     case 20:
       return ResetMemWal{};
+    case 21:
+      return DropMemWal{};
   }
   MEMWAL_ASSERT(false && "action kind out of range");
   return Append{};

@@ -209,12 +209,20 @@ struct ResetMemWal {
   friend bool operator==(const ResetMemWal&, const ResetMemWal&) = default;
 };
 
+// R63 (advance). lancedb's unset_lsm_write_spec: the writers drained (every
+// flushed generation compacted), an operator's CreateIndex drops
+// __lance_mem_wal. Abstracts that commit; atomic as one manifest write.
+struct DropMemWal {
+  friend bool operator==(const DropMemWal&, const DropMemWal&) = default;
+};
+
 using Action =
     std::variant<FlushMemTable, RetireSsTable, RetireDecide, RetireExecute,
                  Append, DeleteFragment, CompactSsTable, UpdateColumns,
                  RewriteFragments, CreateIndex, OptimizeIndex, DropIndex,
                  RecordProgress, Activate, Commit, Restore, ShallowClone,
-                 CleanupVersions, ForeignHalfSet, CallerAdvance, ResetMemWal>;
+                 CleanupVersions, ForeignHalfSet, CallerAdvance, ResetMemWal,
+                 DropMemWal>;
 inline constexpr int kActionKinds =
     static_cast<int>(std::variant_size_v<Action>);
 

@@ -45,7 +45,9 @@ bool LiveAtHead(const Config& config, const State& state, int fragment) {
 
 // R22, R28: the compactor runs only on a table whose activation was
 // acknowledged.
+// R63: nor on a table whose __lance_mem_wal was dropped.
 bool CompactorMayRun(const Config& config, const State& state) {
+  if (Head(state).mem_wal_dropped) return false;
   return !IsBitProtocol(config.protocol) || state.activated;
 }
 

@@ -60,6 +60,7 @@ bool AdvanceIsValid(const Config& config, const Advance& advance,
                     const Version& next,
                     const std::array<uint8_t, kShardsMax>& claim) {
   if (!RequiresCatchup(config, head)) return false;
+  if (next.mem_wal_dropped) return false;  // R63: no system index
   const Segments& after = next.segments[advance.index];
   if (!SameUuids(after, advance.expected)) return false;
   const FragmentSet covers = UnionOf(after);

@@ -191,7 +191,9 @@ int AllocateFragment(State* state, Version* next, RowSet rows) {
 }
 
 // R35 step 2, the compacted_sstables part: the stale-generation rule.
+// R63: without __lance_mem_wal there is nothing to record progress in.
 bool RecordCompacted(const Txn& txn, const Version& head, Version* next) {
+  if (head.mem_wal_dropped) return false;
   if (txn.generation <= head.compacted[txn.shard]) return false;
   next->compacted[txn.shard] = txn.generation;
   next->op.progress_shard = txn.shard;
@@ -366,7 +368,8 @@ bool CatchupStep(const Config& config, const Txn& txn, const Version& read,
   switch (config.protocol) {
     case Protocol::kDerived:
     case Protocol::kUnconditional:
-      if (RequiresCatchup(config, head)) Derive(config, read, head, next);
+      if (RequiresCatchup(config, head) && !head.mem_wal_dropped)
+        Derive(config, read, head, next);
       return true;
     case Protocol::kAdvance:
       return ApplyAdvance(config, AdvancesOf(config, txn, read), read, head,
@@ -390,6 +393,7 @@ bool FeatureBits(const Config& config, const Txn& txn, const Version& head,
   bit = false;  // step 4 no longer inherits the head's feature bits
 #endif
   if (txn.kind == OpKind::kActivate) {
+    if (HasNoBit(head) && head.mem_wal_dropped) return false;  // R63
     if (HasNoBit(head)) {
       for (int s = 0; s < kShardsMax; ++s) {
         if (head.compacted[s] != 0) return false;

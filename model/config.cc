@@ -147,6 +147,7 @@ Env RequiredEnv(Bug bug) {
     case Bug::kAdvanceReplacesPosition:
     case Bug::kIndexWorkPerTransaction:
     case Bug::kCoveragePastCompaction:
+    case Bug::kAdvanceDroppedWithoutSystemIndex:
       return Env::kForeign;
     default:
       return Env::kNone;

@@ -99,4 +99,26 @@ State Apply(const Config& config, State state, const ResetMemWal& action,
   return PublishForeign(std::move(state), OpKind::kResetMemWal, next);
 }
 
+// R63: the writers are drained: every flushed generation is compacted.
+bool IsEnabled(const Config& config, const State& state, const DropMemWal&) {
+  if (!IsForeign(config) || config.protocol != Protocol::kAdvance) return false;
+  const Version& head = Head(state);
+  if (!CommitBudgetLeft(config, state) || head.mem_wal_dropped) return false;
+  for (int s = 0; s < config.bounds.shards; ++s) {
+    if (state.flushed[s] != head.compacted[s]) return false;
+  }
+  return true;
+}
+
+State Apply(const Config& config, State state, const DropMemWal& action,
+            Outcome* outcome) {
+  MEMWAL_ASSERT(IsEnabled(config, state, action));
+  Version next = Head(state);
+  next.compacted = {};
+  for (auto& positions : next.catchup) positions = {};
+  next.mem_wal_dropped = true;
+  *outcome = Outcome::kDone;
+  return PublishForeign(std::move(state), OpKind::kDropMemWal, next);
+}
+
 }  // namespace memwal::model

@@ -149,7 +149,8 @@ bool NoRowIsLost(const Config&, const State& state) {
 bool CompactionNeverRegresses(const Config& config, const State& state) {
   const LastCommit last = Last(state);
   if (last.after == nullptr || last.after->op.kind == OpKind::kRestore ||
-      last.after->op.kind == OpKind::kResetMemWal)
+      last.after->op.kind == OpKind::kResetMemWal ||
+      last.after->op.kind == OpKind::kDropMemWal)
     return true;
   for (int s = 0; s < config.bounds.shards; ++s) {
     if (last.after->compacted[s] < last.before->compacted[s]) return false;
@@ -178,7 +179,7 @@ bool UnchangedPositionsNeverDrop(const Config& config, const State& state) {
   if (last.after == nullptr) return true;
   const OpKind kind = last.after->op.kind;
   if (kind == OpKind::kRestore || kind == OpKind::kActivate ||
-      kind == OpKind::kResetMemWal)
+      kind == OpKind::kResetMemWal || kind == OpKind::kDropMemWal)
     return true;
   for (int i = 0; i < config.bounds.indexes; ++i) {
     if (last.before->segments[i] != last.after->segments[i]) continue;

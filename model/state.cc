@@ -46,7 +46,7 @@ void EncodeVersion(const Version& v, Writer* w) {
     for (uint8_t p : per_shard) w->Byte(p);
   }
   w->Byte(static_cast<uint8_t>(v.reader_bit | (v.writer_bit << 1) |
-                               (v.retained << 2)));
+                               (v.retained << 2) | (v.mem_wal_dropped << 3)));
   w->Byte(static_cast<uint8_t>(v.op.kind));
   w->Byte(v.op.fragments);
   w->Byte(v.op.new_covers);
@@ -133,6 +133,7 @@ void DecodeVersion(Reader* r, Version* v) {
   v->reader_bit = bits & 1;
   v->writer_bit = (bits >> 1) & 1;
   v->retained = (bits >> 2) & 1;
+  v->mem_wal_dropped = (bits >> 3) & 1;
   v->op.kind = static_cast<OpKind>(r->Byte());
   v->op.fragments = r->Byte();
   v->op.new_covers = r->Byte();
@@ -223,6 +224,7 @@ LanceOp Classify(OpKind kind) {
       return LanceOp::kRestore;
     case OpKind::kForeignHalfSet:
     case OpKind::kResetMemWal:
+    case OpKind::kDropMemWal:
       return LanceOp::kCreateIndex;
   }
   MEMWAL_ASSERT(false && "OpKind out of range");
@@ -234,7 +236,7 @@ std::string_view Name(OpKind kind) {
       "Init",           "Append",           "DeleteFragment", "CompactSsTable",
       "UpdateColumns",  "RewriteFragments", "CreateIndex",    "OptimizeIndex",
       "DropIndex",      "RecordProgress",   "Activate",       "Restore",
-      "ForeignHalfSet", "ResetMemWal"};
+      "ForeignHalfSet", "ResetMemWal",      "DropMemWal"};
   const auto i = static_cast<std::size_t>(kind);
   MEMWAL_ASSERT(i < std::size(kNames));
   return kNames[i];

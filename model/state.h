@@ -58,6 +58,7 @@ enum class OpKind : uint8_t {
   // index (R31 classifies them so; Op::index is kForeignIndex).
   kForeignHalfSet,  // R60
   kResetMemWal,     // R62
+  kDropMemWal,      // R63
 };
 
 // Op::index of a foreign commit: no user index has this name.
@@ -75,7 +76,8 @@ inline uint8_t IndexNamesOf(uint8_t op_index) {
 
 // The commit was written by a writer outside this protocol version (R60, R62).
 inline bool IsForeignOp(OpKind kind) {
-  return kind == OpKind::kForeignHalfSet || kind == OpKind::kResetMemWal;
+  return kind == OpKind::kForeignHalfSet || kind == OpKind::kResetMemWal ||
+         kind == OpKind::kDropMemWal;
 }
 
 // Lance's operation classes, the rows and columns of the conflict table (R31).
@@ -134,6 +136,9 @@ struct Version {
   bool reader_bit = false;
   bool writer_bit = false;
   bool retained = false;
+  // R63 (env foreign): __lance_mem_wal was dropped; false in every version of
+  // env none (R2: the system index exists in every version).
+  bool mem_wal_dropped = false;
   Op op{};
 
   friend bool operator==(const Version&, const Version&) = default;

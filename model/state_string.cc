@@ -50,7 +50,8 @@ void PutVersion(std::ostream& out, const Version& v) {
         << int{v.catchup[i][1]};
   }
   out << "] bits=" << v.reader_bit << v.writer_bit
-      << (v.retained ? " retained" : "") << " op=" << Name(v.op.kind);
+      << (v.retained ? " retained" : "")
+      << (v.mem_wal_dropped ? " no-mem-wal" : "") << " op=" << Name(v.op.kind);
 }
 
 void PutTxn(std::ostream& out, const Txn& t) {

@@ -34,6 +34,8 @@ void Retire(const Config& config, State* state, int shard, int generation) {
 bool IsEnabled(const Config& config, const State& state,
                const FlushMemTable& action) {
   if (action.shard < 0 || action.shard >= config.bounds.shards) return false;
+  // R63: no shard writer runs once __lance_mem_wal is dropped.
+  if (Head(state).mem_wal_dropped) return false;
   return state.flushed[action.shard] < config.bounds.generations;
 }
 

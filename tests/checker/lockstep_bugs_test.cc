@@ -77,8 +77,9 @@ const ImplBugCase kImplBugs[] = {
     {Bug::kClaimPastReadVersion, kDerived, Tiny(), "CatchupWithinCoverage", 7},
     // Model tables without the bit carry no positions.
     {Bug::kInvalidationOnLegacy, kDerived, Tiny(3), "", 0},
-    // The model always has the system index.
-    {Bug::kAdvanceDroppedWithoutSystemIndex, kAdvance, Tiny(3), "", 0},
+    // R63: __lance_mem_wal dropped, a repair's advance must be refused.
+    {Bug::kAdvanceDroppedWithoutSystemIndex, kAdvance, Tiny(3),
+     "ImplementationMatchesModel", 3, kForeign},
     // R61 oldest: pinned by replay (ReplayPinned: 12 steps, five commits).
     {Bug::kAdvanceReplacesPosition, kAdvance, Tiny(3), "", 0},
     {Bug::kRepairSpansLiveAtCommit, kAdvance, Tiny(),

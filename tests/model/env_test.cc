@@ -30,7 +30,7 @@ TEST(Env, NoEnvActionIsEnabledWithoutEnvForeign) {
   for (int kind = 0; kind < kActionKinds; ++kind) {
     const std::string_view name = KindName(kind);
     const bool env = name == "ForeignHalfSet" || name == "CallerAdvance" ||
-                     name == "ResetMemWal";
+                     name == "ResetMemWal" || name == "DropMemWal";
     EXPECT_EQ(KindApplies(config, kind), !env) << name;
   }
 }
@@ -160,10 +160,38 @@ TEST(Env, ARebasedBuildOverAResetIsClampedToItsOwnProgress) {
   EXPECT_EQ(s.Broken(), "");
 }
 
+// R63.
+TEST(Env, DroppingTheMemWalNeedsDrainedWritersAndEndsProgress) {
+  Scenario s(Foreign(Protocol::kAdvance));
+  Activated(&s);
+  s.Do(FlushMemTable{0});
+  EXPECT_FALSE(s.Enabled(DropMemWal{}));  // generation 1 not compacted yet
+  EXPECT_EQ(s.Run(CompactSsTable{0, true}), Outcome::kPublished);
+  EXPECT_EQ(s.Run(OptimizeIndex{0}), Outcome::kPublished);
+  ASSERT_EQ(s.Position(0, 0), 1);
+  s.Do(DropMemWal{});
+  EXPECT_TRUE(s.head().mem_wal_dropped);
+  EXPECT_EQ(s.head().compacted[0], 0);
+  EXPECT_EQ(s.Position(0, 0), 0);
+  EXPECT_TRUE(HasBothBits(s.head()));
+  EXPECT_FALSE(s.Enabled(FlushMemTable{0}));
+  EXPECT_FALSE(s.Enabled(DropMemWal{}));
+  EXPECT_EQ(s.Broken(), "");
+}
+
+TEST(Env, AnAdvanceOnATableWithoutTheSystemIndexIsRefused) {
+  Scenario s(Foreign(Protocol::kAdvance));
+  Activated(&s);
+  s.Do(DropMemWal{});
+  EXPECT_EQ(s.Run(OptimizeIndex{0}), Outcome::kRefused);  // R34
+  EXPECT_EQ(s.Run(CreateIndex{0}), Outcome::kPublished);  // no advance
+  EXPECT_EQ(s.Broken(), "");
+}
+
 TEST(Env, EnvActionsRoundTripThroughJson) {
   for (const Action& action :
        {Action(ForeignHalfSet{}), Action(CallerAdvance{1, 2}),
-        Action(ResetMemWal{})}) {
+        Action(ResetMemWal{}), Action(DropMemWal{})}) {
     const Result<Action> back = ActionFromJson(ToJson(action));
     ASSERT_TRUE(back.ok());
     EXPECT_EQ(*back, action);
