@@ -103,6 +103,7 @@ fuzz_one() {
   fi
   local reproducer
   reproducer=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$work.log" | tail -n 1)
+  # Written whole, after the fact, so that the other target's lines do not cut into it.
   {
     tail -n 40 "$work.log"
     if [ -n "$reproducer" ]; then
@@ -112,7 +113,8 @@ fuzz_one() {
     else
       echo "--- fuzz_$t failed without a reproducer (log: $work.log)"
     fi
-  } >&2
+  } >"$work.report" 2>&1
+  cat "$work.report" >&2
   return 1
 }
 
