@@ -148,6 +148,9 @@ struct WorldCall {
   Result<model::Outcome> operator()(const model::DropMemWal&) const {
     return Done(w->DropMemWal());
   }
+  Result<model::Outcome> operator()(const model::ForeignCompaction& a) const {
+    return Done(w->ForeignCompaction(U32(a.shard)));
+  }
 };
 
 bool OutcomeCompared(const Action& action) {

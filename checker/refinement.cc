@@ -37,7 +37,8 @@ bool OpCompatible(impl::OpKind impl_kind, model::OpKind model_kind,
     case I::kDeleteFragment:
       return model_kind == M::kDeleteFragment;
     case I::kCompactSsTable:
-      return model_kind == M::kCompactSsTable;
+      return model_kind == M::kCompactSsTable ||
+             model_kind == M::kForeignCompaction;
     case I::kUpdateColumns:
       return model_kind == M::kUpdateColumns;
     case I::kRewriteFragments:

@@ -143,6 +143,10 @@ class World {
   // R63: commits a CreateIndex removing __lance_mem_wal (lancedb's
   // unset_lsm_write_spec after draining), through the commit path.
   Status DropMemWal();
+  // R64 (bit protocols): an `unconditional`-era compactor's merge-insert of the
+  // shard's next generation with the marker, committed through the commit path
+  // as protocol `unconditional` (no bit; the derivation runs).
+  Status ForeignCompaction(uint32_t shard);
 
   // Persisted state, decoded from the store on every call.
   Result<std::vector<uint64_t>> Versions() const;
@@ -192,9 +196,11 @@ class World {
   Result<std::optional<pb::Transaction::CreateIndex::IndexCatchupAdvance>>
   BuildAdvance(const Snapshot& read, const std::string& name,
                const pb::Transaction::CreateIndex& op) const;
-  // Commits an env action's transaction (R62, R63) through the commit path;
-  // anything but a publish is an error, as the model publishes them always.
-  Status CommitForeign(pb::Transaction transaction);
+  // Commits an env action's transaction (R62-R64) through the commit path as
+  // `protocol` with `bugs`; anything but a publish is an error, as the model
+  // publishes them always.
+  Status CommitForeign(pb::Transaction transaction, Protocol protocol,
+                       BugSet bugs);
   Result<TableVersion> ToTableVersion(const Snapshot& snapshot,
                                       bool retained) const;
   std::optional<uint32_t> ShardNumber(const std::string& uuid) const;

@@ -102,21 +102,20 @@ Status World::ResetMemWal() {
   t.set_uuid(NewTransactionUuid(UuidFn()));
   *t.mutable_create_index()->add_new_indices() = fresh;
   *t.mutable_create_index()->add_removed_indices() = *system;
-  return CommitForeign(std::move(t));
+  return CommitForeign(std::move(t), options_.protocol, bugs_);
 }
 
-Status World::CommitForeign(pb::Transaction t) {
+Status World::CommitForeign(pb::Transaction t, Protocol protocol, BugSet bugs) {
   PrefixedStore table = Table();
   PrefixedStore archive = Archive();
   const UuidSource uuids = UuidFn();
-  MEMWAL_ASSIGN_OR_RETURN(
-      const CommitResult result,
-      CommitTransaction(CommitInput{.protocol = options_.protocol,
-                                    .bugs = bugs_,
-                                    .table = &table,
-                                    .archive = &archive,
-                                    .new_uuid = &uuids},
-                        std::move(t)));
+  MEMWAL_ASSIGN_OR_RETURN(const CommitResult result,
+                          CommitTransaction(CommitInput{.protocol = protocol,
+                                                        .bugs = bugs,
+                                                        .table = &table,
+                                                        .archive = &archive,
+                                                        .new_uuid = &uuids},
+                                            std::move(t)));
   last_reason_ = result.reason;
   if (result.outcome != Outcome::kPublished)
     return Status::FailedPrecondition("the env commit was not published: " +
@@ -133,7 +132,20 @@ Status World::DropMemWal() {
   t.set_read_version(head.version());
   t.set_uuid(NewTransactionUuid(UuidFn()));
   *t.mutable_create_index()->add_removed_indices() = *system;
-  return CommitForeign(std::move(t));
+  return CommitForeign(std::move(t), options_.protocol, bugs_);
+}
+
+Status World::ForeignCompaction(uint32_t shard) {
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
+  if (!ReadCatchupBits(head.file.manifest).neither())
+    return Status::FailedPrecondition("the head carries the bit");
+  // The same merge-insert this version's compactor prepares (R22), then
+  // committed by the foreign writer at once.
+  MEMWAL_RETURN_IF_ERROR(BeginCompactSsTable(shard, true));
+  pb::Transaction t = std::move(inflight_.back());
+  inflight_.pop_back();
+  // Another Lance version's code: none of this run's implementation bugs.
+  return CommitForeign(std::move(t), Protocol::kUnconditional, BugSet());
 }
 
 }  // namespace memwal::impl

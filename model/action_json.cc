@@ -40,6 +40,7 @@ constexpr std::array<KindFields, kActionKinds> kFields = {{
     {"CallerAdvance", {"index", "offer"}, 2},
     {"ResetMemWal", {"", ""}, 0},
     {"DropMemWal", {"", ""}, 0},
+    {"ForeignCompaction", {"shard", ""}, 1},
 }};
 
 Result<int> ParseField(const nlohmann::json& json, std::string_view kind,

@@ -11,12 +11,12 @@ namespace memwal::model {
 namespace {
 
 constexpr std::array<std::string_view, kActionKinds> kKindNames = {
-    "FlushMemTable",    "RetireSsTable",   "RetireDecide",   "RetireExecute",
-    "Append",           "DeleteFragment",  "CompactSsTable", "UpdateColumns",
-    "RewriteFragments", "CreateIndex",     "OptimizeIndex",  "DropIndex",
-    "RecordProgress",   "Activate",        "Commit",         "Restore",
-    "ShallowClone",     "CleanupVersions", "ForeignHalfSet", "CallerAdvance",
-    "ResetMemWal",      "DropMemWal"};
+    "FlushMemTable",    "RetireSsTable",   "RetireDecide",     "RetireExecute",
+    "Append",           "DeleteFragment",  "CompactSsTable",   "UpdateColumns",
+    "RewriteFragments", "CreateIndex",     "OptimizeIndex",    "DropIndex",
+    "RecordProgress",   "Activate",        "Commit",           "Restore",
+    "ShallowClone",     "CleanupVersions", "ForeignHalfSet",   "CallerAdvance",
+    "ResetMemWal",      "DropMemWal",      "ForeignCompaction"};
 
 // R60: Lance refuses to open a half-set manifest [P §2.3], so on a half-set
 // head no writer can begin, restore, clone or clean up, and GC cannot decide;
@@ -108,6 +108,8 @@ void OfferEnv(const Config& config, const State& state,
   }
   Offer(config, state, ResetMemWal{}, out);
   Offer(config, state, DropMemWal{}, out);
+  for (int s = 0; s < config.bounds.shards; ++s)
+    Offer(config, state, ForeignCompaction{s}, out);
 }
 
 std::string Field(std::string_view name, int value) {
@@ -119,7 +121,8 @@ std::string Params(const Action& action) {
       [](const auto& a) -> std::string {
         using A = std::decay_t<decltype(a)>;
         if constexpr (std::is_same_v<A, FlushMemTable> ||
-                      std::is_same_v<A, RecordProgress>) {
+                      std::is_same_v<A, RecordProgress> ||
+                      std::is_same_v<A, ForeignCompaction>) {
           return Field("shard", a.shard);
         } else if constexpr (std::is_same_v<A, RetireSsTable> ||
                              std::is_same_v<A, RetireDecide> ||
@@ -187,7 +190,7 @@ bool KindApplies(const Config& config, int kind) {
   constexpr auto kIndex = [](auto tag) {
     return static_cast<int>(Action(decltype(tag){}).index());
   };
-  if (kind == kIndex(ForeignHalfSet{}))
+  if (kind == kIndex(ForeignHalfSet{}) || kind == kIndex(ForeignCompaction{}))
     return IsForeign(config) && IsBitProtocol(config.protocol);
   if (kind == kIndex(CallerAdvance{}) || kind == kIndex(DropMemWal{}))
     return IsForeign(config) && config.protocol == Protocol::kAdvance;
@@ -244,7 +247,8 @@ std::array<int, 2> ActionParams(const Action& action) {
       [](const auto& a) -> std::array<int, 2> {
         using A = std::decay_t<decltype(a)>;
         if constexpr (std::is_same_v<A, FlushMemTable> ||
-                      std::is_same_v<A, RecordProgress>) {
+                      std::is_same_v<A, RecordProgress> ||
+                      std::is_same_v<A, ForeignCompaction>) {
           return {a.shard, 0};
         } else if constexpr (std::is_same_v<A, RetireSsTable> ||
                              std::is_same_v<A, RetireDecide> ||
@@ -321,6 +325,8 @@ Action MakeAction(int kind, const std::array<int, 2>& v) {
       return ResetMemWal{};
     case 21:
       return DropMemWal{};
+    case 22:
+      return ForeignCompaction{v[0]};
   }
   MEMWAL_ASSERT(false && "action kind out of range");
   return Append{};

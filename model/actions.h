@@ -216,13 +216,24 @@ struct DropMemWal {
   friend bool operator==(const DropMemWal&, const DropMemWal&) = default;
 };
 
+// R64 (bit protocols). A compactor of the `unconditional` era (PR 8680: no
+// bit, derivation on every commit) merge-inserts generation
+// head.compacted[s]+1 of shard s, with the marker, into a table without the
+// bit, and its derivation records positions. Abstracts that writer's whole
+// commit; atomic as one manifest write.
+struct ForeignCompaction {
+  int shard = 0;
+  friend bool operator==(const ForeignCompaction&,
+                         const ForeignCompaction&) = default;
+};
+
 using Action =
     std::variant<FlushMemTable, RetireSsTable, RetireDecide, RetireExecute,
                  Append, DeleteFragment, CompactSsTable, UpdateColumns,
                  RewriteFragments, CreateIndex, OptimizeIndex, DropIndex,
                  RecordProgress, Activate, Commit, Restore, ShallowClone,
                  CleanupVersions, ForeignHalfSet, CallerAdvance, ResetMemWal,
-                 DropMemWal>;
+                 DropMemWal, ForeignCompaction>;
 inline constexpr int kActionKinds =
     static_cast<int>(std::variant_size_v<Action>);
 

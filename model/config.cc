@@ -148,6 +148,7 @@ Env RequiredEnv(Bug bug) {
     case Bug::kIndexWorkPerTransaction:
     case Bug::kCoveragePastCompaction:
     case Bug::kAdvanceDroppedWithoutSystemIndex:
+    case Bug::kInvalidationOnLegacy:
       return Env::kForeign;
     default:
       return Env::kNone;

@@ -1,5 +1,6 @@
 // The environment actions of env foreign (spec/protocol.md section 10,
 // R60-R62): writers outside this protocol version's own code path.
+#include "model/catchup.h"
 #include "model/read.h"
 #include "model/rules.h"
 
@@ -22,6 +23,20 @@ bool HasProgress(const Version& version) {
     if (generation != 0) return true;
   }
   return false;
+}
+
+// Section 5's fragment budget, counting the in-flight transactions that will
+// allocate one.
+bool CanAllocate(const Config& config, const State& state) {
+  int allocating = 0;
+  for (int t = 0; t < state.inflight_count; ++t) {
+    const OpKind kind = state.inflight[t].kind;
+    allocating += kind == OpKind::kAppend || kind == OpKind::kCompactSsTable ||
+                          kind == OpKind::kRewriteFragments
+                      ? 1
+                      : 0;
+  }
+  return state.next_fragment + allocating < config.bounds.fragments;
 }
 
 }  // namespace
@@ -119,6 +134,49 @@ State Apply(const Config& config, State state, const DropMemWal& action,
   next.mem_wal_dropped = true;
   *outcome = Outcome::kDone;
   return PublishForeign(std::move(state), OpKind::kDropMemWal, next);
+}
+
+// R64: on a table without the bit (the foreign compactor knows no bit, and
+// on an activated table this protocol's own compactor runs), the next
+// generation flushed and not retired.
+bool IsEnabled(const Config& config, const State& state,
+               const ForeignCompaction& action) {
+  if (!IsForeign(config) || !IsBitProtocol(config.protocol)) return false;
+  if (action.shard < 0 || action.shard >= config.bounds.shards) return false;
+  const Version& head = Head(state);
+  if (!HasNoBit(head) || head.mem_wal_dropped) return false;
+  if (!CommitBudgetLeft(config, state) || !CanAllocate(config, state))
+    return false;
+  const int generation = head.compacted[action.shard] + 1;
+  return generation <= state.flushed[action.shard] &&
+         !Contains(state.retired[action.shard], generation - 1);
+}
+
+// R64: the data and the progress land together (R22 marker), then the
+// `unconditional` derivation (R33) runs with the head as read version.
+State Apply(const Config& config, State state, const ForeignCompaction& action,
+            Outcome* outcome) {
+  MEMWAL_ASSERT(IsEnabled(config, state, action));
+  const Version head = Head(state);
+  const int s = action.shard;
+  const int generation = head.compacted[s] + 1;
+  Version next = head;
+  const int fragment = state.next_fragment++;
+  state.rows[fragment] = RowBit(s, generation);
+  next.live |= FragmentSet(1u << fragment);
+  next.compacted[s] = static_cast<uint8_t>(generation);
+  Config unconditional = config;
+  unconditional.protocol = Protocol::kUnconditional;
+  unconditional.bugs = 0;  // the foreign writer has none of this run's bugs
+  Derive(unconditional, head, head, &next);
+  *outcome = Outcome::kDone;
+  state = PublishForeign(std::move(state), OpKind::kForeignCompaction, next);
+  state.foreign_legacy = true;
+  Op& op = MutableHead(state).op;
+  op.index = 0;
+  op.progress_shard = static_cast<uint8_t>(s);
+  op.progress_generation = static_cast<uint8_t>(generation);
+  return state;
 }
 
 }  // namespace memwal::model

@@ -42,12 +42,22 @@ LastCommit Last(const State& state) {
           &state.versions[state.version_count - 1]};
 }
 
+// Section 10 (R64): a foreign compactor wrote this table while it had no bit.
+// From then on the bit protocols promise only LegacyTablesAreUntouched and the
+// other invariants of their own commits: what the legacy reading missed or let
+// GC retire, and what the foreign positions cover, is the legacy reading's
+// failure, which `legacy` shows.
+bool ForeignLegacyTable(const Config& config, const State& state) {
+  return IsForeign(config) && state.foreign_legacy;
+}
+
 // CatchupWithinCoverage: for every index i and shard s with head position p,
 // every row (s,g) with g <= p that a live fragment holds is held by a live
 // fragment i's segments cover. Prevents: recording catch-up past what the index
 // covers, so that SSTables stop being served while the index lacks their rows
 // (the headline failure).
 bool CatchupWithinCoverage(const Config& config, const State& state) {
+  if (ForeignLegacyTable(config, state)) return true;
   const Version& head = Head(state);
   const RowSet live_rows = LiveRows(state, head);
   for (int i = 0; i < config.bounds.indexes; ++i) {
@@ -94,6 +104,7 @@ bool RowVisible(const Config& config, const State& state, QueryShape shape,
 // ReadsMissNoRows: every query shape sees every flushed, undeleted MemWAL row
 // (section 9). Prevents: a query silently missing a row written through MemWAL.
 bool ReadsMissNoRows(const Config& config, const State& state) {
+  if (ForeignLegacyTable(config, state)) return true;
   const QueryShapes shapes = AllQueryShapes(config, state);
   for (int q = 0; q < shapes.count; ++q) {
     for (int s = 0; s < config.bounds.shards; ++s) {
@@ -166,6 +177,12 @@ bool LegacyTablesAreUntouched(const Config& config, const State& state) {
   const LastCommit last = Last(state);
   if (last.after == nullptr || !HasNoBit(*last.before)) return true;
   if (last.after->op.kind == OpKind::kActivate) return true;
+  // R64: the foreign compactor's positions are the environment's, and a
+  // Restore brings back an older version's (only such positions exist on a
+  // table without the bit).
+  if (IsForeignOp(last.after->op.kind) ||
+      last.after->op.kind == OpKind::kRestore)
+    return true;
   return last.after->catchup == last.before->catchup;
 }
 

@@ -8,7 +8,7 @@
 // Action-level Apply canonicalizes), and sets *outcome.
 //
 // wal.cc: R10-R13. begin.cc: the begin half of R20-R29. commit.cc: R30-R32,
-// R35. catchup.cc: R33-R34. table.cc: R36-R38. env.cc: R60-R63.
+// R35. catchup.cc: R33-R34. table.cc: R36-R38. env.cc: R60-R64.
 #ifndef MEMWAL_MODEL_RULES_H_
 #define MEMWAL_MODEL_RULES_H_
 
@@ -57,6 +57,8 @@ bool IsEnabled(const Config& config, const State& state,
                const ResetMemWal& action);
 bool IsEnabled(const Config& config, const State& state,
                const DropMemWal& action);
+bool IsEnabled(const Config& config, const State& state,
+               const ForeignCompaction& action);
 
 State Apply(const Config& config, State state, const FlushMemTable& action,
             Outcome* outcome);
@@ -101,6 +103,8 @@ State Apply(const Config& config, State state, const CallerAdvance& action,
 State Apply(const Config& config, State state, const ResetMemWal& action,
             Outcome* outcome);
 State Apply(const Config& config, State state, const DropMemWal& action,
+            Outcome* outcome);
+State Apply(const Config& config, State state, const ForeignCompaction& action,
             Outcome* outcome);
 
 // Shared by begin.cc and table.cc: a step that commits a version (a transaction

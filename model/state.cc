@@ -84,7 +84,8 @@ std::size_t EncodeTo(const State& state, uint8_t* out) {
   for (RowSet rows : state.rows) w.Byte(rows);
   w.Byte(state.deleted);
   for (IndexSet cover : state.retire_cover) w.Byte(cover);
-  w.Bool(state.activated);
+  // foreign_legacy shares the byte: 0 for every state of env none.
+  w.Byte(static_cast<uint8_t>(state.activated | (state.foreign_legacy << 1)));
   for (int v = 0; v < state.version_count; ++v)
     EncodeVersion(state.versions[v], &w);
   for (int t = 0; t < state.inflight_count; ++t)
@@ -226,6 +227,8 @@ LanceOp Classify(OpKind kind) {
     case OpKind::kResetMemWal:
     case OpKind::kDropMemWal:
       return LanceOp::kCreateIndex;
+    case OpKind::kForeignCompaction:
+      return LanceOp::kUpdate;
   }
   MEMWAL_ASSERT(false && "OpKind out of range");
   return LanceOp::kInit;
@@ -233,10 +236,14 @@ LanceOp Classify(OpKind kind) {
 
 std::string_view Name(OpKind kind) {
   static constexpr std::string_view kNames[] = {
-      "Init",           "Append",           "DeleteFragment", "CompactSsTable",
-      "UpdateColumns",  "RewriteFragments", "CreateIndex",    "OptimizeIndex",
-      "DropIndex",      "RecordProgress",   "Activate",       "Restore",
-      "ForeignHalfSet", "ResetMemWal",      "DropMemWal"};
+      "Init",           "Append",
+      "DeleteFragment", "CompactSsTable",
+      "UpdateColumns",  "RewriteFragments",
+      "CreateIndex",    "OptimizeIndex",
+      "DropIndex",      "RecordProgress",
+      "Activate",       "Restore",
+      "ForeignHalfSet", "ResetMemWal",
+      "DropMemWal",     "ForeignCompaction"};
   const auto i = static_cast<std::size_t>(kind);
   MEMWAL_ASSERT(i < std::size(kNames));
   return kNames[i];
@@ -398,7 +405,9 @@ bool Decode(std::string_view bytes, State* out) {
   for (RowSet& rows : state.rows) rows = r.Byte();
   state.deleted = r.Byte();
   for (IndexSet& cover : state.retire_cover) cover = r.Byte();
-  state.activated = r.Bool();
+  const uint8_t activated = r.Byte();
+  state.activated = activated & 1;
+  state.foreign_legacy = (activated >> 1) & 1;
   for (int v = 0; v < state.version_count; ++v)
     DecodeVersion(&r, &state.versions[v]);
   for (int t = 0; t < state.inflight_count; ++t)

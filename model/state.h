@@ -56,9 +56,10 @@ enum class OpKind : uint8_t {
   // Section 10 (env foreign): commits of writers outside this protocol
   // version's code path. Lance sees both as a CreateIndex that names no user
   // index (R31 classifies them so; Op::index is kForeignIndex).
-  kForeignHalfSet,  // R60
-  kResetMemWal,     // R62
-  kDropMemWal,      // R63
+  kForeignHalfSet,     // R60
+  kResetMemWal,        // R62
+  kDropMemWal,         // R63
+  kForeignCompaction,  // R64
 };
 
 // Op::index of a foreign commit: no user index has this name.
@@ -77,7 +78,7 @@ inline uint8_t IndexNamesOf(uint8_t op_index) {
 // The commit was written by a writer outside this protocol version (R60, R62).
 inline bool IsForeignOp(OpKind kind) {
   return kind == OpKind::kForeignHalfSet || kind == OpKind::kResetMemWal ||
-         kind == OpKind::kDropMemWal;
+         kind == OpKind::kDropMemWal || kind == OpKind::kForeignCompaction;
 }
 
 // Lance's operation classes, the rows and columns of the conflict table (R31).
@@ -186,6 +187,9 @@ struct State {
   std::array<IndexSet, kShardsMax * kGenerationsMax>
       retire_cover{};  // by row bit position
   bool activated = false;
+  // R64 (env foreign): a foreign compactor wrote this table while it had no
+  // bit; never cleared (what its legacy reading let GC retire stays retired).
+  bool foreign_legacy = false;
 
   friend bool operator==(const State&, const State&) = default;
 };

@@ -94,7 +94,8 @@ std::string ToString(const State& state) {
   }
   out << "] deleted=";
   PutRows(out, state.deleted);
-  out << " activated=" << (state.activated ? "true" : "false") << '\n';
+  out << " activated=" << (state.activated ? "true" : "false")
+      << (state.foreign_legacy ? " foreign-legacy" : "") << '\n';
   return out.str();
 }
 

@@ -75,8 +75,10 @@ const ImplBugCase kImplBugs[] = {
     {Bug::kNoWorkRepairRecordsNothing, kDerived, Tiny(),
      "ImplementationMatchesModel", 8},
     {Bug::kClaimPastReadVersion, kDerived, Tiny(), "CatchupWithinCoverage", 7},
-    // Model tables without the bit carry no positions.
-    {Bug::kInvalidationOnLegacy, kDerived, Tiny(3), "", 0},
+    // R64: a foreign compactor records a position on a table without the bit;
+    // an in-place prune then makes the bug withdraw it.
+    {Bug::kInvalidationOnLegacy, kDerived, Serial(model::SmallBounds()),
+     "LegacyTablesAreUntouched", 8, kForeign},
     // R63: __lance_mem_wal dropped, a repair's advance must be refused.
     {Bug::kAdvanceDroppedWithoutSystemIndex, kAdvance, Tiny(3),
      "ImplementationMatchesModel", 3, kForeign},

@@ -30,7 +30,8 @@ TEST(Env, NoEnvActionIsEnabledWithoutEnvForeign) {
   for (int kind = 0; kind < kActionKinds; ++kind) {
     const std::string_view name = KindName(kind);
     const bool env = name == "ForeignHalfSet" || name == "CallerAdvance" ||
-                     name == "ResetMemWal" || name == "DropMemWal";
+                     name == "ResetMemWal" || name == "DropMemWal" ||
+                     name == "ForeignCompaction";
     EXPECT_EQ(KindApplies(config, kind), !env) << name;
   }
 }
@@ -188,10 +189,37 @@ TEST(Env, AnAdvanceOnATableWithoutTheSystemIndexIsRefused) {
   EXPECT_EQ(s.Broken(), "");
 }
 
+// R64.
+TEST(Env, AForeignCompactorRecordsPositionsTheBitProtocolsLeaveAlone) {
+  Scenario s(Foreign(Protocol::kDerived));
+  s.Do(FlushMemTable{0});
+  s.Do(FlushMemTable{0});
+  s.Do(ForeignCompaction{0});
+  EXPECT_EQ(s.head().compacted[0], 1);
+  EXPECT_EQ(s.Position(0, 0), 0);  // idx_0 does not cover the new fragment
+  EXPECT_TRUE(s.state().foreign_legacy);
+  EXPECT_EQ(s.Run(OptimizeIndex{0}), Outcome::kPublished);
+  s.Do(ForeignCompaction{0});
+  EXPECT_EQ(s.Position(0, 0), 1);  // the unconditional derivation credits it
+  EXPECT_FALSE(HasBothBits(s.head()));
+  EXPECT_EQ(s.Run(UpdateColumns{1, 0}), Outcome::kPublished);
+  EXPECT_EQ(s.Position(0, 0), 1);  // untouched: the table has no bit
+  EXPECT_EQ(s.Run(Activate{}), Outcome::kRefused);  // progress (R29)
+  EXPECT_EQ(s.Broken(), "");
+}
+
+TEST(Env, AForeignCompactorNeedsATableWithoutTheBit) {
+  Scenario s(Foreign(Protocol::kDerived));
+  Activated(&s);
+  s.Do(FlushMemTable{0});
+  EXPECT_FALSE(s.Enabled(ForeignCompaction{0}));
+}
+
 TEST(Env, EnvActionsRoundTripThroughJson) {
   for (const Action& action :
        {Action(ForeignHalfSet{}), Action(CallerAdvance{1, 2}),
-        Action(ResetMemWal{}), Action(DropMemWal{})}) {
+        Action(ResetMemWal{}), Action(DropMemWal{}),
+        Action(ForeignCompaction{1})}) {
     const Result<Action> back = ActionFromJson(ToJson(action));
     ASSERT_TRUE(back.ok());
     EXPECT_EQ(*back, action);
