@@ -37,15 +37,17 @@ constexpr std::array<BugInfo, kBugCount> kBugs = {{
      "a half-set head or restored version is completed to both bits instead of "
      "refused",
      "bit", false,
-     "no model action produces a half-set manifest; only a foreign writer "
-     "could",
+     "no action of env none produces a half-set manifest; env foreign's "
+     "ForeignHalfSet (R60) does",
      false},
     {Bug::kUnchangedByUuidOnly, "unchanged-by-uuid-only",
      "\"unchanged\" compares segment uuids only, not their covers",
      "derived, advance", true, "CatchupWithinCoverage, ReadsMissNoRows", false},
     {Bug::kAdvanceWithoutInspected, "advance-without-inspected",
      "R34 skips the check inspected <= union of covers", "advance", false,
-     "the model's repair always covers what it inspected", false},
+     "the model's own repair always covers what it inspected; env foreign's "
+     "CallerAdvance (R61) does not",
+     false},
     {Bug::kAdvanceBoundAtCommit, "advance-bound-at-commit",
      "the advance claim is taken from the head's progress at commit, not the "
      "read version's",
@@ -59,19 +61,22 @@ constexpr std::array<BugInfo, kBugCount> kBugs = {{
      "derived", true, "CatchupWithinCoverage", false},
     {Bug::kInvalidationOnLegacy, "invalidation-on-legacy",
      "withdrawal runs on a table without the bit", "bit", false,
-     "model tables without the bit carry no positions", false},
+     "under env none a table without the bit carries no positions; env "
+     "foreign's ForeignCompaction (R64) records some",
+     false},
     {Bug::kAdvanceDroppedWithoutSystemIndex,
      "advance-dropped-without-system-index",
      "an advance on a table without __lance_mem_wal is dropped, not refused",
-     "advance", false, "the model always has the system index", false},
+     "advance", false,
+     "under env none the system index always exists; env foreign's "
+     "DropMemWal (R63) drops it",
+     false},
     {Bug::kAdvanceReplacesPosition, "advance-replaces-position",
      "the advance merge replaces the old entry (erasing other shards, moving "
      "backward)",
      "advance", false,
-     "a model repair claims every shard with progress at its read version, and "
-     "two repairs of "
-     "one index conflict by name, so neither an erasure nor a backward move is "
-     "reachable",
+     "the model's own repair claims every shard with progress at its read "
+     "version; env foreign's CallerAdvance (R61) claims fewer or lower",
      false},
     {Bug::kRepairSpansLiveAtCommit, "repair-spans-live-at-commit",
      "advance validation requires covering every fragment live at commit",
@@ -83,12 +88,15 @@ constexpr std::array<BugInfo, kBugCount> kBugs = {{
      "NoRowIsLost", false},
     {Bug::kIndexWorkPerTransaction, "index-work-per-transaction",
      "advance validation decides \"index work published\" once per transaction",
-     "advance", false, "a model transaction carries one advance", false},
+     "advance", false,
+     "the model's own transaction carries one advance; env foreign's "
+     "CallerAdvance (R61) carries two",
+     false},
     {Bug::kCoveragePastCompaction, "coverage-past-compaction",
      "the derivation does not clamp to the commit's own progress", "derived",
      false,
-     "a commit rebased over a Restore is refused, so the clamp never binds in "
-     "the model",
+     "under env none the clamp never binds (a commit rebased over a Restore "
+     "is refused); env foreign's ResetMemWal (R62) makes it bind",
      false},
     {Bug::kSingleIndexWatermark, "single-index-watermark",
      "the reader caps the watermark by the first index only (same as --read "
