@@ -107,14 +107,16 @@ std::string EnvFinding(model::Bug bug) {
   }
 }
 
-// Env foreign (spec section 10) and the smallest bounds at which its actions
-// reach the bug: a second index for the other-index advance, a fifth commit
-// and a fourth fragment for the MemWAL reset's re-compaction.
+// Env foreign (spec section 10) and the bounds at which its actions reach the
+// bug: a second index for the other-index advance, five commits for the oldest
+// claim, six and a fourth fragment for the MemWAL reset's re-compaction; one
+// transaction in flight where the trace needs no concurrency.
 void ForeignEnvFor(model::Bug bug, model::Config* config) {
   config->env = model::Env::kForeign;
   if (bug == model::Bug::kAdvanceWithoutInspected ||
       bug == model::Bug::kIndexWorkPerTransaction) {
     TwoIndexes(config);
+    config->bounds.inflight = 1;  // their traces need no concurrency
   }
   if (bug == model::Bug::kInvalidationOnLegacy) config->bounds.inflight = 1;
   if (bug == model::Bug::kAdvanceReplacesPosition) {
