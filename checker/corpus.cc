@@ -68,9 +68,9 @@ std::string EncodeHeader(const Config& c) {
   const model::Bounds& b = c.bounds;
   std::string header;
   for (const int value :
-       {static_cast<int>(c.protocol), static_cast<int>(c.read),
-        static_cast<int>(c.gc), b.shards - 1, b.generations - 1,
-        b.fragments - 1, b.indexes, b.commits, b.inflight}) {
+       {static_cast<int>(c.protocol) + 4 * static_cast<int>(c.env),
+        static_cast<int>(c.read), static_cast<int>(c.gc), b.shards - 1,
+        b.generations - 1, b.fragments - 1, b.indexes, b.commits, b.inflight}) {
     header.push_back(Byte(value));
   }
   MEMWAL_ASSERT(header.size() == kCorpusHeaderBytes);
@@ -256,6 +256,7 @@ CorpusEntry DecodeCorpusEntry(std::string_view bytes, uint32_t bugs) {
   if (bytes.size() < kCorpusHeaderBytes) return entry;
   const auto b = [&](std::size_t i) { return static_cast<uint8_t>(bytes[i]); };
   entry.config.protocol = static_cast<model::Protocol>(b(0) % 4);
+  entry.config.env = static_cast<model::Env>(b(0) / 4 % 2);
   entry.config.read = static_cast<model::ReadMode>(b(1) % 3);
   entry.config.gc = static_cast<model::GcMode>(b(2) % 3);
   entry.config.bounds = DecodeBounds(bytes);
@@ -365,6 +366,7 @@ struct CorpusCommand {
   bool help = false;
   CorpusOptions options{};
   std::string dir{};
+  std::vector<std::string> includes{};  // --include TRACE, in order
 };
 
 // Takes --count and --depth out; the rest is `check`'s grammar (variant
@@ -390,6 +392,11 @@ Result<CorpusCommand> ParseCorpus(const std::vector<std::string>& args) {
                        std::to_string(kCorpusStepsMax));
         command.options.depth = static_cast<int>(n);
       }
+      continue;
+    }
+    if (flag == "--include") {
+      if (i + 1 == args.size()) return Usage("--include needs a trace file");
+      command.includes.push_back(args[++i]);
       continue;
     }
     if (flag == "--out") has_out = true;
@@ -422,6 +429,54 @@ std::string CorpusTraceText(const Config& config, uint64_t seed,
   return LockstepTraceText(trace);
 }
 
+// A counterexample (or any trace) as an extra entry, with its own config:
+// one line naming the file for anything that is not a replayable trace of at
+// most kCorpusStepsMax steps. Bug switches are not part of the binary form.
+Result<CorpusEntry> IncludedEntry(const std::string& path) {
+  const auto fail = [&](std::string_view what) {
+    return Status::InvalidArgument("--include " + path + ": " +
+                                   std::string(what));
+  };
+  const Result<std::string> text = ReadFile(path);
+  if (!text.ok()) return fail(text.status().message());
+  const Result<LockstepTrace> trace = ParseLockstepTrace(*text);
+  if (!trace.ok()) return fail(trace.status().message());
+  CorpusEntry entry{.config = trace->trace.config, .steps = trace->trace.steps};
+  entry.config.bugs = 0;
+  if (entry.steps.size() > kCorpusStepsMax)
+    return fail("more than " + std::to_string(kCorpusStepsMax) + " steps");
+  State state = model::Init(entry.config.bounds);
+  std::vector<Action> enabled;
+  for (std::size_t k = 0; k < entry.steps.size(); ++k) {
+    model::EnabledActions(entry.config, state, &enabled);
+    if (std::find(enabled.begin(), enabled.end(), entry.steps[k]) ==
+        enabled.end())
+      return fail("step " + std::to_string(k + 1) + " is not enabled");
+    if (enabled.size() >= 256)
+      return fail("more than 255 actions enabled at step " +
+                  std::to_string(k + 1));
+    model::Outcome outcome;
+    state = model::Apply(entry.config, state, entry.steps[k], &outcome);
+  }
+  return entry;
+}
+
+// Writes included entries as DIR/json/trace-NNNN.json and DIR/bin/trace-NNNN.
+Status WriteIncluded(const std::vector<CorpusEntry>& entries, uint64_t seed,
+                     const std::string& dir) {
+  const std::filesystem::path root(dir);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    char name[32];
+    std::snprintf(name, sizeof(name), "trace-%04zu", i);
+    MEMWAL_RETURN_IF_ERROR(WriteFileAtomically(
+        (root / "json" / (std::string(name) + ".json")).string(),
+        CorpusTraceText(entries[i].config, seed, entries[i].steps)));
+    MEMWAL_RETURN_IF_ERROR(WriteFileAtomically((root / "bin" / name).string(),
+                                               EncodeCorpusEntry(entries[i])));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status WriteCorpus(const Corpus& corpus, const Config& config, uint64_t seed,
@@ -446,8 +501,10 @@ Status WriteCorpus(const Corpus& corpus, const Config& config, uint64_t seed,
 std::string CorpusHelp() {
   return "usage: memwal-check corpus --out DIR [--count N] [--depth D] "
          "[--seed S]\n"
-         "                           [--protocol P] [--read R] [--gc G] "
+         "                           [--protocol P] [--read R] [--gc G] [--env "
+         "E] "
          "[--bug NAME]...\n"
+         "                           [--include TRACE]...\n"
          "                           [--preset NAME | --shards N ...]\n"
          "Writes N (default 500) distinct interleavings chosen by seeded "
          "random walks\n"
@@ -460,6 +517,10 @@ std::string CorpusHelp() {
          "spec/trace-format.md section 4, for libFuzzer and AFL++). DIR must "
          "be "
          "new or empty.\n"
+         "--include TRACE adds a trace (e.g. a counterexample of check) as "
+         "DIR/json/trace-NNNN.json\n"
+         "and DIR/bin/trace-NNNN, with the trace's own config; bug switches "
+         "are not encoded.\n"
          "Variant options and bounds as in `check`. Exit 0 written, 2 bad "
          "usage or an\n"
          "unwritable DIR.\n";
@@ -481,11 +542,21 @@ int RunCorpusCommand(const std::vector<std::string>& args, std::ostream& out,
     err << "memwal-check: corpus: " << status.message() << "\n";
     return kExitUsage;
   }
+  std::vector<CorpusEntry> included;
+  for (const std::string& path : command->includes) {
+    Result<CorpusEntry> entry = IncludedEntry(path);
+    if (!entry.ok()) {
+      err << "memwal-check: corpus: " << entry.status().message() << "\n";
+      return kExitUsage;
+    }
+    included.push_back(std::move(*entry));
+  }
   err << "seed=" << options.seed << "\n";
   const Corpus corpus = BuildCorpus(options);
-  if (Status status =
-          WriteCorpus(corpus, options.config, options.seed, command->dir);
-      !status.ok()) {
+  Status status =
+      WriteCorpus(corpus, options.config, options.seed, command->dir);
+  if (status.ok()) status = WriteIncluded(included, options.seed, command->dir);
+  if (!status.ok()) {
     err << "memwal-check: corpus: " << status.message() << "\n";
     return kExitUsage;
   }
@@ -497,6 +568,8 @@ int RunCorpusCommand(const std::vector<std::string>& args, std::ostream& out,
       << "\nfeatures covered: " << corpus.features.size() << "\n";
   for (const std::string& feature : corpus.features_missed)
     out << "not covered: " << feature << "\n";
+  if (!included.empty())
+    out << "included traces: " << included.size() << " (trace-NNNN)\n";
   out << "written: " << command->dir << "/json, " << command->dir << "/bin\n";
   return kExitOk;
 }

@@ -10,8 +10,10 @@
 //   json/entry-NNNN.json   our JSON trace, format version 2 (lockstep_cli.h)
 //   bin/entry-NNNN         the compact binary form below, for libFuzzer/AFL++
 // Binary form: 9 header bytes, then one byte per step.
-//   byte 0 protocol, 1 read, 2 gc (each taken modulo its number of values, in
-//   model/config.h's enum order); bytes 3..8 the bounds shards, generations,
+//   byte 0 protocol + 4 * env, 1 read, 2 gc (protocol = byte 0 % 4, env =
+//   byte 0 / 4 % 2; read and gc modulo their number of values; model/config.h's
+//   enum order; entries of env none, all written before env existed, keep
+//   their bytes); bytes 3..8 the bounds shards, generations,
 //   fragments, indexes, commits, inflight, each mapped into its legal range
 //   (lo + byte % (max - lo + 1)). Step byte b picks EnabledActions(state)[b %
 //   n]; decoding stops when no action is enabled or after kCorpusStepsMax

@@ -45,6 +45,28 @@ TEST(CorpusEntry, RoundTripsThroughTheBinaryForm) {
   }
 }
 
+TEST(CorpusEntry, KeepsTheEnvInByteZeroAndReadsOldEntriesAsEnvNone) {
+  CorpusOptions options;
+  options.config.protocol = model::Protocol::kAdvance;
+  options.config.env = model::Env::kForeign;
+  options.count = 20;
+  const Corpus corpus = BuildCorpus(options);
+  ASSERT_EQ(corpus.entries.size(), 20u);
+  for (const auto& steps : corpus.entries) {
+    const std::string bytes = EncodeCorpusEntry(
+        CorpusEntry{.config = options.config, .steps = steps});
+    EXPECT_EQ(static_cast<uint8_t>(bytes[0]), 1 + 4);
+    const CorpusEntry decoded = DecodeCorpusEntry(bytes, 0);
+    EXPECT_EQ(decoded.config, options.config);
+    EXPECT_EQ(decoded.steps, steps);
+  }
+  // Entries written before env existed have byte 0 below 4.
+  const std::string old("\x01\x00\x00\x00\x00\x01\x01\x03\x01", 9);
+  EXPECT_EQ(DecodeCorpusEntry(old, 0).config.env, model::Env::kNone);
+  EXPECT_EQ(DecodeCorpusEntry(old, 0).config.protocol,
+            model::Protocol::kAdvance);
+}
+
 RC_GTEST_PROP(CorpusEntry, EveryByteStringDecodesToEnabledSteps,
               (const std::string& bytes)) {
   const CorpusEntry entry = DecodeCorpusEntry(bytes, 0);
@@ -132,6 +154,48 @@ TEST(CorpusCommand, WritesEveryEntryInBothForms) {
   EXPECT_EQ(FilesIn(dir + "/bin"), 12u);
   const auto text = ReadFile(dir + "/json/entry-0000.json");
   ASSERT_TRUE(text.ok());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CorpusCommand, IncludesATraceWithItsOwnConfig) {
+  const std::string from = TempDir("include-from");
+  const std::string dir = TempDir("include");
+  std::ostringstream out, err;
+  ASSERT_EQ(
+      RunCorpusCommand({"--out", from, "--count", "1", "--protocol", "advance",
+                        "--env", "foreign", "--preset", "tiny"},
+                       out, err),
+      0)
+      << err.str();
+  const std::string trace = from + "/json/entry-0000.json";
+  ASSERT_EQ(RunCorpusCommand({"--out", dir, "--count", "2", "--include", trace},
+                             out, err),
+            0)
+      << err.str();
+  EXPECT_EQ(FilesIn(dir + "/bin"), 3u);
+  const auto included = ReadFile(dir + "/bin/trace-0000");
+  const auto original = ReadFile(from + "/bin/entry-0000");
+  ASSERT_TRUE(included.ok() && original.ok());
+  EXPECT_EQ(*included, *original);
+  EXPECT_EQ(DecodeCorpusEntry(*included, 0).config.env, model::Env::kForeign);
+  std::filesystem::remove_all(from);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CorpusCommand, RefusesAnIncludeThatIsNotAReplayableTraceWithExitTwo) {
+  const std::string dir = TempDir("include-bad");
+  std::filesystem::create_directories(dir);
+  const std::string bad = dir + "/bad.json";
+  ASSERT_TRUE(WriteFileAtomically(bad, "{\"format\": 1}").ok());
+  std::ostringstream out, err;
+  EXPECT_EQ(RunCorpusCommand({"--out", dir + "/x", "--include", bad}, out, err),
+            2);
+  EXPECT_NE(err.str().find("--include " + bad), std::string::npos) << err.str();
+  EXPECT_EQ(
+      RunCorpusCommand(
+          {"--out", dir + "/y", "--include", dir + "/missing.json"}, out, err),
+      2);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/x"));
   std::filesystem::remove_all(dir);
 }
 
