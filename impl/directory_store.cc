@@ -2,6 +2,7 @@
 #include "impl/directory_store.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -60,12 +61,32 @@ Result<DirectoryStore> DirectoryStore::Open(const std::string& root) {
 
 Result<Blob> DirectoryStore::Get(const std::string& path) const {
   const std::string full = root_ + "/" + path;
-  const int fd = ::open(full.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (refused below).
+  const int fd = ::open(full.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0 && errno == ENOENT) return Status::NotFound(path);
   if (fd < 0) return ErrnoStatus("open " + full, errno);
+  // Untrusted input: only regular files, and none larger than any object a
+  // table of this size holds (a FIFO or /dev/zero behind a name would
+  // otherwise be read without end).
+  struct stat info;
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return Status::Corruption(full + ": not a regular file");
+  }
+  if (static_cast<uint64_t>(info.st_size) > kMaxObjectBytes) {
+    ::close(fd);
+    return Status::Corruption(full + ": " + std::to_string(info.st_size) +
+                              " bytes, more than a table object may hold (" +
+                              std::to_string(kMaxObjectBytes) + ")");
+  }
   std::string bytes;
   char buffer[1 << 14];
   for (;;) {
+    if (bytes.size() > kMaxObjectBytes) {  // grew while being read
+      ::close(fd);
+      return Status::Corruption(full + ": grew past " +
+                                std::to_string(kMaxObjectBytes) + " bytes");
+    }
     const ssize_t n = ::read(fd, buffer, sizeof(buffer));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {

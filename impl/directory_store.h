@@ -13,6 +13,7 @@
 #ifndef MEMWAL_IMPL_DIRECTORY_STORE_H_
 #define MEMWAL_IMPL_DIRECTORY_STORE_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,11 +21,17 @@
 
 namespace memwal::impl {
 
+// The largest object DirectoryStore::Get reads (64 MiB, as checker::ReadFile):
+// manifests, transactions and shard manifests of real tables are kilobytes.
+inline constexpr uint64_t kMaxObjectBytes = uint64_t{64} << 20;
+
 class DirectoryStore final : public Store {
  public:
   // `root` must exist or be creatable.
   static Result<DirectoryStore> Open(const std::string& root);
 
+  // Refuses (Corruption) anything but a regular file of at most
+  // kMaxObjectBytes.
   Result<Blob> Get(const std::string& path) const override;
   Status PutIfAbsent(const std::string& path, std::string bytes) override;
   Status Put(const std::string& path, std::string bytes) override;

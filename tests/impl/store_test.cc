@@ -1,6 +1,7 @@
 // Stores (impl/store.h): put-if-absent semantics, cheap copies of the memory
 // store, and the directory store's crash-safe publication on a real directory.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -87,6 +88,26 @@ TEST(DirectoryStore, ListSkipsAnAbandonedTemporaryFile) {
   ASSERT_TRUE(store->Delete("_transactions/1-x.txn").ok());
   EXPECT_EQ(store->Delete("_transactions/1-x.txn").code(),
             StatusCode::kNotFound);
+  std::filesystem::remove_all(root);
+}
+
+TEST(DirectoryStore, RefusesToReadAnOversizedFileOrAFifo) {
+  const std::string root = TempDir("bounded");
+  auto store = DirectoryStore::Open(root);
+  ASSERT_TRUE(store.ok());
+  // Sparse: 1 byte past the limit costs no disk.
+  ASSERT_TRUE(store->Put("_versions/big.manifest", "x").ok());
+  std::filesystem::resize_file(root + "/_versions/big.manifest",
+                               kMaxObjectBytes + 1);
+  const auto big = store->Get("_versions/big.manifest");
+  EXPECT_EQ(big.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(big.status().message().find("more than a table object may hold"),
+            std::string::npos);
+  ASSERT_EQ(::mkfifo((root + "/_versions/fifo.manifest").c_str(), 0600), 0);
+  const auto fifo = store->Get("_versions/fifo.manifest");
+  EXPECT_EQ(fifo.status().code(), StatusCode::kCorruption);
+  EXPECT_NE(fifo.status().message().find("not a regular file"),
+            std::string::npos);
   std::filesystem::remove_all(root);
 }
 
