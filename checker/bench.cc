@@ -28,7 +28,7 @@
 #include <thread>
 
 #include "checker/lockstep.h"
-#include "checker/parallel.h"
+#include "checker/engine/search.h"
 #include "model/actions.h"
 #include "model/invariants.h"
 #include "model/state.h"

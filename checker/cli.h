@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "checker/explorer.h"
+#include "checker/engine/search.h"
 #include "model/config.h"
 
 namespace memwal::checker {
@@ -23,6 +23,15 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitViolation = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitIncomplete = 3;
+
+// The search order and budgets of `check` as the command line gives them.
+enum class SearchMode { kBfs, kDfs };
+struct ExploreOptions {
+  SearchMode mode = SearchMode::kBfs;
+  uint64_t max_states =
+      50'000'000;  // distinct states; reaching it ends the run incomplete
+  double time_limit_s = 0;  // 0: none
+};
 
 struct CheckOptions {
   model::Config config{};

@@ -126,6 +126,13 @@ json Reachability(const model::Config& config, const Stats& stats) {
   return out;
 }
 
+double BytesPerState(uint64_t bytes, const Stats& stats) {
+  return stats.states_distinct == 0
+             ? 0
+             : static_cast<double>(bytes) /
+                   static_cast<double>(stats.states_distinct);
+}
+
 bool HasTrace(const SearchViolation& violation) {
   return model::FindInvariant(violation.invariant) != nullptr ||
          violation.invariant == kImplementationMatchesModel ||
@@ -178,6 +185,22 @@ void PrintText(const CheckOptions& check, const RunOptions& run,
       << "goals missed: " << Join(stats.goals_missed) << "\n"
       << "actions never fired: " << Join(NeverFired(check.config, stats))
       << "\n";
+  char storage[200];
+  std::snprintf(storage, sizeof(storage),
+                "storage: %s, %.1f bytes per state (seen set) + %.1f (trace "
+                "links), collision probability %.2g\n",
+                stats.storage.c_str(), BytesPerState(stats.seen_bytes, stats),
+                BytesPerState(stats.trace_bytes, stats),
+                stats.collision_probability);
+  out << storage << "symmetry: "
+      << (stats.symmetry_permutations > 1
+              ? std::to_string(stats.symmetry_permutations) +
+                    " permutations of shards and indexes"
+              : std::string("none"));
+  const std::string note = model::SymmetryNote(check.config);
+  if (!note.empty() && run.symmetry) out << " (" << note << ")";
+  if (!run.symmetry) out << " (--no-symmetry)";
+  out << "\n";
   if (result.violation)
     PrintViolation(check, run, *result.violation, written, out);
 }
@@ -211,6 +234,11 @@ json ResultJson(const CheckOptions& check, const RunOptions& run,
       {"threads", run.threads},
       {"stopped_by",
        result.stopped_by.empty() ? json(nullptr) : json(result.stopped_by)},
+      {"storage", stats.storage},
+      {"bytes_per_state", BytesPerState(stats.seen_bytes, stats)},
+      {"trace_bytes_per_state", BytesPerState(stats.trace_bytes, stats)},
+      {"collision_probability", stats.collision_probability},
+      {"symmetry_permutations", stats.symmetry_permutations},
       {"config", ConfigToJson(check.config)},
       {"impl_bugs", BugNames(run.impl_only_bugs)},
       {"seed", check.seed}};
@@ -251,6 +279,21 @@ Result<bool> ParseLockstepFlag(std::string_view flag, const FlagValue& value,
                                RunOptions* options) {
   if (flag == "--liveness" || flag == "--no-liveness") {
     options->liveness = flag == "--liveness";
+    return true;
+  }
+  if (flag == "--symmetry" || flag == "--no-symmetry") {
+    options->symmetry = flag == "--symmetry";
+    return true;
+  }
+  if (flag == "--storage") {
+    MEMWAL_ASSIGN_OR_RETURN(const std::string text, value(flag));
+    if (text == "fingerprint") {
+      options->storage = engine::Storage::kFingerprint;
+    } else if (text == "exact") {
+      options->storage = engine::Storage::kExact;
+    } else {
+      return Usage("--storage must be fingerprint or exact");
+    }
     return true;
   }
   if (flag == "--html") {
@@ -308,6 +351,14 @@ std::string LockstepHelp() {
          "gives the same "
          "counts and trace\n"
          "  --memory-limit MB  stop (exit 3) when resident memory exceeds MB\n"
+         "  --storage S      fingerprint (default: 52 bits, about 7 bytes per "
+         "state,\n"
+         "                   collision probability printed) or exact (every "
+         "state packed)\n"
+         "  --no-symmetry    store every state, not one per orbit of shard and "
+         "index\n"
+         "                   permutations (on where the configuration treats "
+         "them alike)\n"
          "  --impl-bug NAME  switch a known bug on in the implementation only "
          "(repeatable)\n"
          "  --no-liveness    skip CompactedGenerationsEventuallyRetire "
@@ -338,6 +389,8 @@ std::string LockstepCommandLine(const CheckOptions& check,
             " --depth " + std::to_string(run.depth);
   }
   if (!run.liveness) line += " --no-liveness";
+  if (run.storage == engine::Storage::kExact) line += " --storage exact";
+  if (!run.symmetry) line += " --no-symmetry";
   return line;
 }
 
@@ -424,6 +477,8 @@ int RunLockstepCheck(const CheckOptions& given, const RunOptions& run,
                        .walks = run.walks,
                        .depth = run.depth,
                        .status = nullptr};
+  search.storage = run.storage;
+  search.symmetry = run.symmetry;
   if (run.order == Order::kBfs && check.explore.mode == SearchMode::kDfs)
     search.order = Order::kDfs;
   const bool terminal = &err == &std::cerr && isatty(2);

@@ -38,7 +38,8 @@
 
 #include "base/status.h"
 #include "checker/cli.h"
-#include "checker/parallel.h"
+#include "checker/engine/search.h"
+#include "checker/engine/seen_set.h"
 #include "checker/trace.h"
 
 namespace memwal::checker {
@@ -58,6 +59,8 @@ struct RunOptions {
   uint64_t memory_limit_mb = 0;
   uint32_t impl_only_bugs = 0;  // model::BugBit values
   bool liveness = true;
+  engine::Storage storage = engine::Storage::kFingerprint;
+  bool symmetry = true;    // where the configuration allows it
   std::string html_dir{};  // empty: no HTML pages
 };
 

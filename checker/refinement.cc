@@ -3,6 +3,7 @@
 #include "checker/refinement.h"
 
 #include <map>
+#include <memory>
 #include <sstream>
 #include <unordered_map>
 
@@ -346,12 +347,15 @@ std::string ShardKey(const impl::World& world) {
   return key;
 }
 
-// The version's retained manifest blob in the world's store, or null (a
-// version CleanupVersions archived is decoded without the cache).
-impl::Blob RetainedManifest(const impl::World& world, uint64_t number) {
+// The version's manifest blob in the world's store: retained, or archived by
+// CleanupVersions (*retained tells which); null if neither.
+impl::Blob ManifestBlob(const impl::World& world, uint64_t number,
+                        bool* retained) {
   const auto& objects = world.store().objects();
-  const auto it =
-      objects.find(world.table_root() + impl::VersionFileName(number));
+  const std::string name = world.table_root() + impl::VersionFileName(number);
+  auto it = objects.find(name);
+  *retained = it != objects.end();
+  if (!*retained) it = objects.find(std::string(impl::kArchivePrefix) + name);
   return it == objects.end() ? nullptr : it->second;
 }
 
@@ -359,13 +363,18 @@ Result<impl::TableVersion> ReadVersionCached(const impl::World& world,
                                              uint64_t number,
                                              const std::string& shards) {
   thread_local VersionCache cache;
-  const impl::Blob blob = RetainedManifest(world, number);
+  bool retained = false;
+  const impl::Blob blob = ManifestBlob(world, number, &retained);
+  // The retained flag is part of the decoding: an archived blob is cached
+  // under the shard key with a mark.
+  const std::string key = retained ? shards : shards + "\1archived";
   if (blob != nullptr) {
-    if (const impl::TableVersion* hit = cache.Find(blob, shards)) return *hit;
+    if (const impl::TableVersion* hit = cache.Find(blob, key)) return *hit;
   }
   MEMWAL_ASSIGN_OR_RETURN(impl::TableVersion version,
                           world.ReadVersion(number));
-  if (blob != nullptr && version.retained) cache.Add(blob, shards, version);
+  if (blob != nullptr && version.retained == retained)
+    cache.Add(blob, key, version);
   return version;
 }
 
@@ -373,11 +382,218 @@ std::string ShapeName(model::QueryShape shape) {
   return shape.uses == 0 ? "plain" : "indexes " + FormatSet(shape.uses);
 }
 
+// ---- decode once ----
+//
+// What the checks read from the implementation is a function of its persisted
+// objects, and a stored blob is never modified: a World copy shares the blobs
+// of its parent, and an action writes new blobs only for what it changes. So
+// the decoded table (every version, its abstraction in model terms, and the
+// implementation's read-side answers) is kept per set of manifest blobs, and
+// the decoded WAL per set of shard-directory blobs; a step that leaves the
+// table alone (a flush, a begin, a retirement) reads the table from the cache,
+// and one that commits decodes only what the version cache (above) has not
+// seen. Keys are the objects' paths and blob addresses; an entry keeps its
+// blobs alive, so an address cannot be reused while the entry exists. One
+// cache per thread; the run's implementation options are part of the key,
+// since one thread serves several runs.
+
+struct TableEntry {
+  std::vector<impl::Blob> keep{};
+  Status status = Status::Ok();  // the table could not be decoded
+  std::vector<impl::TableVersion> versions{};
+  // The versions in model terms, each with its namesake op (AbstractVersion
+  // borrows the model's op details when the kinds agree); status: the model
+  // cannot represent them.
+  Status abstract_status = Status::Ok();
+  std::vector<Version> abstract{};
+  // The implementation's read side, asked lazily.
+  std::map<std::vector<uint32_t>, Result<std::vector<uint64_t>>> watermarks{};
+  std::map<std::pair<uint32_t, uint64_t>, Result<bool>> retirable{};
+};
+
+struct WalEntry {
+  std::vector<impl::Blob> keep{};
+  Result<impl::WalState> wal = impl::WalState{};
+};
+
+// Appends the blob address of every object under `prefix` (and, when `blobs`
+// is not null, the blob). Paths need not be in the key: the objects of one
+// prefix are listed in path order, and a blob is written at one path (a
+// manifest names its own version, a shard manifest its generation).
+void AppendObjects(const impl::World& world, const std::string& prefix,
+                   std::string* key, std::vector<impl::Blob>* blobs) {
+  const auto& objects = world.store().objects();
+  for (auto it = objects.lower_bound(prefix);
+       it != objects.end() && it->first.compare(0, prefix.size(), prefix) == 0;
+       ++it) {
+    const std::string* address = it->second.get();
+    key->append(reinterpret_cast<const char*>(&address), sizeof(address));
+    if (blobs != nullptr) blobs->push_back(it->second);
+  }
+}
+
+std::string OptionsKey(const impl::World& world) {
+  const impl::Options& o = world.options();
+  std::string key = ShardKey(world);
+  const uint64_t fields[] = {static_cast<uint64_t>(o.protocol),
+                             static_cast<uint64_t>(o.read),
+                             static_cast<uint64_t>(o.gc),
+                             o.bugs,
+                             o.shards,
+                             o.indexes,
+                             o.seed,
+                             o.memwal ? 1u : 0u};
+  key.append(reinterpret_cast<const char*>(fields), sizeof(fields));
+  key.push_back('\0');
+  return key;
+}
+
+template <typename Entry>
+class EntryCache {
+ public:
+  // The entry for `key`, and whether it is new (to be filled).
+  std::shared_ptr<Entry> Find(const std::string& key, bool* added) {
+    auto it = entries_.find(key);
+    *added = it == entries_.end();
+    if (!*added) return it->second;
+    if (entries_.size() >= kEntriesMax) entries_.clear();
+    auto entry = std::make_shared<Entry>();
+    entries_.emplace(key, entry);
+    return entry;
+  }
+
+ private:
+  static constexpr std::size_t kEntriesMax = 20'000;
+  std::unordered_map<std::string, std::shared_ptr<Entry>> entries_;
+};
+
+void FillTable(const model::Config& config, const impl::World& world,
+               TableEntry* entry) {
+  Result<std::vector<uint64_t>> numbers = world.Versions();
+  if (!numbers.ok()) {
+    entry->status = numbers.status();
+    return;
+  }
+  const std::string shards = ShardKey(world);
+  for (const uint64_t number : *numbers) {
+    Result<impl::TableVersion> version =
+        ReadVersionCached(world, number, shards);
+    if (!version.ok()) {
+      entry->status = version.status();
+      return;
+    }
+    entry->versions.push_back(std::move(*version));
+  }
+  if (entry->versions.empty()) {
+    entry->abstract_status = Unrepresentable("the table has no version");
+    return;
+  }
+  if (entry->versions.size() > model::kVersionsMax) {
+    entry->abstract_status =
+        Unrepresentable("the history has " +
+                        std::to_string(entry->versions.size()) + " versions");
+    return;
+  }
+  UuidNumbering uuids;
+  const State none;  // no model version: every op is its namesake
+  for (std::size_t k = 0; k < entry->versions.size(); ++k) {
+    Result<Version> version = AbstractVersion(
+        config, entry->versions[k], static_cast<int>(k), none, &uuids);
+    if (!version.ok()) {
+      entry->abstract_status = version.status();
+      return;
+    }
+    entry->abstract.push_back(*version);
+  }
+}
+
+std::shared_ptr<TableEntry> CachedTable(const model::Config& config,
+                                        const impl::World& world) {
+  thread_local EntryCache<TableEntry> cache;
+  thread_local std::string key;
+  const std::string versions =
+      world.table_root() + std::string(impl::kVersionsDir);
+  const std::string archived = std::string(impl::kArchivePrefix) + versions;
+  key = OptionsKey(world);
+  key += world.table_root();
+  key.push_back('\0');
+  AppendObjects(world, versions, &key, nullptr);
+  key.push_back('\1');
+  AppendObjects(world, archived, &key, nullptr);
+  bool added = false;
+  std::shared_ptr<TableEntry> entry = cache.Find(key, &added);
+  if (added) {
+    std::string unused;
+    AppendObjects(world, versions, &unused, &entry->keep);
+    AppendObjects(world, archived, &unused, &entry->keep);
+    FillTable(config, world, entry.get());
+  }
+  return entry;
+}
+
+std::shared_ptr<WalEntry> CachedWal(const impl::World& world) {
+  thread_local EntryCache<WalEntry> cache;
+  thread_local std::string key;
+  key = OptionsKey(world);
+  key += world.wal_root();
+  key.push_back('\0');
+  AppendObjects(world, world.wal_root(), &key, nullptr);
+  bool added = false;
+  std::shared_ptr<WalEntry> entry = cache.Find(key, &added);
+  if (added) {
+    std::string unused;
+    AppendObjects(world, world.wal_root(), &unused, &entry->keep);
+    entry->wal = world.ReadWal();
+  }
+  return entry;
+}
+
+// Abstract (below) from the cached table: the model's ghost fields, the
+// table's versions with the model's op details where the kinds agree.
+Result<State> AbstractCached(const model::Config& config,
+                             const TableEntry& table, const ImplSnapshot& wal,
+                             const State& model) {
+  MEMWAL_RETURN_IF_ERROR(table.abstract_status);
+  State out = model;
+  out.versions = {};
+  out.version_count = static_cast<uint8_t>(table.abstract.size());
+  for (std::size_t k = 0; k < table.abstract.size(); ++k) {
+    out.versions[k] = table.abstract[k];
+    const int position = static_cast<int>(k);
+    if (position < model.version_count &&
+        OpCompatible(table.versions[k].op, model.versions[k].op.kind,
+                     position == 0))
+      out.versions[k].op = model.versions[k].op;
+  }
+  MEMWAL_RETURN_IF_ERROR(AbstractWal(config, wal, &out));
+  return out;
+}
+
+// The persisted fields Diff compares agree (then Diff has nothing to say).
+bool PersistedEqual(const model::Config& config, const State& impl,
+                    const ImplSnapshot& snapshot, const State& model) {
+  if (impl.version_count != model.version_count) return false;
+  for (int k = 0; k < impl.version_count; ++k) {
+    if (!(impl.versions[k] == model.versions[k])) return false;
+  }
+  for (int s = 0; s < config.bounds.shards; ++s) {
+    if (impl.flushed[s] != model.flushed[s] ||
+        impl.retired[s] != model.retired[s])
+      return false;
+  }
+  return impl.pending == model.pending &&
+         snapshot.inflight == static_cast<std::size_t>(model.inflight_count);
+}
+
 }  // namespace
 
-std::vector<std::string> ReadSideDiff(const model::Config& config,
-                                      const impl::World& world,
-                                      const State& model) {
+namespace {
+
+// ReadSideDiff, asking the implementation once per table (`table` caches its
+// answers; null: ask every time).
+std::vector<std::string> ReadSideLines(const model::Config& config,
+                                       const impl::World& world,
+                                       const State& model, TableEntry* table) {
   std::vector<std::string> lines;
   DiffWriter out(&lines);
   const model::QueryShapes shapes = model::AllQueryShapes(config, model);
@@ -391,7 +607,17 @@ std::vector<std::string> ReadSideDiff(const model::Config& config,
       if (model::Contains(shape.uses, i))
         indexes.push_back(static_cast<uint32_t>(i));
     }
-    const Result<std::vector<uint64_t>> watermarks = world.Watermarks(indexes);
+    Result<std::vector<uint64_t>> asked = std::vector<uint64_t>{};
+    if (table == nullptr) {
+      asked = world.Watermarks(indexes);
+    } else {
+      auto it = table->watermarks.find(indexes);
+      if (it == table->watermarks.end())
+        it =
+            table->watermarks.emplace(indexes, world.Watermarks(indexes)).first;
+      asked = it->second;
+    }
+    const Result<std::vector<uint64_t>>& watermarks = asked;
     if (!watermarks.ok()) {
       lines.push_back("query " + ShapeName(shape) +
                       ": the implementation cannot compute watermarks: " +
@@ -412,8 +638,22 @@ std::vector<std::string> ReadSideDiff(const model::Config& config,
   for (int s = 0; s < config.bounds.shards; ++s) {
     for (int g = 1; g <= model.flushed[s]; ++g) {
       if (model::Contains(model.retired[s], g - 1)) continue;
-      const Result<bool> retirable =
-          world.Retirable(static_cast<uint32_t>(s), static_cast<uint64_t>(g));
+      const auto shard_generation =
+          std::make_pair(static_cast<uint32_t>(s), static_cast<uint64_t>(g));
+      Result<bool> retirable = false;
+      if (table == nullptr) {
+        retirable =
+            world.Retirable(shard_generation.first, shard_generation.second);
+      } else {
+        auto it = table->retirable.find(shard_generation);
+        if (it == table->retirable.end())
+          it = table->retirable
+                   .emplace(shard_generation,
+                            world.Retirable(shard_generation.first,
+                                            shard_generation.second))
+                   .first;
+        retirable = it->second;
+      }
       const std::string what = "retention: SSTable (" + std::to_string(s) +
                                "," + std::to_string(g) + ") retirable";
       if (!retirable.ok()) {
@@ -424,6 +664,14 @@ std::vector<std::string> ReadSideDiff(const model::Config& config,
     }
   }
   return lines;
+}
+
+}  // namespace
+
+std::vector<std::string> ReadSideDiff(const model::Config& config,
+                                      const impl::World& world,
+                                      const State& model) {
+  return ReadSideLines(config, world, model, nullptr);
 }
 
 std::string FormatSet(uint64_t bits) {
@@ -502,30 +750,42 @@ std::optional<Finding> CheckRefinement(const model::Config& config,
                                        const impl::World& world,
                                        const State& model,
                                        std::string* impl_dump) {
-  Result<ImplSnapshot> snapshot = ReadImpl(world);
-  if (!snapshot.ok()) {
-    return Finding{std::string(kImplementationMatchesModel),
-                   "cannot decode the implementation's state: " +
-                       snapshot.status().ToString()};
+  const std::shared_ptr<TableEntry> table = CachedTable(config, world);
+  const std::shared_ptr<WalEntry> wal = CachedWal(world);
+  const Status decoded =
+      !table->status.ok() ? table->status : wal->wal.status();
+  if (!decoded.ok()) {
+    return Finding{
+        std::string(kImplementationMatchesModel),
+        "cannot decode the implementation's state: " + decoded.ToString()};
   }
-  Result<State> abstract = Abstract(config, *snapshot, model);
+  ImplSnapshot snapshot{.versions = {},
+                        .wal = *wal->wal,
+                        .pending = world.pending(),
+                        .inflight = world.inflight_count()};
+  Result<State> abstract = AbstractCached(config, *table, snapshot, model);
   if (!abstract.ok()) {
     return Finding{std::string(kImplementationMatchesModel),
                    abstract.status().message()};
   }
   if (impl_dump != nullptr) *impl_dump = model::ToString(*abstract);
+  const bool equal = PersistedEqual(config, *abstract, snapshot, model);
+  // Diff reads the versions' op kinds; copied only when there is a difference.
+  if (!equal) snapshot.versions = table->versions;
   if (const model::Invariant* broken =
           model::FirstBrokenInvariant(config, *abstract)) {
     std::string detail = "broken on the implementation's persisted state";
     const std::vector<std::string> lines =
-        Diff(config, *abstract, *snapshot, model);
+        equal ? std::vector<std::string>{}
+              : Diff(config, *abstract, snapshot, model);
     detail += lines.empty() ? " (which equals the model's)"
                             : "; it differs from the model:";
     for (const std::string& line : lines) detail += "\n  " + line;
     return Finding{std::string(broken->name), detail};
   }
-  std::vector<std::string> lines = Diff(config, *abstract, *snapshot, model);
-  if (lines.empty()) lines = ReadSideDiff(config, world, model);
+  std::vector<std::string> lines;
+  if (!equal) lines = Diff(config, *abstract, snapshot, model);
+  if (lines.empty()) lines = ReadSideLines(config, world, model, table.get());
   if (lines.empty()) return std::nullopt;
   std::string detail = "the implementation's state differs from the model's:";
   for (const std::string& line : lines) detail += "\n  " + line;

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "checker/explorer.h"
+#include "checker/engine/search.h"
 #include "checker/trace.h"
 #include "model/config.h"
 #include "model/state.h"

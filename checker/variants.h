@@ -31,7 +31,7 @@
 
 #include "checker/lockstep.h"
 #include "checker/minimize.h"
-#include "checker/parallel.h"
+#include "checker/engine/search.h"
 
 namespace memwal::checker {
 

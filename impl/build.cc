@@ -255,11 +255,11 @@ Result<std::optional<ReadVersionState>> ReadStateFor(Protocol protocol,
   // Lance: commit_transaction loads the read version's indices only if its
   // reader word has bit 128 [P §4.1 step 2]; after PR 8680 always.
   const bool load = protocol == Protocol::kUnconditional ||
-                    ReadCatchupBits(read->file.manifest).reader;
+                    ReadCatchupBits(read->file->manifest).reader;
   if (!load) return std::optional<ReadVersionState>();
-  ReadVersionState state{LiveFragments(read->file.manifest), {}};
+  ReadVersionState state{LiveFragments(read->file->manifest), {}};
   MEMWAL_ASSIGN_OR_RETURN(const auto details,
-                          MemWalDetails(read->file.index_section));
+                          MemWalDetails(read->file->index_section));
   if (details.has_value())
     state.compacted = Generations(details->compacted_sstables());
   return std::optional<ReadVersionState>(std::move(state));
@@ -272,8 +272,8 @@ Status ApplyActivation(const BuildInput& input, ManifestFile* file);
 Result<ManifestFile> BuildManifest(const BuildInput& input) {
   MEMWAL_ASSERT(input.head != nullptr && input.transaction != nullptr);
   MEMWAL_ASSERT(input.new_uuid != nullptr);
-  const pb::Manifest& current = input.head->file.manifest;
-  ManifestFile file = input.head->file;
+  const pb::Manifest& current = input.head->file->manifest;
+  ManifestFile file = *input.head->file;
   file.manifest.set_version(current.version() + 1);
   MEMWAL_ASSIGN_OR_RETURN(const Segments before,
                           UserSegments(file.index_section));

@@ -26,7 +26,7 @@ Result<DerivationInput> DerivationInputFor(
   MEMWAL_ASSIGN_OR_RETURN(derivation.read,
                           ReadStateFor(input.protocol, input.read));
   MEMWAL_ASSIGN_OR_RETURN(const auto head_details,
-                          MemWalDetails(input.head->file.index_section));
+                          MemWalDetails(input.head->file->index_section));
   if (head_details.has_value()) {
     derivation.head_compacted = Generations(head_details->compacted_sstables());
     derivation.old_catchup = Catchup(*head_details);
@@ -90,7 +90,7 @@ Status ApplyCatchupRule(const BuildInput& input, const Segments& before,
   MEMWAL_ASSIGN_OR_RETURN(pb::MemWalIndexDetails details,
                           UnpackMemWalDetails(*system));
   const bool requires_catchup =
-      RequiresCatchup(input.protocol, input.head->file.manifest);
+      RequiresCatchup(input.protocol, input.head->file->manifest);
   // Bug invalidation-on-legacy: withdrawal runs on a table without the bit.
   const bool withdraw_only =
       !requires_catchup && input.bugs.has(Bug::kInvalidationOnLegacy);
@@ -133,7 +133,7 @@ Status ApplyActivation(const BuildInput& input, ManifestFile* file) {
     return Status::FailedPrecondition(
         "activation exists only in the bit protocols");
   }
-  const CatchupBits head_bits = ReadCatchupBits(input.head->file.manifest);
+  const CatchupBits head_bits = ReadCatchupBits(input.head->file->manifest);
   if (head_bits.half())
     return Status::FailedPrecondition("the head is half-activated");
   if (head_bits.neither()) {

@@ -29,16 +29,16 @@ bool MissingMeansCaughtUp(const VersionView& version, Protocol protocol) {
 Result<VersionView> ViewOf(const Snapshot& snapshot) {
   VersionView view;
   MEMWAL_ASSIGN_OR_RETURN(const auto details,
-                          MemWalDetails(snapshot.file.index_section));
+                          MemWalDetails(snapshot.file->index_section));
   if (details.has_value()) {
     view.compacted = Generations(details->compacted_sstables());
     view.catchup = Catchup(*details);
   }
   MEMWAL_ASSIGN_OR_RETURN(const Segments segments,
-                          UserSegments(snapshot.file.index_section));
+                          UserSegments(snapshot.file->index_section));
   for (const auto& [name, list] : segments) view.indexes.insert(name);
-  view.both_bits = (snapshot.file.manifest.reader_feature_flags() & 128) != 0 &&
-                   (snapshot.file.manifest.writer_feature_flags() & 128) != 0;
+  view.both_bits = (snapshot.file->manifest.reader_feature_flags() & 128) != 0 &&
+                   (snapshot.file->manifest.writer_feature_flags() & 128) != 0;
   return view;
 }
 

@@ -2,6 +2,7 @@
 #include "impl/table.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "impl/feature_flags.h"
 
@@ -127,6 +128,30 @@ Result<std::vector<uint64_t>> ListVersions(const Store& table) {
   return versions;
 }
 
+namespace {
+
+// The decoded manifests of this thread by blob address. An entry keeps its
+// blob alive, so the address is not reused while it is cached. Bounded: the
+// cache starts over when full.
+Result<std::shared_ptr<const ManifestFile>> DecodeManifestCached(
+    const Blob& blob) {
+  struct Entry {
+    Blob blob;
+    std::shared_ptr<const ManifestFile> file;
+  };
+  static constexpr std::size_t kEntriesMax = 50'000;
+  thread_local std::unordered_map<const std::string*, Entry> cache;
+  const auto it = cache.find(blob.get());
+  if (it != cache.end()) return it->second.file;
+  MEMWAL_ASSIGN_OR_RETURN(ManifestFile file, DecodeManifestFile(*blob));
+  auto shared = std::make_shared<const ManifestFile>(std::move(file));
+  if (cache.size() >= kEntriesMax) cache.clear();
+  cache.emplace(blob.get(), Entry{blob, shared});
+  return shared;
+}
+
+}  // namespace
+
 Result<Snapshot> LoadVersion(const Store& table, const Store* archive,
                              uint64_t version, bool allow_half_set) {
   const std::string name = VersionFileName(version);
@@ -136,14 +161,15 @@ Result<Snapshot> LoadVersion(const Store& table, const Store* archive,
     blob = archive->Get(name);
   }
   if (!blob.ok()) return blob.status();
-  MEMWAL_ASSIGN_OR_RETURN(ManifestFile file, DecodeManifestFile(**blob));
-  if (file.manifest.version() != version) {
+  MEMWAL_ASSIGN_OR_RETURN(std::shared_ptr<const ManifestFile> file,
+                          DecodeManifestCached(*blob));
+  if (file->manifest.version() != version) {
     return Status::Corruption(name + " holds version " +
-                              std::to_string(file.manifest.version()));
+                              std::to_string(file->manifest.version()));
   }
   // Lance: a half-set manifest is refused on load [P §2.3].
   if (!allow_half_set)
-    MEMWAL_RETURN_IF_ERROR(ValidateMemWalIndexCatchupFlags(file.manifest));
+    MEMWAL_RETURN_IF_ERROR(ValidateMemWalIndexCatchupFlags(file->manifest));
   return Snapshot{std::move(file)};
 }
 
@@ -156,7 +182,7 @@ Result<Snapshot> LoadHead(const Store& table) {
 
 Result<pb::Transaction> LoadTransaction(const Store& table,
                                         const Snapshot& snapshot) {
-  const std::string& name = snapshot.file.manifest.transaction_file();
+  const std::string& name = snapshot.file->manifest.transaction_file();
   if (name.empty())
     return Status::Corruption("version has no transaction file");
   MEMWAL_ASSIGN_OR_RETURN(const Blob blob,

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -51,9 +52,13 @@ using ShardGenerations = std::vector<std::pair<std::string, uint64_t>>;
 using CatchupTable = std::map<std::string, ShardGenerations>;
 
 // A decoded version.
+// One decoded version. The decoding is shared: Lance keeps decoded manifests
+// in its session's metadata cache, and so does LoadVersion (a stored manifest
+// is immutable, so a blob decodes once per thread). Callers that build a new
+// manifest copy *file.
 struct Snapshot {
-  ManifestFile file;
-  uint64_t version() const { return file.manifest.version(); }
+  std::shared_ptr<const ManifestFile> file;
+  uint64_t version() const { return file->manifest.version(); }
 };
 
 FragmentSet LiveFragments(const pb::Manifest& manifest);

@@ -10,7 +10,6 @@
 namespace memwal::impl {
 namespace {
 
-constexpr std::string_view kArchivePrefix = "archive/";
 
 uint64_t SplitMix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -194,9 +193,9 @@ Result<Outcome> World::Restore(uint64_t version) {
   }
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot old,
                           LoadVersion(Table(), nullptr, version, true));
-  const CatchupBits old_bits = ReadCatchupBits(old.file.manifest);
-  const CatchupBits head_bits = ReadCatchupBits(head.file.manifest);
-  ManifestFile file = old.file;
+  const CatchupBits old_bits = ReadCatchupBits(old.file->manifest);
+  const CatchupBits head_bits = ReadCatchupBits(head.file->manifest);
+  ManifestFile file = *old.file;
   // Lance: restore_old_manifest validates the version it reads [P §4.2].
   if (old_bits.half()) {
     if (!bugs_.has(Bug::kHalfSetFolded)) {
@@ -204,7 +203,7 @@ Result<Outcome> World::Restore(uint64_t version) {
       return Outcome::kRefused;
     }
     MEMWAL_RETURN_IF_ERROR(
-        InheritMemWalIndexCatchup(&file.manifest, old.file.manifest, bugs_));
+        InheritMemWalIndexCatchup(&file.manifest, old.file->manifest, bugs_));
   }
   // Bug restore-walks-back: neither the refusal nor the inheritance below.
   if (!bugs_.has(Bug::kRestoreWalksBack)) {
@@ -214,7 +213,7 @@ Result<Outcome> World::Restore(uint64_t version) {
       return Outcome::kRefused;
     }
     const Status inherited =
-        InheritMemWalIndexCatchup(&file.manifest, head.file.manifest, bugs_);
+        InheritMemWalIndexCatchup(&file.manifest, head.file->manifest, bugs_);
     if (!inherited.ok()) {
       last_reason_ = inherited.message();
       return Outcome::kRefused;
@@ -222,8 +221,8 @@ Result<Outcome> World::Restore(uint64_t version) {
   }
   file.manifest.set_version(head.version() + 1);
   file.manifest.set_max_fragment_id(
-      std::max(old.file.manifest.max_fragment_id(),
-               head.file.manifest.max_fragment_id()));
+      std::max(old.file->manifest.max_fragment_id(),
+               head.file->manifest.max_fragment_id()));
   pb::Transaction transaction;
   transaction.set_read_version(head.version());
   transaction.set_uuid(NewTransactionUuid(UuidFn()));
@@ -243,7 +242,7 @@ Result<Outcome> World::Restore(uint64_t version) {
 Status World::ShallowClone() {
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
   const std::string source = table_root_;
-  ManifestFile file = head.file;
+  ManifestFile file = *head.file;
   MaskFlagsForShallowClone(&file.manifest, bugs_);
   pb::Transaction transaction;
   transaction.set_read_version(head.version());
@@ -306,13 +305,13 @@ Result<TableVersion> World::ToTableVersion(const Snapshot& snapshot,
                                            bool retained) const {
   TableVersion out;
   out.number = snapshot.version();
-  out.live = LiveFragments(snapshot.file.manifest);
+  out.live = LiveFragments(snapshot.file->manifest);
   out.retained = retained;
-  const CatchupBits bits = ReadCatchupBits(snapshot.file.manifest);
+  const CatchupBits bits = ReadCatchupBits(snapshot.file->manifest);
   out.reader_bit = bits.reader;
   out.writer_bit = bits.writer;
   MEMWAL_ASSIGN_OR_RETURN(const Segments segments,
-                          UserSegments(snapshot.file.index_section));
+                          UserSegments(snapshot.file->index_section));
   for (const auto& [name, list] : segments) {
     const std::optional<uint32_t> number = IndexNumber(name);
     if (!number.has_value())
@@ -341,7 +340,7 @@ Result<TableVersion> World::ToTableVersion(const Snapshot& snapshot,
     }
   }
   if (const pb::IndexMetadata* system =
-          FindMemWalIndex(snapshot.file.index_section)) {
+          FindMemWalIndex(snapshot.file->index_section)) {
     out.mem_wal_index_uuid = system->uuid().uuid();
   }
   MEMWAL_ASSIGN_OR_RETURN(const pb::Transaction transaction,

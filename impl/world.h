@@ -37,6 +37,10 @@ namespace memwal::impl {
 
 enum class GcMode { kAtomic, kStaleRead, kRecheck };
 
+// Where CleanupVersions keeps the manifests it removes from the table (so the
+// checker can still read every version): this prefix + the table root.
+inline constexpr std::string_view kArchivePrefix = "archive/";
+
 struct Options {
   Protocol protocol = Protocol::kDerived;
   ReadMode read = ReadMode::kStrict;

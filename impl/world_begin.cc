@@ -34,7 +34,7 @@ const pb::DataFragment* FindFragment(const pb::Manifest& manifest,
 std::vector<pb::IndexMetadata> SegmentsNamed(const Snapshot& read,
                                              const std::string& name) {
   std::vector<pb::IndexMetadata> out;
-  for (const auto& index : read.file.index_section.indices()) {
+  for (const auto& index : read.file->index_section.indices()) {
     if (index.name() == name) out.push_back(index);
   }
   return out;
@@ -42,7 +42,7 @@ std::vector<pb::IndexMetadata> SegmentsNamed(const Snapshot& read,
 
 uint64_t CompactedAt(const Snapshot& read, const std::string& shard) {
   const Result<std::optional<pb::MemWalIndexDetails>> details =
-      MemWalDetails(read.file.index_section);
+      MemWalDetails(read.file->index_section);
   if (!details.ok() || !details->has_value()) return 0;
   return GenerationFor(Generations((*details)->compacted_sstables()), shard);
 }
@@ -86,7 +86,7 @@ Status World::BeginAppend() {
 
 Status World::BeginDeleteFragment(uint64_t fragment) {
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot read, Head());
-  if (!IsLive(read.file.manifest, fragment))
+  if (!IsLive(read.file->manifest, fragment))
     return NotEnabled("fragment is not live");
   pb::Transaction t;
   t.set_read_version(read.version());
@@ -123,7 +123,7 @@ Status World::BeginCompactSsTable(uint32_t shard, bool marker) {
 
 Status World::BeginUpdateColumns(uint64_t fragment, uint32_t index) {
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot read, Head());
-  const pb::DataFragment* original = FindFragment(read.file.manifest, fragment);
+  const pb::DataFragment* original = FindFragment(read.file->manifest, fragment);
   if (original == nullptr) return NotEnabled("fragment is not live");
   if (index >= options_.indexes)
     return Status::InvalidArgument("no such field");
@@ -151,8 +151,8 @@ Status World::BeginUpdateColumns(uint64_t fragment, uint32_t index) {
 
 Status World::BeginRewriteFragments(uint64_t first, uint64_t second) {
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot read, Head());
-  const pb::DataFragment* a = FindFragment(read.file.manifest, first);
-  const pb::DataFragment* b = FindFragment(read.file.manifest, second);
+  const pb::DataFragment* a = FindFragment(read.file->manifest, first);
+  const pb::DataFragment* b = FindFragment(read.file->manifest, second);
   if (first >= second || a == nullptr || b == nullptr)
     return NotEnabled("fragments not live");
   pb::Transaction t;
@@ -163,7 +163,7 @@ Status World::BeginRewriteFragments(uint64_t first, uint64_t second) {
   *group->add_new_fragments() =
       MakeFragment(UuidHex(NewUuid()), options_.indexes);
   MEMWAL_ASSIGN_OR_RETURN(const Segments segments,
-                          UserSegments(read.file.index_section));
+                          UserSegments(read.file->index_section));
   for (const auto& [name, list] : segments) {
     for (const Segment& segment : list) {
       if (!segment.covers.has_value()) continue;
@@ -201,7 +201,7 @@ Status World::BeginCreateIndex(uint32_t index) {
   t.set_read_version(read.version());
   CreateIndexOp* op = t.mutable_create_index();
   *op->add_new_indices() = MakeSegment(NewUuid(), index, read.version(),
-                                       LiveFragments(read.file.manifest));
+                                       LiveFragments(read.file->manifest));
   for (const auto& old : SegmentsNamed(read, IndexName(index)))
     *op->add_removed_indices() = old;
   return Begin(std::move(t));
@@ -246,7 +246,7 @@ Status World::BeginActivate() {
     return NotEnabled("activation exists only in the bit protocols");
   }
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot read, Head());
-  if (!ReadCatchupBits(read.file.manifest).neither())
+  if (!ReadCatchupBits(read.file->manifest).neither())
     return NotEnabled("already activated");
   pb::Transaction t;
   t.set_read_version(read.version());

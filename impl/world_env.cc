@@ -18,9 +18,9 @@ std::string IndexName(uint32_t index) { return "idx_" + std::to_string(index); }
 
 Status World::ForeignHalfSet() {
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
-  if (!ReadCatchupBits(head.file.manifest).neither())
+  if (!ReadCatchupBits(head.file->manifest).neither())
     return Status::FailedPrecondition("the head carries the bit");
-  ManifestFile file = head.file;
+  ManifestFile file = *head.file;
   file.manifest.set_version(head.version() + 1);
   file.manifest.set_reader_feature_flags(file.manifest.reader_feature_flags() |
                                          kFlagMemWalIndexCatchup);
@@ -86,7 +86,7 @@ Status World::BeginCallerAdvance(uint32_t index, uint32_t offer) {
 
 Status World::ResetMemWal() {
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
-  const pb::IndexMetadata* system = FindMemWalIndex(head.file.index_section);
+  const pb::IndexMetadata* system = FindMemWalIndex(head.file->index_section);
   if (system == nullptr)
     return Status::FailedPrecondition("the table has no __lance_mem_wal");
   MEMWAL_ASSIGN_OR_RETURN(pb::MemWalIndexDetails details,
@@ -125,7 +125,7 @@ Status World::CommitForeign(pb::Transaction t, Protocol protocol, BugSet bugs) {
 
 Status World::DropMemWal() {
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
-  const pb::IndexMetadata* system = FindMemWalIndex(head.file.index_section);
+  const pb::IndexMetadata* system = FindMemWalIndex(head.file->index_section);
   if (system == nullptr)
     return Status::FailedPrecondition("the table has no __lance_mem_wal");
   pb::Transaction t;
@@ -137,7 +137,7 @@ Status World::DropMemWal() {
 
 Status World::ForeignCompaction(uint32_t shard) {
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
-  if (!ReadCatchupBits(head.file.manifest).neither())
+  if (!ReadCatchupBits(head.file->manifest).neither())
     return Status::FailedPrecondition("the head carries the bit");
   // The same merge-insert this version's compactor prepares (R22), then
   // committed by the foreign writer at once.

@@ -29,12 +29,12 @@ Result<pb::Transaction> World::OptimizeTransaction(const Snapshot& read,
                                                    uint32_t index) {
   const std::string name = IndexName(index);
   std::vector<pb::IndexMetadata> segments;
-  for (const auto& segment : read.file.index_section.indices()) {
+  for (const auto& segment : read.file->index_section.indices()) {
     if (segment.name() == name) segments.push_back(segment);
   }
   if (segments.empty())
     return Status::FailedPrecondition("index is not present");
-  FragmentSet unindexed = LiveFragments(read.file.manifest);
+  FragmentSet unindexed = LiveFragments(read.file->manifest);
   for (const auto& segment : segments) {
     MEMWAL_ASSIGN_OR_RETURN(const FragmentSet covers, CoversOf(segment));
     for (const uint64_t id : covers) unindexed.erase(id);
@@ -85,14 +85,14 @@ Result<pb::Transaction> World::OptimizeTransaction(const Snapshot& read,
 // Lance: mem_wal_catch_up_would_advance: a dry run of the derivation on the
 // head with the head as the read version [P §5].
 Result<bool> World::RepairWouldAdvance(const Snapshot& head) const {
-  if (!RequiresCatchup(options_.protocol, head.file.manifest)) return false;
+  if (!RequiresCatchup(options_.protocol, head.file->manifest)) return false;
   MEMWAL_ASSIGN_OR_RETURN(const auto details,
-                          MemWalDetails(head.file.index_section));
+                          MemWalDetails(head.file->index_section));
   if (!details.has_value()) return false;
   DerivationInput input;
   MEMWAL_ASSIGN_OR_RETURN(input.read, ReadStateFor(options_.protocol, &head));
   input.head_compacted = Generations(details->compacted_sstables());
-  MEMWAL_ASSIGN_OR_RETURN(input.before, UserSegments(head.file.index_section));
+  MEMWAL_ASSIGN_OR_RETURN(input.before, UserSegments(head.file->index_section));
   input.after = input.before;
   input.new_compacted = input.head_compacted;
   input.old_catchup = Catchup(*details);
@@ -116,7 +116,7 @@ Result<std::optional<Advance>> World::BuildAdvance(
     expected.insert(covers.begin(), covers.end());
     return Status::Ok();
   };
-  for (const auto& segment : read.file.index_section.indices()) {
+  for (const auto& segment : read.file->index_section.indices()) {
     if (segment.name() != name || removed.count(segment.uuid().uuid()) != 0)
       continue;
     MEMWAL_RETURN_IF_ERROR(add(segment));
@@ -125,9 +125,9 @@ Result<std::optional<Advance>> World::BuildAdvance(
     MEMWAL_RETURN_IF_ERROR(add(segment));
   advance.set_expected_fragment_bitmap(EncodeFragmentBitmap(expected));
   advance.set_inspected_fragments(
-      EncodeFragmentBitmap(LiveFragments(read.file.manifest)));
+      EncodeFragmentBitmap(LiveFragments(read.file->manifest)));
   MEMWAL_ASSIGN_OR_RETURN(const auto details,
-                          MemWalDetails(read.file.index_section));
+                          MemWalDetails(read.file->index_section));
   if (details.has_value()) {
     for (const auto& entry : details->compacted_sstables()) {
       if (entry.generation() > 0) *advance.add_caught_up_generations() = entry;

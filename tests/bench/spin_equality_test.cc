@@ -10,7 +10,7 @@
 #include <string>
 
 #include "checker/bench.h"
-#include "checker/explorer.h"
+#include "checker/engine/search.h"
 
 namespace memwal::checker {
 namespace {
@@ -24,7 +24,8 @@ SpinOptions TestOptions(const std::string& name) {
 void ExpectSameCount(const char* preset) {
   model::Config config;
   config.bounds = *model::ParsePreset(preset);
-  const Exploration ours = Explore(config, ExploreOptions{});
+  const SearchResult ours =
+      memwal::checker::engine::SearchModel(config, {.symmetry = false});
   ASSERT_EQ(ours.verdict, Verdict::kOk) << preset;
   const Result<SpinRun> spin = RunSpin(config, TestOptions(preset));
   ASSERT_TRUE(spin.ok()) << spin.status().ToString();
@@ -55,7 +56,8 @@ TEST(SpinRendition, AssertsTheInvariantOurSearchFindsBrokenForABug) {
     config.protocol = protocol;
     config.bugs = model::BugBit(bug);
     config.bounds = model::TinyBounds();
-    const Exploration ours = Explore(config, ExploreOptions{});
+    const SearchResult ours =
+        memwal::checker::engine::SearchModel(config, {.symmetry = false});
     ASSERT_TRUE(ours.violation.has_value()) << model::Name(bug);
     const Result<SpinRun> spin =
         RunSpin(config, TestOptions(std::string(model::Name(bug))));

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/explorer.h"
+#include "checker/engine/search.h"
 #include "model/invariants.h"
 
 namespace memwal::checker {
@@ -82,7 +82,8 @@ std::vector<std::string> Strings(const std::vector<model::Action>& trace) {
 TEST(Counterexample, EveryModelBugIsFoundWithThePinnedShortestTrace) {
   for (const Expected& row : kBugs) {
     const Config config = BugConfig(row);
-    const Exploration result = Explore(config, ExploreOptions{});
+    const SearchResult result =
+        memwal::checker::engine::SearchModel(config, {.symmetry = false});
     const std::string broken = result.verdict == Verdict::kViolation
                                    ? result.violation->invariant
                                    : "";
@@ -110,7 +111,8 @@ TEST(Counterexample, UnchangedByUuidOnlyKeepsAPositionAcrossAnInPlacePrune) {
   Config config;
   config.bugs = model::BugBit(Bug::kUnchangedByUuidOnly);
   config.bounds = kTiny;
-  const Exploration result = Explore(config, ExploreOptions{});
+  const SearchResult result =
+      memwal::checker::engine::SearchModel(config, {.symmetry = false});
   ASSERT_TRUE(result.violation);
   EXPECT_EQ(result.violation->invariant, "CatchupWithinCoverage");
   EXPECT_EQ(Strings(result.violation->trace),
@@ -134,7 +136,8 @@ TEST(Counterexample,
   Config config;
   config.bugs = model::BugBit(Bug::kProgressCommitDropsFragments);
   config.bounds = kTiny;
-  const Exploration result = Explore(config, ExploreOptions{});
+  const SearchResult result =
+      memwal::checker::engine::SearchModel(config, {.symmetry = false});
   ASSERT_TRUE(result.violation);
   EXPECT_EQ(result.violation->invariant, "NoRowIsLost");
   ASSERT_EQ(result.violation->trace.size(), 2u);
@@ -151,7 +154,8 @@ TEST(Counterexample, AStaleDataPassReinsertsRowsPastACreditedPosition) {
   Config config;
   config.protocol = Protocol::kUnconditional;
   config.bounds = model::SmallBounds();
-  const Exploration result = Explore(config, ExploreOptions{});
+  const SearchResult result =
+      memwal::checker::engine::SearchModel(config, {.symmetry = false});
   ASSERT_TRUE(result.violation);
   EXPECT_EQ(result.violation->invariant, "CatchupWithinCoverage");
   EXPECT_EQ(
@@ -170,7 +174,8 @@ TEST(Counterexample, TheStaleDataPassAlsoBreaksDerivedWithFiveCommits) {
   config.bounds = model::SmallBounds();
   config.bounds.commits = 5;
   config.bounds.generations = 1;
-  const Exploration result = Explore(config, ExploreOptions{});
+  const SearchResult result =
+      memwal::checker::engine::SearchModel(config, {.symmetry = false});
   ASSERT_TRUE(result.violation);
   EXPECT_EQ(result.violation->invariant, "CatchupWithinCoverage");
   EXPECT_EQ(result.violation->trace.size(), 11u);

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "checker/lockstep.h"
-#include "checker/parallel.h"
+#include "checker/engine/search.h"
 
 namespace memwal::checker {
 namespace {

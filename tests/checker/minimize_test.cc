@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "checker/lockstep_cli.h"
-#include "checker/parallel.h"
+#include "checker/engine/search.h"
 #include "checker/trace.h"
 
 namespace memwal::checker {

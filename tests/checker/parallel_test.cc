@@ -2,13 +2,12 @@
 // (checker/parallel.h): the same distinct-state and transition counts and the
 // same first counterexample for 1, 2 and 3 threads; the same trace for two runs
 // with one seed; and the lock-free fingerprint set under concurrent inserts.
-#include "checker/parallel.h"
-
 #include <gtest/gtest.h>
 
 #include <thread>
 
-#include "checker/parallel_set.h"
+#include "checker/engine/search.h"
+#include "checker/engine/seen_set.h"
 
 namespace memwal::checker {
 namespace {
@@ -139,12 +138,13 @@ TEST(Budgets, MaxStatesStopsTheSearchIncomplete) {
   EXPECT_EQ(result.stats.states_distinct, 500u);
 }
 
-TEST(ConcurrentFingerprintSet, AgreesOnOneWinnerPerFingerprint) {
-  ConcurrentFingerprintSet set(40000);
+TEST(SeenSet, SharedInsertsAgreeOnOneWinnerPerFingerprint) {
+  engine::SeenSet set(engine::Storage::kFingerprint);
   std::atomic<int> wins{0};
   auto insert = [&] {
     for (uint64_t k = 0; k < 20000; ++k) {
-      if (set.Insert((k + 1) * 0xff51afd7ed558ccdULL)) wins.fetch_add(1);
+      if (set.InsertShared((k + 1) * 0xff51afd7ed558ccdULL, ""))
+        wins.fetch_add(1);
     }
   };
   std::thread a(insert);
@@ -153,21 +153,27 @@ TEST(ConcurrentFingerprintSet, AgreesOnOneWinnerPerFingerprint) {
   b.join();
   EXPECT_EQ(wins.load(), 20000);
   EXPECT_EQ(set.size(), 20000u);
-  EXPECT_TRUE(set.Contains(0xff51afd7ed558ccdULL));
-  EXPECT_FALSE(set.Contains(1));
+  EXPECT_TRUE(set.Contains(0xff51afd7ed558ccdULL, ""));
 }
 
-TEST(ConcurrentFingerprintSet,
-     RefusesInsertsPastItsCapacityAndKeepsItsContentAcrossReserve) {
-  ConcurrentFingerprintSet set(2);
-  EXPECT_TRUE(set.Insert(10));
-  EXPECT_TRUE(set.Insert(20));
-  EXPECT_FALSE(set.Insert(30));
-  EXPECT_TRUE(set.full());
-  set.Reserve(10000);
-  EXPECT_TRUE(set.Contains(10));
-  EXPECT_TRUE(set.Contains(20));
-  EXPECT_TRUE(set.Insert(30));
+TEST(RandomWalks, WithAViolationCountTheSameStatesForAnyThreadCount) {
+  LockstepSetup setup = SetupWith(
+      model::SmallBounds(), model::BugBit(model::Bug::kClaimPastReadVersion));
+  setup.seed = 7;
+  SearchOptions options{.order = Order::kRandom,
+                        .threads = 1,
+                        .lockstep = false,
+                        .walks = 3000,
+                        .depth = 12};
+  const SearchResult one = Search(setup, options);
+  ASSERT_EQ(one.verdict, Verdict::kViolation);
+  for (int threads : {2, 3, 2, 3}) {
+    options.threads = threads;
+    const SearchResult many = Search(setup, options);
+    EXPECT_EQ(many.stats.states_distinct, one.stats.states_distinct);
+    EXPECT_EQ(many.stats.transitions, one.stats.transitions);
+    EXPECT_EQ(many.violation->trace, one.violation->trace);
+  }
 }
 
 }  // namespace

@@ -1,12 +1,13 @@
-// The search core: the fingerprint table, BFS/DFS exploration with budgets and
+// The search core: the seen set, BFS/DFS exploration with budgets and
 // goals, and replay of traces.
+#include "checker/engine/search.h"
+
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
 #include <set>
 
-#include "checker/explorer.h"
-#include "checker/fingerprint_set.h"
+#include "checker/engine/seen_set.h"
 #include "model/invariants.h"
 
 namespace memwal::checker {
@@ -14,36 +15,64 @@ namespace {
 
 using model::Config;
 
-TEST(FingerprintSet, InsertReportsNewFingerprintsOnly) {
-  FingerprintSet set(100);
-  EXPECT_TRUE(set.Insert(42));
-  EXPECT_FALSE(set.Insert(42));
-  EXPECT_TRUE(set.Insert(0));  // 0 is the empty marker, stored under a stand-in
-  EXPECT_FALSE(set.Insert(0));
-  EXPECT_TRUE(set.Contains(0));
-  EXPECT_FALSE(set.Contains(7));
+TEST(SeenSet, InsertReportsNewFingerprintsOnly) {
+  engine::SeenSet set(engine::Storage::kFingerprint);
+  EXPECT_TRUE(set.Insert(42, ""));
+  EXPECT_FALSE(set.Insert(42, ""));
+  EXPECT_TRUE(set.Insert(uint64_t{1} << 63, ""));
+  EXPECT_TRUE(set.Contains(uint64_t{1} << 63, ""));
+  EXPECT_FALSE(set.Contains(7ull << 20, ""));
   EXPECT_EQ(set.size(), 2u);
 }
 
-TEST(FingerprintSet, GrowsPastItsFirstTableAndStopsAtItsBound) {
-  FingerprintSet set(5000);
-  for (uint64_t k = 1; k <= 5000; ++k)
-    EXPECT_TRUE(set.Insert(k * 0x9e3779b97f4a7c15ULL));
-  EXPECT_TRUE(set.full());
-  EXPECT_GE(set.bytes(), 5000 * 2 * sizeof(uint64_t));
-  for (uint64_t k = 1; k <= 5000; ++k)
-    EXPECT_TRUE(set.Contains(k * 0x9e3779b97f4a7c15ULL));
-  EXPECT_FALSE(
-      set.Insert(0x9e3779b97f4a7c15ULL));  // present: allowed even when full
+TEST(SeenSet, FingerprintModeStoresAStateInAtMostEightBytes) {
+  engine::SeenSet set(engine::Storage::kFingerprint);
+  uint64_t x = 1;
+  for (int k = 0; k < 2'000'000; ++k) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    set.Insert(x, "");
+  }
+  EXPECT_GE(set.size(), 1'999'990u);  // 52-bit fingerprints may meet
+  EXPECT_LE(static_cast<double>(set.bytes()) / set.size(), 8.0);
+  EXPECT_GT(set.CollisionProbability(), 0.0);
+  EXPECT_LT(set.CollisionProbability(), 1e-3);
 }
 
-RC_GTEST_PROP(FingerprintSet, BehavesLikeASet,
+TEST(SeenSet, ExactModeTellsApartStatesWithOneFingerprint) {
+  engine::SeenSet set(engine::Storage::kExact);
+  EXPECT_TRUE(set.Insert(5, "state a"));
+  EXPECT_TRUE(set.Insert(5, "state b"));
+  EXPECT_FALSE(set.Insert(5, "state a"));
+  EXPECT_TRUE(set.Contains(5, "state b"));
+  EXPECT_FALSE(set.Contains(5, "state c"));
+  EXPECT_EQ(set.size(), 2u);
+  EXPECT_EQ(set.CollisionProbability(), 0.0);
+}
+
+RC_GTEST_PROP(SeenSet, FingerprintModeBehavesLikeASetOfItsBits,
               (const std::vector<uint64_t>& values)) {
-  FingerprintSet set(values.size() + 1);
+  engine::SeenSet set(engine::Storage::kFingerprint);
   std::set<uint64_t> model;
-  for (uint64_t v : values) RC_ASSERT(set.Insert(v) == model.insert(v).second);
+  // The set tells fingerprints apart by their top 52 bits.
+  for (uint64_t v : values) {
+    uint64_t bits = v >> 12;
+    if ((bits & ((uint64_t{1} << 40) - 1)) == 0) bits |= 1;  // the stand-in
+    RC_ASSERT(set.Insert(v, "") == model.insert(bits).second);
+  }
   RC_ASSERT(set.size() == model.size());
-  for (uint64_t v : values) RC_ASSERT(set.Contains(v));
+  for (uint64_t v : values) RC_ASSERT(set.Contains(v, ""));
+}
+
+RC_GTEST_PROP(SeenSet, ExactModeBehavesLikeASetOfStates,
+              (const std::vector<std::string>& values)) {
+  engine::SeenSet set(engine::Storage::kExact);
+  std::set<std::string> model;
+  for (const std::string& v : values) {
+    if (v.size() > 1000) continue;
+    // A poor fingerprint on purpose: exact mode must not depend on it.
+    RC_ASSERT(set.Insert(v.size(), v) == model.insert(v).second);
+  }
+  RC_ASSERT(set.size() == model.size());
 }
 
 Config Tiny() {
@@ -53,17 +82,19 @@ Config Tiny() {
 }
 
 TEST(Explorer, AStateBudgetEndsTheRunIncomplete) {
-  const Exploration result =
-      Explore(Tiny(), ExploreOptions{.max_states = 1000});
+  const SearchResult result = memwal::checker::engine::SearchModel(
+      Tiny(), {.symmetry = false, .max_states = 1000});
   EXPECT_EQ(result.verdict, Verdict::kIncomplete);
   EXPECT_EQ(result.stats.states_distinct, 1000u);
   EXPECT_FALSE(result.violation);
 }
 
 TEST(Explorer, DepthFirstVisitsTheSameStates) {
-  const Exploration bfs = Explore(Tiny(), ExploreOptions{});
-  const Exploration dfs =
-      Explore(Tiny(), ExploreOptions{.mode = SearchMode::kDfs});
+  const SearchResult bfs =
+      memwal::checker::engine::SearchModel(Tiny(), {.symmetry = false});
+  const SearchResult dfs = memwal::checker::engine::SearchModel(
+      Tiny(),
+      {.order = memwal::checker::engine::Order::kDfs, .symmetry = false});
   EXPECT_EQ(dfs.verdict, Verdict::kOk);
   EXPECT_EQ(dfs.stats.states_distinct, bfs.stats.states_distinct);
   EXPECT_EQ(dfs.stats.transitions, bfs.stats.transitions);
@@ -73,9 +104,11 @@ TEST(Explorer, DepthFirstVisitsTheSameStates) {
 TEST(Explorer, BreadthFirstFindsAShortestTrace) {
   Config config = Tiny();
   config.protocol = model::Protocol::kLegacy;
-  const Exploration bfs = Explore(config, ExploreOptions{});
-  const Exploration dfs =
-      Explore(config, ExploreOptions{.mode = SearchMode::kDfs});
+  const SearchResult bfs =
+      memwal::checker::engine::SearchModel(config, {.symmetry = false});
+  const SearchResult dfs = memwal::checker::engine::SearchModel(
+      config,
+      {.order = memwal::checker::engine::Order::kDfs, .symmetry = false});
   ASSERT_TRUE(bfs.violation && dfs.violation);
   EXPECT_EQ(bfs.violation->trace.size(), 3u);
   EXPECT_GE(dfs.violation->trace.size(), bfs.violation->trace.size());
@@ -90,7 +123,8 @@ TEST(Explorer, BreadthFirstFindsAShortestTrace) {
 TEST(Explorer, AMissedApplicableGoalIsAViolationNamedAfterTheGoal) {
   Config config = Tiny();
   config.bounds.commits = 2;  // too few commits to credit a position
-  const Exploration result = Explore(config, ExploreOptions{});
+  const SearchResult result =
+      memwal::checker::engine::SearchModel(config, {.symmetry = false});
   EXPECT_EQ(result.verdict, Verdict::kViolation);
   ASSERT_TRUE(result.violation);
   EXPECT_EQ(result.violation->invariant, "ReachPositionCredited");
@@ -101,7 +135,8 @@ TEST(Explorer, AMissedApplicableGoalIsAViolationNamedAfterTheGoal) {
 TEST(Explorer, AGoalItsProtocolCannotReachIsNotApplicable) {
   Config config = Tiny();
   config.protocol = model::Protocol::kUnconditional;
-  const Exploration result = Explore(config, ExploreOptions{});
+  const SearchResult result =
+      memwal::checker::engine::SearchModel(config, {.symmetry = false});
   EXPECT_EQ(result.verdict, Verdict::kOk);
   EXPECT_EQ(result.stats.goals_reached.size(),
             5u);  // no restore on an activated table

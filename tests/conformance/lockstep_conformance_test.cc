@@ -5,7 +5,7 @@
 // model-only search's (lockstep deduplicates by the model's fingerprint).
 #include <gtest/gtest.h>
 
-#include "checker/parallel.h"
+#include "checker/engine/search.h"
 
 namespace memwal::checker {
 namespace {

@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "checker/explorer.h"
+#include "checker/engine/search.h"
 #include "checker/trace.h"
 #include "model/invariants.h"
 

@@ -15,11 +15,11 @@ namespace {
 
 const std::string kShard(16, 's');
 
-// Version 5: fragments {0, 1}, idx_0 covering both, the system index with shard
-// progress 2 and idx_0 caught up to 2; `bits` on both words.
-Snapshot MakeHead(bool bits) {
-  Snapshot head;
-  pb::Manifest& manifest = head.file.manifest;
+// The manifest of version 5: fragments {0, 1}, idx_0 covering both, the system
+// index with shard progress 2 and idx_0 caught up to 2; `bits` on both words.
+ManifestFile MakeHead(bool bits) {
+  ManifestFile head;
+  pb::Manifest& manifest = head.manifest;
   manifest.set_version(5);
   manifest.set_max_fragment_id(1);
   manifest.add_fragments()->set_id(0);
@@ -28,12 +28,12 @@ Snapshot MakeHead(bool bits) {
     manifest.set_reader_feature_flags(kFlagMemWalIndexCatchup);
     manifest.set_writer_feature_flags(kFlagMemWalIndexCatchup);
   }
-  pb::IndexMetadata* index = head.file.index_section.add_indices();
+  pb::IndexMetadata* index = head.index_section.add_indices();
   index->mutable_uuid()->set_uuid(std::string(16, 'i'));
   index->set_name("idx_0");
   index->add_fields(0);
   index->set_fragment_bitmap(EncodeFragmentBitmap(FragmentSet{0, 1}));
-  pb::IndexMetadata* system = head.file.index_section.add_indices();
+  pb::IndexMetadata* system = head.index_section.add_indices();
   system->mutable_uuid()->set_uuid(std::string(16, 'm'));
   system->set_name(std::string(kMemWalIndexName));
   pb::MemWalIndexDetails details;
@@ -57,8 +57,9 @@ pb::Transaction Progress(std::vector<uint64_t> generations) {
   return t;
 }
 
-Result<ManifestFile> Build(const Snapshot& head, const pb::Transaction& t,
+Result<ManifestFile> Build(const ManifestFile& file, const pb::Transaction& t,
                            BugSet bugs = {}) {
+  const Snapshot head{std::make_shared<const ManifestFile>(file)};
   auto counter = std::make_shared<uint64_t>(0);
   const UuidSource uuids = [counter] {
     std::string uuid(16, '\0');
@@ -104,8 +105,8 @@ TEST(Build, DuplicateShardsInOneUpdateReject) {
 }
 
 TEST(Build, AMissingMemWalIndexRejectsProgress) {
-  Snapshot head = MakeHead(true);
-  head.file.index_section.mutable_indices()->RemoveLast();
+  ManifestFile head = MakeHead(true);
+  head.index_section.mutable_indices()->RemoveLast();
   EXPECT_EQ(Build(head, Progress({3})).status().code(),
             StatusCode::kFailedPrecondition);
 }
@@ -129,8 +130,8 @@ TEST(Build, AnOrdinaryCommitKeepsTheFeatureBit) {
 }
 
 TEST(Build, AHalfSetFeatureBitIsRefused) {
-  Snapshot head = MakeHead(true);
-  head.file.manifest.set_writer_feature_flags(0);
+  ManifestFile head = MakeHead(true);
+  head.manifest.set_writer_feature_flags(0);
   EXPECT_EQ(Build(head, Progress({3})).status().code(),
             StatusCode::kFailedPrecondition);
   const auto folded =
@@ -151,8 +152,8 @@ TEST(Build, ActivationRejectsPreExistingBetaCompactionProgress) {
 }
 
 TEST(Build, ActivationClearsBetaCoverageOnACleanTable) {
-  Snapshot head = MakeHead(false);
-  pb::IndexMetadata* system = FindMemWalIndex(&head.file.index_section);
+  ManifestFile head = MakeHead(false);
+  pb::IndexMetadata* system = FindMemWalIndex(&head.index_section);
   pb::MemWalIndexDetails details = *UnpackMemWalDetails(*system);
   details.clear_compacted_sstables();
   PackMemWalDetails(details, system);
@@ -163,8 +164,8 @@ TEST(Build, ActivationClearsBetaCoverageOnACleanTable) {
 }
 
 TEST(Build, ActivationRequiresTheMemWalIndex) {
-  Snapshot head = MakeHead(false);
-  head.file.index_section.mutable_indices()->RemoveLast();
+  ManifestFile head = MakeHead(false);
+  head.index_section.mutable_indices()->RemoveLast();
   EXPECT_EQ(Build(head, Activation()).status().code(),
             StatusCode::kFailedPrecondition);
 }

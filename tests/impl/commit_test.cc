@@ -57,7 +57,7 @@ std::function<void(Store*)> Rival(pb::Transaction op) {
   return [op](Store* table) {
     Result<Snapshot> head = LoadHead(*table);
     MEMWAL_ASSERT(head.ok());
-    ManifestFile file = head->file;
+    ManifestFile file = *head->file;
     file.manifest.set_version(head->version() + 1);
     file.manifest.set_transaction_file("rival.txn");
     pb::Transaction t = op;

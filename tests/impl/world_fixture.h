@@ -61,7 +61,7 @@ inline void PublishForeign(World& world,
   Result<Snapshot> head =
       LoadVersion(table, nullptr, versions->back(), /*allow_half_set=*/true);
   MEMWAL_ASSERT(head.ok());
-  ManifestFile file = head->file;
+  ManifestFile file = *head->file;
   file.manifest.set_version(head->version() + 1);
   pb::Transaction transaction;
   transaction.set_read_version(head->version());

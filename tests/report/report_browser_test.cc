@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/explorer.h"
+#include "checker/engine/search.h"
 #include "checker/report.h"
 #include "checker/trace.h"
 #include "model/actions.h"
@@ -106,7 +106,8 @@ TEST(ReportInChromium,
   if (!HasChromium()) GTEST_SKIP() << "chromium is not installed";
   model::Config config;
   config.bugs = model::BugBit(model::Bug::kUnchangedByUuidOnly);
-  const Exploration result = Explore(config, ExploreOptions{});
+  const SearchResult result =
+      memwal::checker::engine::SearchModel(config, {.symmetry = false});
   ASSERT_TRUE(result.violation.has_value());
   const Trace trace{.config = config,
                     .invariant = result.violation->invariant,
@@ -186,7 +187,8 @@ TEST(ReportInChromium, VariantsAndSummaryPagesLoadWithoutErrors) {
       std::string::npos);
   model::Config config;
   config.bounds = model::Bounds{1, 1, 2, 1, 4, 2};
-  const Exploration result = Explore(config, ExploreOptions{});
+  const SearchResult result =
+      memwal::checker::engine::SearchModel(config, {.symmetry = false});
   const RunSummary summary{.config = config,
                            .verdict = std::string(Name(result.verdict)),
                            .command_line = "memwal-check check --model-only",

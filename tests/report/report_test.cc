@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/explorer.h"
+#include "checker/engine/search.h"
 #include "checker/trace.h"
 #include "model/actions.h"
 #include "model/invariants.h"
@@ -34,13 +34,14 @@ Config WithBug(Bug bug, model::Bounds bounds = kTiny) {
 }
 
 // The shortest counterexample of `config`, found by BFS.
-Violation Find(const Config& config) {
-  const Exploration result = Explore(config, ExploreOptions{});
+SearchViolation Find(const Config& config) {
+  const SearchResult result =
+      memwal::checker::engine::SearchModel(config, {.symmetry = false});
   EXPECT_EQ(result.verdict, Verdict::kViolation);
-  return result.violation.value_or(Violation{});
+  return result.violation.value_or(SearchViolation{});
 }
 
-Trace TraceOf(const Config& config, const Violation& violation) {
+Trace TraceOf(const Config& config, const SearchViolation& violation) {
   return Trace{.config = config,
                .seed = 0,
                .invariant = violation.invariant,
@@ -61,7 +62,7 @@ TEST(Explain, NamesNothingOnInit) {
 
 TEST(Explain, PointsAtTheUnbackedRowOfTheUuidOnlyCompare) {
   const Config config = WithBug(Bug::kUnchangedByUuidOnly);
-  const Violation violation = Find(config);
+  const SearchViolation violation = Find(config);
   const std::vector<Explanation> why = Explain(config, violation.states.back());
   ASSERT_FALSE(why.empty());
   EXPECT_EQ(why[0].invariant, "CatchupWithinCoverage");
@@ -80,7 +81,7 @@ TEST(Explain, PointsAtTheUnbackedRowOfTheUuidOnlyCompare) {
 
 TEST(Explain, NamesTheQueryThatMissesARowWhenTheReaderIgnoresTheBit) {
   const Config config = WithBug(Bug::kReaderIgnoresBit);
-  const Violation violation = Find(config);
+  const SearchViolation violation = Find(config);
   ASSERT_EQ(violation.invariant, "ReadsMissNoRows");
   const std::vector<Explanation> why = Explain(config, violation.states.back());
   ASSERT_FALSE(why.empty());
@@ -96,7 +97,7 @@ TEST(Explain, NamesTheQueryThatMissesARowWhenTheReaderIgnoresTheBit) {
 
 TEST(Explain, NamesTheVersionWithOneBitForActivationBugs) {
   const Config config = WithBug(Bug::kBitClearedBySecondApply);
-  const Violation violation = Find(config);
+  const SearchViolation violation = Find(config);
   const std::vector<Explanation> why = Explain(config, violation.states.back());
   ASSERT_FALSE(why.empty());
   EXPECT_EQ(why[0].invariant, violation.invariant);
@@ -141,7 +142,7 @@ RC_GTEST_PROP(Explain, AgreesWithTheInvariantsAlongRandomWalks, ()) {
 TEST(CounterexamplePage,
      ShowsTheInvariantTheRowTheStepsAndTheReproduceCommand) {
   const Config config = WithBug(Bug::kUnchangedByUuidOnly);
-  const Violation violation = Find(config);
+  const SearchViolation violation = Find(config);
   const std::string html = RenderCounterexamplePage(
       TraceOf(config, violation), violation.states,
       "memwal-check replay out/CatchupWithinCoverage.trace.json");
@@ -168,7 +169,7 @@ TEST(CounterexamplePage,
 
 TEST(CounterexamplePage, LoadsNothingFromOutside) {
   const Config config = WithBug(Bug::kUnchangedByUuidOnly);
-  const Violation violation = Find(config);
+  const SearchViolation violation = Find(config);
   const std::string html = RenderCounterexamplePage(TraceOf(config, violation),
                                                     violation.states, "x");
   EXPECT_EQ(html.find(" src="), std::string::npos);
@@ -180,7 +181,7 @@ TEST(CounterexamplePage, LoadsNothingFromOutside) {
 
 TEST(CounterexamplePage, EmbedsTheStepsAsJsonThatParses) {
   const Config config = WithBug(Bug::kUnchangedByUuidOnly);
-  const Violation violation = Find(config);
+  const SearchViolation violation = Find(config);
   const std::string html = RenderCounterexamplePage(TraceOf(config, violation),
                                                     violation.states, "x");
   const std::string open =
@@ -219,7 +220,7 @@ TEST(VariantsPage, LinksEachRowWithATraceToItsPageAndEscapesText) {
 
 TEST(VariantsPages, WritesThePageAndOneCounterexamplePagePerTrace) {
   const Config config = WithBug(Bug::kUnchangedByUuidOnly);
-  const Violation violation = Find(config);
+  const SearchViolation violation = Find(config);
   const std::string trace_path = TempPath("uuid-only.trace.json");
   ASSERT_TRUE(WriteFileAtomically(
                   trace_path, TraceToJson(TraceOf(config, violation)).dump())
@@ -242,7 +243,8 @@ TEST(VariantsPages, WritesThePageAndOneCounterexamplePagePerTrace) {
 TEST(SummaryPage, ShowsStatesPerDepthCoverageAndGoals) {
   Config config;
   config.bounds = kTiny;
-  const Exploration result = Explore(config, ExploreOptions{});
+  const SearchResult result =
+      memwal::checker::engine::SearchModel(config, {.symmetry = false});
   uint64_t total = 0;
   for (uint64_t n : result.stats.states_per_depth) total += n;
   EXPECT_EQ(total, result.stats.states_distinct);
@@ -267,7 +269,7 @@ TEST(SummaryPage, ShowsStatesPerDepthCoverageAndGoals) {
 
 TEST(ReportCommand, WritesThePageOfATraceFile) {
   const Config config = WithBug(Bug::kUnchangedByUuidOnly);
-  const Violation violation = Find(config);
+  const SearchViolation violation = Find(config);
   const std::string trace_path = TempPath("cmd.trace.json");
   ASSERT_TRUE(WriteFileAtomically(
                   trace_path, TraceToJson(TraceOf(config, violation)).dump())
@@ -283,7 +285,7 @@ TEST(ReportCommand, WritesThePageOfATraceFile) {
 
 TEST(ReportCommand, AcceptsALockstepTraceOfVersionTwo) {
   const Config config = WithBug(Bug::kUnchangedByUuidOnly);
-  const Violation violation = Find(config);
+  const SearchViolation violation = Find(config);
   nlohmann::json json = TraceToJson(TraceOf(config, violation));
   json["version"] = 2;
   json["lockstep"] = true;
@@ -302,7 +304,7 @@ TEST(ReportCommand, AcceptsALockstepTraceOfVersionTwo) {
 
 TEST(ReportCommand, WritesTheVariantsPagesFromTheRowsVariantsPrints) {
   const Config config = WithBug(Bug::kUnchangedByUuidOnly);
-  const Violation violation = Find(config);
+  const SearchViolation violation = Find(config);
   const std::string trace_path = TempPath("rows-uuid.trace.json");
   ASSERT_TRUE(WriteFileAtomically(
                   trace_path, TraceToJson(TraceOf(config, violation)).dump())

@@ -1,0 +1,840 @@
+// The search engine (checker/engine/search.h).
+#include "checker/engine/search.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <thread>
+#include <unordered_set>
+
+#include "checker/engine/packed.h"
+#include "model/invariants.h"
+
+namespace memwal::checker::engine {
+namespace {
+
+using model::Action;
+using model::State;
+
+uint16_t PackAction(const Action& action) {
+  const std::array<int, 2> params = model::ActionParams(action);
+  MEMWAL_ASSERT(params[0] >= 0 && params[0] < 16 && params[1] >= 0 &&
+                params[1] < 16);
+  return static_cast<uint16_t>((action.index() << 8) | (params[0] << 4) |
+                               params[1]);
+}
+
+Action UnpackAction(uint16_t packed) {
+  return model::MakeAction(packed >> 8, {(packed >> 4) & 15, packed & 15});
+}
+
+uint64_t SplitMix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+class Clock {
+ public:
+  Clock() : start_(std::chrono::steady_clock::now()) {}
+  double Seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start_)
+        .count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+// ---- running out of memory ----
+//
+// A reserve allocated when a search starts. When an allocation fails, the new
+// handler releases it and raises the flag, so the allocation is retried and
+// succeeds, and the search stops at its next budget check with the memory
+// limit as the reason. A second failure after that has no reserve left: the
+// handler is removed and the allocation fails as usual.
+constexpr std::size_t kReserveBytes = std::size_t{64} << 20;
+std::atomic<bool> out_of_memory{false};
+std::mutex reserve_lock;
+char* reserve = nullptr;
+
+void ReleaseReserve() {
+  std::lock_guard<std::mutex> lock(reserve_lock);
+  out_of_memory.store(true);
+  if (reserve == nullptr) {
+    std::set_new_handler(nullptr);
+    return;
+  }
+  delete[] reserve;
+  reserve = nullptr;
+}
+
+class MemoryGuard {
+ public:
+  MemoryGuard() {
+    std::lock_guard<std::mutex> lock(reserve_lock);
+    out_of_memory.store(false);
+    if (reserve == nullptr) reserve = new (std::nothrow) char[kReserveBytes];
+    previous_ = std::set_new_handler(&ReleaseReserve);
+  }
+  ~MemoryGuard() {
+    std::lock_guard<std::mutex> lock(reserve_lock);
+    std::set_new_handler(previous_);
+    delete[] reserve;
+    reserve = nullptr;
+  }
+  MemoryGuard(const MemoryGuard&) = delete;
+  MemoryGuard& operator=(const MemoryGuard&) = delete;
+
+ private:
+  std::new_handler previous_ = nullptr;
+};
+
+// ---- storage ----
+
+// How each discovered state was reached: its parent's node number and the
+// action, 6 bytes per state, in blocks (no slack from doubling). Node 0 is
+// Init.
+class TraceStore {
+ public:
+  uint32_t Add(uint32_t parent, uint16_t action) {
+    MEMWAL_ASSERT(size_ < UINT32_MAX);
+    if (size_ % kBlock == 0) {
+      parents_.push_back(std::make_unique<uint32_t[]>(kBlock));
+      actions_.push_back(std::make_unique<uint16_t[]>(kBlock));
+    }
+    parents_.back()[size_ % kBlock] = parent;
+    actions_.back()[size_ % kBlock] = action;
+    return static_cast<uint32_t>(size_++);
+  }
+  std::vector<Action> PathTo(uint32_t node) const {
+    std::vector<Action> trace;
+    while (node != 0) {
+      trace.push_back(UnpackAction(actions_[node / kBlock][node % kBlock]));
+      node = parents_[node / kBlock][node % kBlock];
+    }
+    std::reverse(trace.begin(), trace.end());
+    return trace;
+  }
+  std::size_t bytes() const {
+    return parents_.size() * kBlock * (sizeof(uint32_t) + sizeof(uint16_t));
+  }
+
+ private:
+  static constexpr std::size_t kBlock = std::size_t{1} << 16;
+  std::vector<std::unique_ptr<uint32_t[]>> parents_;
+  std::vector<std::unique_ptr<uint16_t[]>> actions_;
+  std::size_t size_ = 0;
+};
+
+// Packed states in one byte arena, with what each belongs to.
+template <typename Extra>
+class PackedList {
+ public:
+  void Push(std::string_view packed, Extra extra) {
+    offsets_.push_back(bytes_.size());
+    bytes_.insert(bytes_.end(), packed.begin(), packed.end());
+    extras_.push_back(std::move(extra));
+  }
+  std::size_t size() const { return extras_.size(); }
+  bool empty() const { return extras_.empty(); }
+  std::string_view Packed(std::size_t k) const {
+    const std::size_t end =
+        k + 1 < offsets_.size() ? offsets_[k + 1] : bytes_.size();
+    return std::string_view(bytes_.data() + offsets_[k], end - offsets_[k]);
+  }
+  void Unpack(std::size_t k, State* state) const {
+    MEMWAL_ASSERT(engine::Unpack(Packed(k), state));
+  }
+  const Extra& extra(std::size_t k) const { return extras_[k]; }
+  Extra& extra(std::size_t k) { return extras_[k]; }
+  void PopBack() {
+    bytes_.resize(offsets_.back());
+    offsets_.pop_back();
+    extras_.pop_back();
+  }
+  void Clear() {
+    offsets_.clear();
+    bytes_.clear();
+    extras_.clear();
+  }
+  std::size_t bytes() const {
+    return bytes_.capacity() + offsets_.capacity() * sizeof(std::size_t) +
+           extras_.capacity() * sizeof(Extra);
+  }
+
+ private:
+  std::vector<std::size_t> offsets_;
+  std::vector<char> bytes_;
+  std::vector<Extra> extras_;
+};
+
+using WorldPtr = std::unique_ptr<impl::World>;
+
+// A frontier entry beside its packed state.
+struct Slot {
+  uint32_t node = 0;
+  uint16_t depth = 0;  // DFS
+  WorldPtr world{};    // lockstep
+};
+
+// A BFS successor waiting for the ordered insert.
+struct CandidateExtra {
+  uint64_t fingerprint = 0;
+  uint32_t parent = 0;
+  uint16_t action = 0;
+  uint32_t key = UINT32_MAX;  // exact mode: its canonical packing in keys
+  WorldPtr world{};
+};
+
+// Per-worker counters, summed in a fixed order.
+struct Counters {
+  uint64_t transitions = 0;
+  std::array<uint64_t, model::kActionKinds> coverage{};
+  uint32_t goals = 0;  // bit g: goal g reached
+  std::vector<uint64_t> states_per_depth{};
+  void CountState(std::size_t depth) {
+    if (states_per_depth.size() <= depth) states_per_depth.resize(depth + 1, 0);
+    ++states_per_depth[depth];
+  }
+  void Add(const Counters& other) {
+    transitions += other.transitions;
+    for (int k = 0; k < model::kActionKinds; ++k)
+      coverage[k] += other.coverage[k];
+    goals |= other.goals;
+    if (states_per_depth.size() < other.states_per_depth.size())
+      states_per_depth.resize(other.states_per_depth.size(), 0);
+    for (std::size_t d = 0; d < other.states_per_depth.size(); ++d)
+      states_per_depth[d] += other.states_per_depth[d];
+  }
+};
+
+struct Successor {
+  State state;
+  WorldPtr world;
+  std::optional<Finding> finding;
+};
+
+// A finding and where: key = (parent position << 16) | action index.
+struct Found {
+  uint64_t key = UINT64_MAX;
+  Finding finding;
+  uint32_t parent = 0;
+  Action action;
+};
+
+struct Chunk {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  PackedList<CandidateExtra> out{};
+  std::vector<std::string> keys{};  // exact mode
+  Counters counters{};
+  std::optional<Found> found{};
+};
+
+// A finished random walk, waiting to be merged in walk order.
+struct Walk {
+  std::vector<uint64_t> fingerprints{};  // the states it visited, in order
+  std::vector<std::string> keys{};       // exact mode
+  Counters counters{};
+  std::optional<std::pair<Finding, std::vector<Action>>> finding{};
+};
+
+enum StopReason : int { kRunning = 0, kMaxStates, kTimeLimit, kMemoryLimit };
+
+std::string_view StopName(int reason) {
+  switch (reason) {
+    case kMaxStates:
+      return "max-states";
+    case kTimeLimit:
+      return "time-limit";
+    case kMemoryLimit:
+      return "memory-limit";
+  }
+  return "";
+}
+
+class Engine {
+ public:
+  Engine(const LockstepSetup& setup, const Options& options)
+      : setup_(setup),
+        options_(options),
+        keying_(KeyingOf(setup.config, options)),
+        seen_(options.storage) {
+    const auto goals = model::AllGoals();
+    for (std::size_t g = 0; g < goals.size(); ++g) {
+      if (goals[g].applicable(setup.config)) applicable_ |= 1u << g;
+    }
+  }
+
+  SearchResult Run();
+
+ private:
+  bool exact() const { return options_.storage == Storage::kExact; }
+  bool Start(State* root, WorldPtr* world);
+  Successor Expand(const State& from, const impl::World* world,
+                   const Action& action, Counters* counters) const;
+  void ExpandChunk(PackedList<Slot>* level, Chunk* chunk);
+  bool MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
+                  PackedList<Slot>* next);
+  void RunBfs(const State& root, WorldPtr world);
+  void RunDfs(const State& root, WorldPtr world);
+  void RunRandom(const State& root, const impl::World* world);
+  Walk RunWalk(const State& root, const impl::World* world,
+               uint64_t walk) const;
+  void MergeWalks(std::map<uint64_t, Walk>* ready, uint64_t* next_walk);
+  void CheckBudget();
+  bool Stopped() const { return stop_.load(std::memory_order_relaxed) != 0; }
+  void Stop(int reason) {
+    int expected = kRunning;
+    stop_.compare_exchange_strong(expected, reason);
+  }
+  void ShowStatus(int depth, std::size_t frontier);
+  void Fail(const Finding& finding, std::vector<Action> trace);
+  SearchResult Finish();
+
+  const LockstepSetup& setup_;
+  const Options& options_;
+  const Keying keying_;
+  SeenSet seen_;
+  TraceStore traces_;
+  uint32_t applicable_ = 0;
+  Counters counters_;
+  Clock clock_;
+  std::atomic<int> stop_{kRunning};
+  SearchResult result_;
+};
+
+Successor Engine::Expand(const State& from, const impl::World* world,
+                         const Action& action, Counters* counters) const {
+  model::Outcome outcome;
+  Successor next{model::Apply(setup_.config, from, action, &outcome), nullptr,
+                 std::nullopt};
+  counters->transitions += 1;
+  counters->coverage[action.index()] += 1;
+  const auto goals = model::AllGoals();
+  for (std::size_t g = 0; g < goals.size(); ++g) {
+    const uint32_t bit = 1u << g;
+    if ((applicable_ & bit) == 0 || (counters->goals & bit) != 0) continue;
+    if (goals[g].reached(setup_.config, from, action, outcome, next.state))
+      counters->goals |= bit;
+  }
+  if (world != nullptr) {
+    next.world = std::make_unique<impl::World>(*world);
+    next.finding =
+        StepLockstep(setup_, action, outcome, next.state, next.world.get());
+  } else if (const model::Invariant* broken =
+                 model::FirstBrokenInvariant(setup_.config, next.state)) {
+    next.finding = Finding{std::string(broken->name), "broken on the model"};
+  }
+  return next;
+}
+
+void Engine::CheckBudget() {
+  if (out_of_memory.load(std::memory_order_relaxed)) Stop(kMemoryLimit);
+  if (options_.time_limit_s > 0 && clock_.Seconds() > options_.time_limit_s)
+    Stop(kTimeLimit);
+  if (options_.memory_limit_mb > 0 &&
+      ResidentMegabytes() > options_.memory_limit_mb)
+    Stop(kMemoryLimit);
+}
+
+void Engine::ShowStatus(int depth, std::size_t frontier) {
+  if (options_.status == nullptr) return;
+  const double seconds = clock_.Seconds();
+  char line[160];
+  std::snprintf(line, sizeof(line),
+                "\rstates %llu  states/s %.0f  depth %d  frontier %zu   ",
+                static_cast<unsigned long long>(seen_.size()),
+                seconds > 0 ? static_cast<double>(seen_.size()) / seconds : 0.0,
+                depth, frontier);
+  *options_.status << line << std::flush;
+}
+
+// Rebuilds the states (and the implementation's side) by replaying the trace.
+void Engine::Fail(const Finding& finding, std::vector<Action> trace) {
+  SearchViolation violation{.invariant = finding.invariant,
+                            .detail = finding.detail,
+                            .trace = std::move(trace)};
+  Result<ReplayResult> replay =
+      ReplayLockstep(setup_, violation.trace, !options_.lockstep);
+  MEMWAL_ASSERT(replay.ok());
+  violation.states = std::move(replay->states);
+  violation.impl_state = std::move(replay->impl_dump);
+  // Replay is deterministic, so it meets the same finding at the same step.
+  MEMWAL_ASSERT(replay->finding.has_value() &&
+                replay->finding->invariant == finding.invariant &&
+                replay->step == violation.trace.size());
+  result_.verdict = Verdict::kViolation;
+  result_.violation = std::move(violation);
+}
+
+bool Engine::Start(State* root, WorldPtr* world) {
+  *root = model::Init(setup_.config.bounds);
+  std::string key;
+  if (exact()) keying_.Packed(*root, &key);
+  seen_.Insert(keying_.Fingerprint(*root), key);
+  counters_.CountState(0);
+  traces_.Add(0, 0);
+  std::optional<Finding> finding;
+  if (options_.lockstep) {
+    Result<impl::World> created = InitWorld(setup_);
+    if (!created.ok()) {
+      finding = Finding{std::string(kImplementationMatchesModel),
+                        "the implementation cannot create the table: " +
+                            created.status().ToString()};
+    } else {
+      *world = std::make_unique<impl::World>(std::move(*created));
+      finding = CheckInit(setup_, **world);
+    }
+  } else if (const model::Invariant* broken =
+                 model::FirstBrokenInvariant(setup_.config, *root)) {
+    finding = Finding{std::string(broken->name), "broken at Init"};
+  }
+  if (!finding) return true;
+  result_.verdict = Verdict::kViolation;
+  result_.violation = SearchViolation{.invariant = finding->invariant,
+                                      .detail = finding->detail,
+                                      .states = {*root}};
+  return false;
+}
+
+// Expands level[begin, end) into chunk->out. Memory: a parent's World is
+// released once expanded, and a successor met twice in one chunk is kept once
+// (its first occurrence, which is also first in the global order, since chunks
+// are contiguous).
+void Engine::ExpandChunk(PackedList<Slot>* level, Chunk* chunk) {
+  std::vector<Action> actions;
+  std::unordered_set<uint64_t> in_chunk;  // fingerprint mode; lookups only
+  State state;
+  std::string packed;
+  std::string key;
+  for (std::size_t p = chunk->begin; p < chunk->end; ++p) {
+    if (Stopped()) return;
+    if ((p & 63) == 0) CheckBudget();
+    level->Unpack(p, &state);
+    Slot& slot = level->extra(p);
+    model::EnabledActions(setup_.config, state, &actions);
+    for (std::size_t a = 0; a < actions.size(); ++a) {
+      Successor next =
+          Expand(state, slot.world.get(), actions[a], &chunk->counters);
+      if (next.finding) {
+        chunk->found = Found{.key = (uint64_t{p} << 16) | a,
+                             .finding = std::move(*next.finding),
+                             .parent = slot.node,
+                             .action = actions[a]};
+        return;
+      }
+      const uint64_t fingerprint = keying_.Fingerprint(next.state);
+      if (exact()) keying_.Packed(next.state, &key);
+      if (seen_.Contains(fingerprint, key)) continue;
+      if (!exact() && !in_chunk.insert(fingerprint).second) continue;
+      Pack(next.state, &packed);
+      CandidateExtra extra{.fingerprint = fingerprint,
+                           .parent = slot.node,
+                           .action = PackAction(actions[a]),
+                           .world = std::move(next.world)};
+      if (exact()) {
+        extra.key = static_cast<uint32_t>(chunk->keys.size());
+        chunk->keys.push_back(key);
+      }
+      chunk->out.Push(packed, std::move(extra));
+    }
+    slot.world.reset();
+  }
+}
+
+// Inserts the level's successors in (parent position, action index) order.
+// False when the run ends (finding or budget).
+bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
+                        PackedList<Slot>* next) {
+  std::size_t last = chunks->size();
+  for (std::size_t c = 0; c < chunks->size(); ++c) {
+    if ((*chunks)[c].found) {
+      last = c + 1;
+      break;
+    }
+  }
+  for (std::size_t c = 0; c < last; ++c) counters_.Add((*chunks)[c].counters);
+  uint64_t inserted = 0;
+  for (std::size_t c = 0; c < last; ++c) {
+    Chunk& chunk = (*chunks)[c];
+    for (std::size_t k = 0; k < chunk.out.size(); ++k) {
+      CandidateExtra& candidate = chunk.out.extra(k);
+      const std::string_view key =
+          exact() ? std::string_view(chunk.keys[candidate.key])
+                  : std::string_view();
+      if (!seen_.Insert(candidate.fingerprint, key)) continue;
+      const uint32_t node = traces_.Add(candidate.parent, candidate.action);
+      counters_.CountState(depth);
+      result_.stats.depth_max = depth;
+      next->Push(chunk.out.Packed(k),
+                 Slot{.node = node, .world = std::move(candidate.world)});
+      if (seen_.size() >= options_.max_states) {
+        Stop(kMaxStates);
+        return false;
+      }
+      if ((++inserted & 4095) == 0) {
+        CheckBudget();
+        if (Stopped()) return false;
+      }
+    }
+    chunk.out.Clear();
+    chunk.keys.clear();
+  }
+  if (last > 0 && (*chunks)[last - 1].found) {
+    const Found& found = *(*chunks)[last - 1].found;
+    std::vector<Action> trace = traces_.PathTo(found.parent);
+    trace.push_back(found.action);
+    Fail(found.finding, std::move(trace));
+    return false;
+  }
+  return true;
+}
+
+void Engine::RunBfs(const State& root, WorldPtr world) {
+  PackedList<Slot> level;
+  {
+    std::string packed;
+    Pack(root, &packed);
+    level.Push(packed, Slot{.node = 0, .world = std::move(world)});
+  }
+  const std::size_t threads = static_cast<std::size_t>(options_.threads);
+  for (uint16_t depth = 1; !level.empty() && !Stopped(); ++depth) {
+    result_.frontier_max =
+        std::max<uint64_t>(result_.frontier_max, level.size());
+    ShowStatus(depth - 1, level.size());
+    // Chunks small enough to balance threads; their boundaries do not matter
+    // for the result.
+    const std::size_t chunk_size =
+        std::max<std::size_t>(1, level.size() / (threads * 16));
+    std::vector<Chunk> chunks;
+    for (std::size_t begin = 0; begin < level.size(); begin += chunk_size) {
+      chunks.push_back(Chunk{
+          .begin = begin, .end = std::min(level.size(), begin + chunk_size)});
+    }
+    std::atomic<std::size_t> next_chunk{0};
+    std::atomic<std::size_t> first_found{SIZE_MAX};
+    auto work = [&] {
+      for (std::size_t c; (c = next_chunk.fetch_add(1)) < chunks.size();) {
+        if (c > first_found.load()) continue;  // past a finding: discarded
+        ExpandChunk(&level, &chunks[c]);
+        if (chunks[c].found) {
+          std::size_t seen = first_found.load();
+          while (c < seen && !first_found.compare_exchange_weak(seen, c)) {
+          }
+        }
+      }
+    };
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& thread : pool) thread.join();
+    if (Stopped()) return;
+    level.Clear();
+    PackedList<Slot> next;
+    const bool going = MergeLevel(&chunks, depth, &next);
+    chunks.clear();
+    std::swap(level, next);
+    if (!going) return;
+  }
+}
+
+void Engine::RunDfs(const State& root, WorldPtr world) {
+  PackedList<Slot> stack;
+  std::string packed;
+  std::string key;
+  Pack(root, &packed);
+  stack.Push(packed, Slot{.node = 0, .depth = 0, .world = std::move(world)});
+  std::vector<Action> actions;
+  State state;
+  struct Child {
+    std::string packed;
+    Slot slot;
+  };
+  std::vector<Child> children;
+  uint64_t expanded = 0;
+  while (!stack.empty() && !Stopped()) {
+    stack.Unpack(stack.size() - 1, &state);
+    Slot item = std::move(stack.extra(stack.size() - 1));
+    stack.PopBack();
+    if ((++expanded & 63) == 0) {
+      CheckBudget();
+      ShowStatus(item.depth, stack.size());
+    }
+    result_.frontier_max =
+        std::max<uint64_t>(result_.frontier_max, stack.size() + 1);
+    model::EnabledActions(setup_.config, state, &actions);
+    children.clear();
+    const uint16_t depth = static_cast<uint16_t>(item.depth + 1);
+    for (const Action& action : actions) {
+      Successor next = Expand(state, item.world.get(), action, &counters_);
+      if (next.finding) {
+        std::vector<Action> trace = traces_.PathTo(item.node);
+        trace.push_back(action);
+        Fail(*next.finding, std::move(trace));
+        return;
+      }
+      if (exact()) keying_.Packed(next.state, &key);
+      if (!seen_.Insert(keying_.Fingerprint(next.state), key)) continue;
+      const uint32_t node = traces_.Add(item.node, PackAction(action));
+      counters_.CountState(depth);
+      result_.stats.depth_max = std::max<int>(result_.stats.depth_max, depth);
+      Pack(next.state, &packed);
+      children.push_back(Child{
+          packed,
+          Slot{.node = node, .depth = depth, .world = std::move(next.world)}});
+      if (seen_.size() >= options_.max_states) {
+        Stop(kMaxStates);
+        return;
+      }
+    }
+    // The first enabled action is explored first.
+    for (auto it = children.rbegin(); it != children.rend(); ++it)
+      stack.Push(it->packed, std::move(it->slot));
+  }
+}
+
+// One walk on its own: the states it visits and what it met. It reads no
+// shared state, so its outcome depends on the seed and the walk number alone.
+Walk Engine::RunWalk(const State& root, const impl::World* root_world,
+                     uint64_t walk) const {
+  Walk out;
+  uint64_t random = SplitMix64(setup_.seed ^ SplitMix64(walk));
+  State state = root;
+  WorldPtr world;
+  if (root_world != nullptr) world = std::make_unique<impl::World>(*root_world);
+  std::vector<Action> trace;
+  std::vector<Action> actions;
+  std::string key;
+  for (int step = 0; step < options_.depth && !Stopped(); ++step) {
+    model::EnabledActions(setup_.config, state, &actions);
+    if (actions.empty()) break;
+    random = SplitMix64(random);
+    const Action action = actions[random % actions.size()];
+    Successor next = Expand(state, world.get(), action, &out.counters);
+    trace.push_back(action);
+    if (next.finding) {
+      out.finding = std::make_pair(std::move(*next.finding), trace);
+      return out;
+    }
+    out.fingerprints.push_back(keying_.Fingerprint(next.state));
+    if (exact()) {
+      keying_.Packed(next.state, &key);
+      out.keys.push_back(key);
+    }
+    state = std::move(next.state);
+    world = std::move(next.world);
+  }
+  return out;
+}
+
+// Merges the finished walks that are next in walk order: their new states,
+// their counters, and the first finding, after which nothing more is merged.
+void Engine::MergeWalks(std::map<uint64_t, Walk>* ready, uint64_t* next_walk) {
+  while (!ready->empty() && ready->begin()->first == *next_walk &&
+         result_.verdict != Verdict::kViolation && !Stopped()) {
+    Walk walk = std::move(ready->begin()->second);
+    ready->erase(ready->begin());
+    ++*next_walk;
+    counters_.Add(walk.counters);
+    for (std::size_t k = 0; k < walk.fingerprints.size(); ++k) {
+      const std::string_view key =
+          exact() ? std::string_view(walk.keys[k]) : std::string_view();
+      if (!seen_.Insert(walk.fingerprints[k], key)) continue;
+      counters_.CountState(k + 1);
+      result_.stats.depth_max =
+          std::max<int>(result_.stats.depth_max, static_cast<int>(k + 1));
+      if (seen_.size() >= options_.max_states) {
+        Stop(kMaxStates);
+        return;
+      }
+    }
+    if (walk.finding) {
+      Fail(walk.finding->first, std::move(walk.finding->second));
+      return;
+    }
+  }
+}
+
+void Engine::RunRandom(const State& root, const impl::World* world) {
+  std::atomic<uint64_t> next_walk{0};
+  std::atomic<uint64_t> first_finding{UINT64_MAX};
+  std::mutex merge_lock;
+  std::map<uint64_t, Walk> ready;  // finished, not yet merged
+  uint64_t next_merge = 0;
+  auto work = [&](std::size_t thread) {
+    for (uint64_t walk; (walk = next_walk.fetch_add(1)) < options_.walks;) {
+      if (walk > first_finding.load() || Stopped()) return;
+      if ((walk & 15) == 0) {
+        std::lock_guard<std::mutex> lock(merge_lock);
+        CheckBudget();
+        if (thread == 0) ShowStatus(options_.depth, options_.walks - walk);
+      }
+      Walk done = RunWalk(root, world, walk);
+      if (done.finding) {
+        uint64_t seen = first_finding.load();
+        while (walk < seen &&
+               !first_finding.compare_exchange_weak(seen, walk)) {
+        }
+      }
+      std::lock_guard<std::mutex> lock(merge_lock);
+      ready.emplace(walk, std::move(done));
+      MergeWalks(&ready, &next_merge);
+    }
+  };
+  std::vector<std::thread> pool;
+  const std::size_t threads = static_cast<std::size_t>(options_.threads);
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
+  for (std::thread& thread : pool) thread.join();
+  MergeWalks(&ready, &next_merge);
+}
+
+SearchResult Engine::Finish() {
+  Stats& stats = result_.stats;
+  stats.states_distinct = seen_.size();
+  stats.transitions = counters_.transitions;
+  stats.coverage = counters_.coverage;
+  stats.states_per_depth = counters_.states_per_depth;
+  stats.seconds = clock_.Seconds();
+  stats.storage = std::string(Name(options_.storage));
+  stats.seen_bytes = seen_.bytes();
+  stats.trace_bytes = traces_.bytes();
+  stats.collision_probability = seen_.CollisionProbability();
+  stats.symmetry_permutations =
+      model::PermutationCount(keying_.bounds, keying_.symmetry);
+  const auto goals = model::AllGoals();
+  for (std::size_t g = 0; g < goals.size(); ++g) {
+    if ((applicable_ >> g & 1u) == 0) continue;
+    auto& list =
+        (counters_.goals >> g & 1u) ? stats.goals_reached : stats.goals_missed;
+    list.emplace_back(goals[g].name);
+  }
+  if (options_.status != nullptr) *options_.status << "\n";
+  if (result_.verdict == Verdict::kViolation) return std::move(result_);
+  if (Stopped()) {
+    result_.verdict = Verdict::kIncomplete;
+    result_.stopped_by = std::string(StopName(stop_.load()));
+    return std::move(result_);
+  }
+  // Random walks cover a sample: a missed goal is reported, not a violation.
+  if (options_.order != Order::kRandom && !stats.goals_missed.empty()) {
+    result_.verdict = Verdict::kViolation;
+    result_.violation =
+        SearchViolation{.invariant = stats.goals_missed.front(),
+                        .detail = "goal never reached",
+                        .states = {model::Init(setup_.config.bounds)}};
+  }
+  return std::move(result_);
+}
+
+SearchResult Engine::Run() {
+  MemoryGuard guard;
+  State root;
+  WorldPtr world;
+  if (!Start(&root, &world)) return Finish();
+  switch (options_.order) {
+    case Order::kBfs:
+      RunBfs(root, std::move(world));
+      break;
+    case Order::kDfs:
+      RunDfs(root, std::move(world));
+      break;
+    case Order::kRandom:
+      RunRandom(root, world.get());
+      break;
+  }
+  return Finish();
+}
+
+}  // namespace
+
+std::string_view Name(Order order) {
+  switch (order) {
+    case Order::kBfs:
+      return "bfs";
+    case Order::kDfs:
+      return "dfs";
+    case Order::kRandom:
+      return "random";
+  }
+  return "";
+}
+
+std::string_view Name(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kOk:
+      return "ok";
+    case Verdict::kViolation:
+      return "violation";
+    case Verdict::kIncomplete:
+      return "incomplete";
+  }
+  return "";
+}
+
+uint64_t Keying::Fingerprint(const State& state) const {
+  return model::CanonicalFingerprint(bounds, symmetry, state);
+}
+
+void Keying::Packed(const State& state, std::string* out) const {
+  std::string encoding;
+  model::CanonicalEncoding(bounds, symmetry, state, &encoding);
+  PackEncoding(encoding, out);
+}
+
+Keying KeyingOf(const model::Config& config, const Options& options) {
+  return Keying{.bounds = config.bounds,
+                .symmetry = options.symmetry ? model::SymmetryOf(config)
+                                             : model::Symmetry{}};
+}
+
+SearchResult SearchModel(const model::Config& config, Options options) {
+  options.lockstep = false;
+  return Search(LockstepSetup{.config = config}, options);
+}
+
+Status Replay(const model::Config& config, const std::vector<Action>& trace,
+              std::vector<State>* states) {
+  states->clear();
+  states->push_back(model::Init(config.bounds));
+  for (std::size_t k = 0; k < trace.size(); ++k) {
+    if (!model::IsEnabled(config, states->back(), trace[k])) {
+      return Status::InvalidArgument("step " + std::to_string(k + 1) + " (" +
+                                     model::ToString(trace[k]) +
+                                     ") is not enabled");
+    }
+    model::Outcome outcome;
+    states->push_back(model::Apply(config, states->back(), trace[k], &outcome));
+  }
+  return Status::Ok();
+}
+
+uint64_t ResidentMegabytes() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t size = 0;
+  uint64_t resident = 0;
+  if (!(statm >> size >> resident)) return 0;
+  const long page = sysconf(_SC_PAGESIZE);
+  return resident * static_cast<uint64_t>(page > 0 ? page : 4096) >> 20;
+}
+
+SearchResult Search(const LockstepSetup& setup, const Options& options) {
+  MEMWAL_ASSERT(model::CheckConfig(setup.config).ok());
+  MEMWAL_ASSERT(options.threads >= 1 && options.max_states >= 1);
+  Engine engine(setup, options);
+  return engine.Run();
+}
+
+}  // namespace memwal::checker::engine

@@ -1,0 +1,180 @@
+// Shard and index permutations of a state (model/symmetry.h).
+#include "model/symmetry.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+#include <vector>
+
+namespace memwal::model {
+namespace {
+
+RowSet PermuteRows(RowSet rows, const Permutation& p) {
+  RowSet out = 0;
+  for (int s = 0; s < kShardsMax; ++s) {
+    for (int g = 1; g <= kGenerationsMax; ++g) {
+      if (rows & RowBit(s, g)) out |= RowBit(p.shards[s], g);
+    }
+  }
+  return out;
+}
+
+IndexSet PermuteIndexes(IndexSet set, const Permutation& p) {
+  IndexSet out = 0;
+  for (int i = 0; i < kIndexesMax; ++i) {
+    if (Contains(set, i)) out |= static_cast<IndexSet>(1u << p.indexes[i]);
+  }
+  return out;
+}
+
+// Op::index of a user CreateIndex-class op: the name in bits 0-3, 1 + a
+// second name in bits 4-7 (R61; 0 in env none).
+uint8_t PermuteIndexName(uint8_t index, const Permutation& p) {
+  if (index == kForeignIndex) return index;
+  const int second = index >> 4;
+  const uint8_t first = p.indexes[index & 0x0f];
+  return static_cast<uint8_t>(
+      first | (second != 0 ? (p.indexes[second - 1] + 1) << 4 : 0));
+}
+
+bool OpNamesIndex(OpKind kind) {
+  return kind == OpKind::kUpdateColumns || kind == OpKind::kCreateIndex ||
+         kind == OpKind::kOptimizeIndex || kind == OpKind::kDropIndex;
+}
+
+bool TxnNamesShard(OpKind kind) {
+  return kind == OpKind::kCompactSsTable || kind == OpKind::kRecordProgress;
+}
+
+void PermuteVersion(const Version& in, const Permutation& p, Version* out) {
+  *out = in;
+  for (int i = 0; i < kIndexesMax; ++i) {
+    out->segments[p.indexes[i]] = in.segments[i];
+    for (int s = 0; s < kShardsMax; ++s)
+      out->catchup[p.indexes[i]][p.shards[s]] = in.catchup[i][s];
+  }
+  for (int s = 0; s < kShardsMax; ++s)
+    out->compacted[p.shards[s]] = in.compacted[s];
+  if (OpNamesIndex(in.op.kind))
+    out->op.index = PermuteIndexName(in.op.index, p);
+  if (in.op.progress_generation > 0)
+    out->op.progress_shard = p.shards[in.op.progress_shard];
+}
+
+void Factorials(int n, std::vector<std::vector<uint8_t>>* out) {
+  std::vector<uint8_t> order(static_cast<std::size_t>(n));
+  std::iota(order.begin(), order.end(), uint8_t{0});
+  out->clear();
+  do {
+    out->push_back(order);
+  } while (std::next_permutation(order.begin(), order.end()));
+}
+
+}  // namespace
+
+Symmetry SymmetryOf(const Config& config) {
+  if (config.env != Env::kNone) return Symmetry{};
+  Symmetry symmetry;
+  symmetry.shards = config.bounds.shards > 1;
+  symmetry.indexes = config.bounds.indexes > 1 &&
+                     config.read != ReadMode::kSingleIndex &&
+                     !Has(config, Bug::kSingleIndexWatermark);
+  return symmetry;
+}
+
+std::string SymmetryNote(const Config& config) {
+  if (config.env != Env::kNone &&
+      (config.bounds.shards > 1 || config.bounds.indexes > 1))
+    return "no symmetry under env foreign (its advance offers single out "
+           "indexes)";
+  if (config.bounds.indexes > 1 && !SymmetryOf(config).indexes)
+    return "indexes are not interchangeable: the single-index reader caps by "
+           "the lowest-numbered index";
+  return "";
+}
+
+State Permute(const State& state, const Permutation& p) {
+  State out = state;
+  for (int v = 0; v < state.version_count; ++v)
+    PermuteVersion(state.versions[v], p, &out.versions[v]);
+  for (int t = 0; t < state.inflight_count; ++t) {
+    const Txn& in = state.inflight[t];
+    Txn& txn = out.inflight[t];
+    if (TxnNamesShard(in.kind)) txn.shard = p.shards[in.shard];
+    if (OpNamesIndex(in.kind)) txn.index = p.indexes[in.index];
+  }
+  for (int s = 0; s < kShardsMax; ++s) {
+    out.flushed[p.shards[s]] = state.flushed[s];
+    out.retired[p.shards[s]] = state.retired[s];
+  }
+  out.pending = PermuteRows(state.pending, p);
+  out.deleted = PermuteRows(state.deleted, p);
+  for (int f = 0; f < kFragmentsMax; ++f)
+    out.rows[f] = PermuteRows(state.rows[f], p);
+  for (int s = 0; s < kShardsMax; ++s) {
+    for (int g = 1; g <= kGenerationsMax; ++g) {
+      const int from = s * kGenerationsMax + g - 1;
+      const int to = p.shards[s] * kGenerationsMax + g - 1;
+      out.retire_cover[to] = PermuteIndexes(state.retire_cover[from], p);
+    }
+  }
+  Canonicalize(&out);
+  return out;
+}
+
+int PermutationCount(const Bounds& bounds, Symmetry symmetry) {
+  auto factorial = [](int n) {
+    int f = 1;
+    for (int k = 2; k <= n; ++k) f *= k;
+    return f;
+  };
+  return (symmetry.shards ? factorial(bounds.shards) : 1) *
+         (symmetry.indexes ? factorial(bounds.indexes) : 1);
+}
+
+void CanonicalEncoding(const Bounds& bounds, Symmetry symmetry,
+                       const State& state, std::string* out) {
+  Encode(state, out);
+  if (PermutationCount(bounds, symmetry) == 1) return;
+  // The permutation lists of each (bounds, symmetry), built once per thread.
+  thread_local Bounds cached_bounds{};
+  thread_local Symmetry cached_symmetry{};
+  thread_local std::vector<Permutation> permutations;
+  if (permutations.empty() || !(cached_bounds == bounds) ||
+      !(cached_symmetry == symmetry)) {
+    std::vector<std::vector<uint8_t>> shard_orders;
+    std::vector<std::vector<uint8_t>> index_orders;
+    Factorials(symmetry.shards ? bounds.shards : 1, &shard_orders);
+    Factorials(symmetry.indexes ? bounds.indexes : 1, &index_orders);
+    permutations.clear();
+    for (const auto& shards : shard_orders) {
+      for (const auto& indexes : index_orders) {
+        Permutation p;
+        for (int s = 0; s < kShardsMax; ++s)
+          p.shards[s] = static_cast<uint8_t>(s);
+        for (int i = 0; i < kIndexesMax; ++i)
+          p.indexes[i] = static_cast<uint8_t>(i);
+        std::copy(shards.begin(), shards.end(), p.shards.begin());
+        std::copy(indexes.begin(), indexes.end(), p.indexes.begin());
+        permutations.push_back(p);
+      }
+    }
+    cached_bounds = bounds;
+    cached_symmetry = symmetry;
+  }
+  std::string candidate;
+  for (std::size_t k = 1; k < permutations.size(); ++k) {
+    Encode(Permute(state, permutations[k]), &candidate);
+    if (candidate < *out) out->swap(candidate);
+  }
+}
+
+uint64_t CanonicalFingerprint(const Bounds& bounds, Symmetry symmetry,
+                              const State& state) {
+  if (PermutationCount(bounds, symmetry) == 1) return Fingerprint(state);
+  std::string encoding;
+  CanonicalEncoding(bounds, symmetry, state, &encoding);
+  return Hash64(encoding);
+}
+
+}  // namespace memwal::model
