@@ -148,7 +148,8 @@ Result<std::string> WriteTrace(const std::string& dir, const std::string& file,
                                const std::string& detail) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
-  if (error) return Status::IoError("cannot create " + dir);
+  if (error)
+    return Status::IoError("cannot create " + dir + ": " + error.message());
   const std::string path = (std::filesystem::path(dir) / file).string();
   const LockstepTrace trace{.trace = Trace{.config = setup.config,
                                            .seed = setup.seed,
@@ -332,6 +333,7 @@ VariantResult ReplayOne(const Variant& variant, const RunSettings& settings) {
       WriteTrace(dir, result.invariant + ".trace.json", variant.setup, true,
                  result.invariant, result.found, result.detail);
   if (found.ok()) result.trace_file = *found;
+  if (!found.ok()) result.write_error = found.status().message();
   return result;
 }
 
@@ -369,11 +371,13 @@ VariantResult RunOne(const LockstepSetup& setup, const RunSettings& settings,
       WriteTrace(dir, result.invariant + ".trace.json", setup, lockstep,
                  result.invariant, result.found, result.detail);
   if (found.ok()) result.trace_file = *found;
-  if (result.minimized) {
+  if (!found.ok()) result.write_error = found.status().message();
+  if (result.minimized && found.ok()) {
     Result<std::string> minimized = WriteTrace(
         dir, result.invariant + ".min.trace.json", result.minimized->setup,
         lockstep, result.invariant, result.minimized->trace, result.detail);
     if (minimized.ok()) result.min_trace_file = *minimized;
+    if (!minimized.ok()) result.write_error = minimized.status().message();
   }
   return result;
 }
@@ -407,6 +411,7 @@ VariantRow RunVariant(const Variant& variant, const RunSettings& settings) {
   }
   row.trace_file =
       result.min_trace_file.empty() ? result.trace_file : result.min_trace_file;
+  row.write_error = result.write_error;
   if (!variant.impl_test.empty() && result.verdict == Verdict::kOk) {
     row.verdict = "impl test";
     row.invariant = impl_test;
@@ -609,6 +614,11 @@ int RunVariantsCommand(const std::vector<std::string>& args, std::ostream& out,
                              : "lockstep with the implementation")
         << "; counterexamples under " << check.out_dir << "/\n"
         << VariantsText(rows);
+  }
+  for (const VariantRow& row : rows) {
+    if (row.write_error.empty()) continue;
+    err << "memwal-check variants: " << row.write_error << "\n";
+    return kExitUsage;
   }
   if (!parsed->run.html_dir.empty()) {
     const Status html = WriteVariantsPages(
