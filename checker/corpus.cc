@@ -18,6 +18,7 @@
 #include "checker/cli.h"
 #include "checker/lockstep_cli.h"
 #include "checker/trace.h"
+#include "checker/trace_reader.h"
 #include "model/invariants.h"
 #include "model/state.h"
 
@@ -437,10 +438,9 @@ Result<CorpusEntry> IncludedEntry(const std::string& path) {
     return Status::InvalidArgument("--include " + path + ": " +
                                    std::string(what));
   };
-  const Result<std::string> text = ReadFile(path);
-  if (!text.ok()) return fail(text.status().message());
-  const Result<LockstepTrace> trace = ParseLockstepTrace(*text);
-  if (!trace.ok()) return fail(trace.status().message());
+  const Result<LockstepTrace> trace = ReadTraceFile(path);
+  if (!trace.ok())
+    return Status::InvalidArgument("--include " + trace.status().message());
   CorpusEntry entry{.config = trace->trace.config, .steps = trace->trace.steps};
   entry.config.bugs = 0;
   if (entry.steps.size() > kCorpusStepsMax)
