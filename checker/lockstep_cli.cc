@@ -6,6 +6,7 @@
 #include <sstream>
 #include <thread>
 
+#include "checker/interrupt.h"
 #include "checker/liveness.h"
 #include "checker/report.h"
 #include "checker/trace.h"
@@ -360,6 +361,7 @@ Result<LockstepTrace> ParseLockstepTrace(std::string_view text) {
 int RunLockstepCheck(const CheckOptions& given, const RunOptions& run,
                      std::ostream& out, std::ostream& err) {
   CheckOptions check = given;
+  CatchInterrupts();
   const std::string env_note =
       EnableRequiredEnv(&check.config, run.impl_only_bugs);
   if (!env_note.empty()) err << "memwal-check: " << env_note << "\n";

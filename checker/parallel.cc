@@ -12,6 +12,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "checker/interrupt.h"
 #include "checker/parallel_set.h"
 #include "model/invariants.h"
 
@@ -120,7 +121,13 @@ struct Chunk {
   std::optional<Found> found{};
 };
 
-enum StopReason : int { kRunning = 0, kMaxStates, kTimeLimit, kMemoryLimit };
+enum StopReason : int {
+  kRunning = 0,
+  kMaxStates,
+  kTimeLimit,
+  kMemoryLimit,
+  kInterrupted
+};
 
 std::string_view StopName(int reason) {
   switch (reason) {
@@ -130,6 +137,8 @@ std::string_view StopName(int reason) {
       return "time-limit";
     case kMemoryLimit:
       return "memory-limit";
+    case kInterrupted:
+      return "interrupted";
   }
   return "";
 }
@@ -209,6 +218,7 @@ Successor Engine::Expand(const State& from,
 }
 
 void Engine::CheckBudget() {
+  if (Interrupted()) Stop(kInterrupted);
   if (options_.time_limit_s > 0 && clock_.Seconds() > options_.time_limit_s)
     Stop(kTimeLimit);
   if (options_.memory_limit_mb > 0 &&

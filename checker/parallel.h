@@ -65,7 +65,8 @@ struct SearchResult {
   Verdict verdict = Verdict::kOk;
   Stats stats;
   std::optional<SearchViolation> violation;
-  std::string stopped_by;  // "max-states", "time-limit", "memory-limit"
+  std::string stopped_by;  // "max-states", "time-limit", "memory-limit",
+                           // "interrupted" (checker/interrupt.h)
   uint64_t frontier_max = 0;
 };
 

@@ -9,6 +9,7 @@
 
 #include "checker/cli.h"
 #include "checker/expect.h"
+#include "checker/interrupt.h"
 #include "checker/liveness.h"
 #include "checker/lockstep_cli.h"
 #include "checker/report.h"
@@ -580,6 +581,7 @@ int RunVariantsCommand(const std::vector<std::string>& args, std::ostream& out,
       .minimize = parsed->minimize,
       .out_dir = check.out_dir};
   std::vector<Variant> variants = AllVariants(check.config);
+  CatchInterrupts();
   for (const std::string& name : parsed->only) {
     const bool known =
         std::any_of(variants.begin(), variants.end(),
@@ -597,6 +599,12 @@ int RunVariantsCommand(const std::vector<std::string>& args, std::ostream& out,
         std::find(parsed->only.begin(), parsed->only.end(), variant.name) ==
             parsed->only.end()) {
       continue;
+    }
+    if (Interrupted()) {
+      err << "memwal-check variants: " << InterruptName()
+          << "; the table is partial\n";
+      incomplete = true;
+      break;
     }
     variant.setup.seed = check.seed;
     rows.push_back(RunVariant(variant, settings));
@@ -628,7 +636,7 @@ int RunVariantsCommand(const std::vector<std::string>& args, std::ostream& out,
       return kExitUsage;
     }
   }
-  if (parsed->expectations.empty())
+  if (parsed->expectations.empty() || Interrupted())
     return incomplete ? kExitIncomplete : kExitOk;
   const std::vector<std::string> unmet = Unmet(parsed->expectations, outcomes);
   for (const std::string& line : unmet)
