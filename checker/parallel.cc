@@ -90,6 +90,17 @@ struct Counters {
   }
 };
 
+// One random walk, run without touching the shared set; RunRandom merges
+// the walks of a batch in walk order, so that counts do not depend on which
+// thread ran which walk, or when.
+struct WalkRecord {
+  bool ran = false;   // the walk ran to its end (no budget stopped it)
+  Counters counters;  // its transitions, coverage and goals
+  std::vector<std::pair<uint64_t, uint16_t>> visited{};  // fingerprint, depth
+  int depth = 0;  // steps taken, the violating one excluded
+  std::optional<std::pair<Finding, std::vector<Action>>> finding{};
+};
+
 struct Successor {
   State state;
   std::optional<impl::World> world;
@@ -165,7 +176,8 @@ class Engine {
   void RunBfs(Item root);
   void RunDfs(Item root);
   void RunRandom(const Item& root);
-  void RunWalk(const Item& root, uint64_t walk, Counters* counters);
+  void RunWalk(const Item& root, uint64_t walk, WalkRecord* record);
+  void MergeWalks(uint64_t first, std::vector<WalkRecord>* records);
   void CheckBudget();
   bool Stopped() const { return stop_.load(std::memory_order_relaxed) != 0; }
   void Stop(int reason) {
@@ -186,7 +198,7 @@ class Engine {
   Clock clock_;
   std::atomic<int> stop_{kRunning};
   SearchResult result_;
-  std::mutex mutex_;  // random walks: the best violation so far
+  // Random walks: the lowest violating walk, set by MergeWalks.
   uint64_t best_walk_ = UINT64_MAX;
   std::optional<std::pair<Finding, std::vector<Action>>> best_;
 };
@@ -459,67 +471,98 @@ void Engine::RunDfs(Item root) {
   }
 }
 
-void Engine::RunWalk(const Item& root, uint64_t walk, Counters* counters) {
+void Engine::RunWalk(const Item& root, uint64_t walk, WalkRecord* record) {
   uint64_t random = SplitMix64(setup_.seed ^ SplitMix64(walk));
   State state = root.state;
   std::optional<impl::World> world = root.world;
   std::vector<Action> trace;
   std::vector<Action> actions;
-  for (int step = 0; step < options_.depth && !Stopped(); ++step) {
+  for (int step = 0; step < options_.depth; ++step) {
+    if (Stopped()) return;  // record->ran stays false: not merged
     model::EnabledActions(setup_.config, state, &actions);
     if (actions.empty()) break;
     random = SplitMix64(random);
     const Action action = actions[random % actions.size()];
-    Successor next = Expand(state, world, action, counters);
+    Successor next = Expand(state, world, action, &record->counters);
     trace.push_back(action);
     if (next.finding) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (walk < best_walk_) {
-        best_walk_ = walk;
-        best_ = std::make_pair(std::move(*next.finding), trace);
-      }
-      return;
+      record->finding = std::make_pair(std::move(*next.finding), trace);
+      break;
     }
-    if (seen_.Insert(model::Fingerprint(next.state))) {
-      counters->CountState(trace.size());
-    } else if (seen_.full()) {
-      Stop(kMaxStates);
-      return;
-    }
+    record->visited.emplace_back(model::Fingerprint(next.state),
+                                 static_cast<uint16_t>(trace.size()));
+    record->depth = static_cast<int>(trace.size());
     state = std::move(next.state);
     world = std::move(next.world);
-    std::lock_guard<std::mutex> lock(mutex_);
-    result_.stats.depth_max =
-        std::max<int>(result_.stats.depth_max, static_cast<int>(trace.size()));
+  }
+  MEMWAL_ASSERT(trace.size() <= static_cast<std::size_t>(options_.depth));
+  record->ran = true;
+}
+
+// Merges walks first, first + 1, ... in that order, up to the first that did
+// not run or that broke an invariant (walks after it are not counted): the
+// states they visit go into seen_, first visits are counted at their depth.
+void Engine::MergeWalks(uint64_t first, std::vector<WalkRecord>* records) {
+  for (std::size_t k = 0; k < records->size(); ++k) {
+    WalkRecord& record = (*records)[k];
+    if (!record.ran) return;
+    counters_.Add(record.counters);
+    result_.stats.depth_max = std::max(result_.stats.depth_max, record.depth);
+    for (const auto& [fingerprint, depth] : record.visited) {
+      if (seen_.Insert(fingerprint)) {
+        counters_.CountState(depth);
+      } else if (seen_.full()) {
+        Stop(kMaxStates);
+        return;
+      }
+    }
+    if (record.finding) {
+      best_walk_ = first + k;
+      best_ = std::move(record.finding);
+      return;
+    }
   }
 }
 
+// Runs the walks in batches of kWalkBatch: the threads share a batch's walks,
+// then MergeWalks counts them in walk order. Counts, coverage and the trace
+// are the same for any thread count (a budget stop excepted: it ends the run
+// after a prefix of the walks that depends on timing).
 void Engine::RunRandom(const Item& root) {
+  constexpr uint64_t kWalkBatch = 256;
   seen_.Reserve(static_cast<std::size_t>(std::min<uint64_t>(
       options_.max_states,
       options_.walks * static_cast<uint64_t>(std::max(options_.depth, 1)) +
           1)));
-  std::atomic<uint64_t> next_walk{0};
-  std::vector<Counters> counters(static_cast<std::size_t>(options_.threads));
-  auto work = [&](std::size_t thread) {
-    for (uint64_t walk; (walk = next_walk.fetch_add(1)) < options_.walks;) {
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (walk > best_walk_) return;
+  for (uint64_t first = 0; first < options_.walks; first += kWalkBatch) {
+    if (Stopped() || best_) break;
+    std::vector<WalkRecord> records(
+        static_cast<std::size_t>(std::min(kWalkBatch, options_.walks - first)));
+    std::atomic<uint64_t> next{0};
+    std::atomic<uint64_t> lowest_finding{UINT64_MAX};
+    auto work = [&](std::size_t thread) {
+      for (uint64_t k; (k = next.fetch_add(1)) < records.size();) {
+        // Walks after a violating one of this batch are never merged.
+        if (k > lowest_finding.load() || Stopped()) return;
+        if (((first + k) & 15) == 0) {
+          CheckBudget();
+          if (thread == 0)
+            ShowStatus(options_.depth, options_.walks - first - k);
+        }
+        RunWalk(root, first + k, &records[k]);
+        if (!records[k].finding) continue;
+        uint64_t seen = lowest_finding.load();
+        while (k < seen && !lowest_finding.compare_exchange_weak(seen, k)) {
+        }
       }
-      if (Stopped()) return;
-      if ((walk & 15) == 0) {
-        CheckBudget();
-        if (thread == 0) ShowStatus(options_.depth, options_.walks - walk);
-      }
-      RunWalk(root, walk, &counters[thread]);
-    }
-  };
-  std::vector<std::thread> pool;
-  for (std::size_t t = 1; t < counters.size(); ++t) pool.emplace_back(work, t);
-  work(0);
-  for (std::thread& thread : pool) thread.join();
-  for (const Counters& c : counters) counters_.Add(c);
+    };
+    std::vector<std::thread> pool;
+    for (int t = 1; t < options_.threads; ++t)
+      pool.emplace_back(work, static_cast<std::size_t>(t));
+    work(0);
+    for (std::thread& thread : pool) thread.join();
+    MergeWalks(first, &records);
+  }
   if (best_) Fail(best_->first, std::move(best_->second));
 }
 
