@@ -13,10 +13,13 @@
 # expected one, stderr holds exactly one "memwal-check..." line (other lines
 # may only be seed=N), that line matches the message column (an ERE; "-"
 # means no such line is expected), and the check column (bash, "-" for none)
-# succeeds.
+# succeeds. Setup and commands may use $M (the binary), $TABLE (a fixture
+# table to copy), $SHARD and $NEWEST (a shard of it and its newest manifest).
 set -uo pipefail
 
-readonly checker="$1" cases="$2" wanted="$3"
+checker=$(readlink -f "$1")
+cases=$(readlink -f "$2")
+readonly checker cases wanted="$3"
 
 fail() {
   echo "hostile case $wanted: $*" >&2
@@ -57,7 +60,11 @@ trap 'chmod -R u+rwx "$sandbox" 2>/dev/null; rm -rf "$sandbox"' EXIT
 cd "$sandbox" || fail "no sandbox"
 make_fixtures
 M="$checker"
-export M
+# A LanceDB-written MemWAL table with two shards (tests/fixtures/lancedb/).
+TABLE="$(cd "$(dirname "$cases")/../fixtures/lancedb/tables" && pwd)/memwal_bucket.lance"
+SHARD=_mem_wal/8e131bde-8368-54ff-89d9-c2e1cc781b29
+NEWEST="$SHARD/manifest/0001000000000000000000000000000000000000000000000000000000000000.binpb"
+export M TABLE SHARD NEWEST
 [ "$setup" = "-" ] || eval "$setup" || fail "setup failed: $setup"
 [ "$output" = "-" ] && output="__no_output__"
 before=$(snapshot "$output")
