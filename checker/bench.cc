@@ -464,8 +464,8 @@ Result<BenchOptions> ParseBench(const std::vector<std::string>& args) {
       continue;
     }
     if (k + 1 >= args.size())
-      return Status::InvalidArgument("bench: unknown or incomplete flag '" +
-                                     flag + "'");
+      return Status::InvalidArgument("unknown or incomplete flag '" + flag +
+                                     "'");
     const std::string& value = args[++k];
     const int number = std::atoi(value.c_str());
     if (flag == "--preset") {
@@ -479,7 +479,7 @@ Result<BenchOptions> ParseBench(const std::vector<std::string>& args) {
     } else if (flag == "--lockstep-transitions" && number >= 1) {
       options.lockstep_transitions = static_cast<uint64_t>(number);
     } else {
-      return Status::InvalidArgument("bench: bad flag or value '" + flag + " " +
+      return Status::InvalidArgument("bad flag or value '" + flag + " " +
                                      value + "'");
     }
   }
@@ -698,7 +698,7 @@ int RunBenchCommand(const std::vector<std::string>& args, std::ostream& out,
   Measured measured;
   const Status status = Measure(*options, &measured);
   if (!status.ok()) {
-    err << "bench: " << status.ToString() << "\n";
+    err << "memwal-check bench: " << status.message() << "\n";
     return 2;
   }
   if (options->json) {
