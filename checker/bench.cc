@@ -27,6 +27,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/output_file.h"
 #include "checker/lockstep.h"
 #include "checker/parallel.h"
 #include "model/actions.h"
@@ -204,11 +205,7 @@ Status BuildPan(const std::string& dir, const std::string& source,
                 const std::string& cflags) {
   const std::string cd = "cd '" + dir + "' && ";
   Shell(cd + "rm -f pan", "/dev/null");
-  {
-    std::ofstream pml(dir + "/memwal.pml");
-    pml << source;
-    if (!pml) return Status::IoError("cannot write " + dir + "/memwal.pml");
-  }
+  MEMWAL_RETURN_IF_ERROR(WriteOutputFile(dir + "/memwal.pml", source));
   if (Shell(cd + "spin -a memwal.pml", dir + "/spin.log") != 0) {
     return Status::FailedPrecondition("spin -a failed: " +
                                       ReadFile(dir + "/spin.log"));
