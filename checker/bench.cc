@@ -27,6 +27,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/output_file.h"
 #include "checker/lockstep.h"
 #include "checker/engine/search.h"
 #include "model/actions.h"
@@ -204,11 +205,7 @@ Status BuildPan(const std::string& dir, const std::string& source,
                 const std::string& cflags) {
   const std::string cd = "cd '" + dir + "' && ";
   Shell(cd + "rm -f pan", "/dev/null");
-  {
-    std::ofstream pml(dir + "/memwal.pml");
-    pml << source;
-    if (!pml) return Status::IoError("cannot write " + dir + "/memwal.pml");
-  }
+  MEMWAL_RETURN_IF_ERROR(WriteOutputFile(dir + "/memwal.pml", source));
   if (Shell(cd + "spin -a memwal.pml", dir + "/spin.log") != 0) {
     return Status::FailedPrecondition("spin -a failed: " +
                                       ReadFile(dir + "/spin.log"));
@@ -464,8 +461,8 @@ Result<BenchOptions> ParseBench(const std::vector<std::string>& args) {
       continue;
     }
     if (k + 1 >= args.size())
-      return Status::InvalidArgument("bench: unknown or incomplete flag '" +
-                                     flag + "'");
+      return Status::InvalidArgument("unknown or incomplete flag '" + flag +
+                                     "'");
     const std::string& value = args[++k];
     const int number = std::atoi(value.c_str());
     if (flag == "--preset") {
@@ -479,7 +476,7 @@ Result<BenchOptions> ParseBench(const std::vector<std::string>& args) {
     } else if (flag == "--lockstep-transitions" && number >= 1) {
       options.lockstep_transitions = static_cast<uint64_t>(number);
     } else {
-      return Status::InvalidArgument("bench: bad flag or value '" + flag + " " +
+      return Status::InvalidArgument("bad flag or value '" + flag + " " +
                                      value + "'");
     }
   }
@@ -698,7 +695,7 @@ int RunBenchCommand(const std::vector<std::string>& args, std::ostream& out,
   Measured measured;
   const Status status = Measure(*options, &measured);
   if (!status.ok()) {
-    err << "bench: " << status.ToString() << "\n";
+    err << "memwal-check bench: " << status.message() << "\n";
     return 2;
   }
   if (options->json) {

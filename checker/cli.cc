@@ -3,6 +3,8 @@
 
 #include <sstream>
 
+#include "base/output_file.h"
+
 namespace memwal::checker {
 namespace {
 
@@ -11,18 +13,21 @@ Status Usage(std::string_view message) {
 }
 
 Result<uint64_t> ParseUnsigned(std::string_view flag, std::string_view text) {
-  if (text.empty() || text.size() > 18) {
+  const bool digits =
+      !text.empty() && text.find_first_not_of("0123456789") == text.npos;
+  if (!digits) {
     return Usage(std::string(flag) + " needs a non-negative integer, not '" +
-                 std::string(text) + "'");
+                 Escaped(text, 40) + "'");
+  }
+  // 18 digits always fit; longer numbers are refused as out of range, not as
+  // "not an integer".
+  if (text.size() > 18) {
+    return Usage(std::string(flag) +
+                 " is out of range (at most 18 digits, not '" +
+                 Escaped(text, 40) + "')");
   }
   uint64_t value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') {
-      return Usage(std::string(flag) + " needs a non-negative integer, not '" +
-                   std::string(text) + "'");
-    }
-    value = value * 10 + static_cast<uint64_t>(c - '0');
-  }
+  for (char c : text) value = value * 10 + static_cast<uint64_t>(c - '0');
   return value;
 }
 
@@ -118,6 +123,8 @@ Result<bool> ParseRunFlag(std::string_view flag, Args* args,
       return Usage("--max-states must be at least 1");
   } else if (flag == "--time-limit") {
     MEMWAL_ASSIGN_OR_RETURN(const uint64_t seconds, ParseUnsigned(flag, value));
+    // As --max-states: 0 is refused, not read as "no limit" (omit the flag).
+    if (seconds == 0) return Usage("--time-limit must be at least 1");
     options->explore.time_limit_s = static_cast<double>(seconds);
   } else if (flag == "--seed") {
     MEMWAL_ASSIGN_OR_RETURN(options->seed, ParseUnsigned(flag, value));

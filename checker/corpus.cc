@@ -8,16 +8,23 @@
 // joins (so that --count is met on small bounds too).
 #include "checker/corpus.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <iostream>
 #include <optional>
 #include <set>
+#include <sstream>
 
 #include "base/assert.h"
 #include "checker/cli.h"
+#include "checker/interrupt.h"
 #include "checker/lockstep_cli.h"
 #include "checker/trace.h"
+#include "checker/trace_reader.h"
 #include "model/invariants.h"
 #include "model/state.h"
 
@@ -231,6 +238,31 @@ Features ApplicableFeatures(const Config& config) {
   return wanted;
 }
 
+// What stops the build now ("" nothing): a signal or a spent budget. The
+// resident set is read every 256 walks (it costs a /proc read).
+std::string BudgetSpent(const CorpusOptions& options, double seconds,
+                        std::size_t states, std::size_t attempts) {
+  if (Interrupted()) return std::string(InterruptName());
+  if (options.time_limit_s > 0 && seconds > options.time_limit_s)
+    return "time-limit";
+  if (options.max_states > 0 && states >= options.max_states)
+    return "max-states";
+  if (options.memory_limit_mb > 0 && attempts % 256 == 0 &&
+      engine::ResidentMegabytes() > options.memory_limit_mb)
+    return "memory-limit";
+  return "";
+}
+
+void ShowProgress(const CorpusOptions& options, const Corpus& corpus,
+                  std::size_t states, double seconds) {
+  char line[160];
+  std::snprintf(
+      line, sizeof(line),
+      "\rcorpus: entries %zu of %zu  walks %zu  states %zu  %.0f s   ",
+      corpus.entries.size(), options.count, corpus.attempts, states, seconds);
+  *options.status << line << std::flush;
+}
+
 }  // namespace
 
 std::string EncodeCorpusEntry(const CorpusEntry& entry) {
@@ -287,8 +319,20 @@ Corpus BuildCorpus(const CorpusOptions& options) {
   Features covered;
   std::set<uint64_t> keys;
   std::set<uint64_t> states;
+  const auto start = std::chrono::steady_clock::now();
+  double shown_s = 0;
   while (corpus.entries.size() < options.count &&
          corpus.attempts < attempts_max) {
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    corpus.stopped_by =
+        BudgetSpent(options, seconds, states.size(), corpus.attempts);
+    if (!corpus.stopped_by.empty()) break;
+    if (options.status != nullptr && seconds >= shown_s + 1) {
+      shown_s = seconds;
+      ShowProgress(options, corpus, states.size(), seconds);
+    }
     ++corpus.attempts;
     Walk walk = RandomWalk(options.config, depth, &random);
     if (walk.actions.empty()) continue;
@@ -311,6 +355,7 @@ Corpus BuildCorpus(const CorpusOptions& options) {
     states.insert(walk.fingerprints.begin(), walk.fingerprints.end());
     corpus.entries.push_back(std::move(walk.actions));
   }
+  if (options.status != nullptr && shown_s > 0) *options.status << "\n";
   corpus.features.assign(covered.begin(), covered.end());
   for (const std::string& f : ApplicableFeatures(options.config)) {
     if (covered.count(f) == 0) corpus.features_missed.push_back(f);
@@ -327,29 +372,6 @@ std::string EntryName(std::size_t index) {
   return name;
 }
 
-Status MakeDirectory(const std::filesystem::path& path) {
-  std::error_code error;
-  std::filesystem::create_directories(path, error);
-  if (error) {
-    return Status::IoError("cannot create directory " + path.string() + ": " +
-                           error.message());
-  }
-  return Status::Ok();
-}
-
-// A corpus directory must be new or empty: stale entries of an earlier run
-// would otherwise mix with this one's.
-Status CheckOutputDirectory(const std::string& dir) {
-  std::error_code error;
-  const std::filesystem::path path(dir);
-  if (!std::filesystem::exists(path, error)) return Status::Ok();
-  if (!std::filesystem::is_directory(path, error))
-    return Status::InvalidArgument(dir + " exists and is not a directory");
-  if (!std::filesystem::is_empty(path, error) || error)
-    return Status::InvalidArgument(dir + " is not empty");
-  return Status::Ok();
-}
-
 Status Usage(std::string_view message) {
   return Status::InvalidArgument(message);
 }
@@ -364,6 +386,7 @@ Result<uint64_t> Unsigned(std::string_view flag, const std::string& text) {
 
 struct CorpusCommand {
   bool help = false;
+  CorpusDirMode mode = CorpusDirMode::kNew;
   CorpusOptions options{};
   std::string dir{};
   std::vector<std::string> includes{};  // --include TRACE, in order
@@ -394,6 +417,21 @@ Result<CorpusCommand> ParseCorpus(const std::vector<std::string>& args) {
       }
       continue;
     }
+    if (flag == "--resume" || flag == "--force") {
+      const CorpusDirMode mode =
+          flag == "--resume" ? CorpusDirMode::kResume : CorpusDirMode::kForce;
+      if (command.mode != CorpusDirMode::kNew && command.mode != mode)
+        return Usage("--resume and --force exclude each other");
+      command.mode = mode;
+      continue;
+    }
+    if (flag == "--memory-limit") {
+      if (i + 1 == args.size()) return Usage(flag + " needs a value");
+      MEMWAL_ASSIGN_OR_RETURN(const uint64_t mb, Unsigned(flag, args[++i]));
+      if (mb == 0) return Usage(flag + " must be at least 1");
+      command.options.memory_limit_mb = mb;
+      continue;
+    }
     if (flag == "--include") {
       if (i + 1 == args.size()) return Usage("--include needs a trace file");
       command.includes.push_back(args[++i]);
@@ -414,6 +452,8 @@ Result<CorpusCommand> ParseCorpus(const std::vector<std::string>& args) {
     return Usage("corpus: unexpected arguments (see corpus --help)");
   command.options.config = parsed->check.config;
   command.options.seed = parsed->check.seed;
+  command.options.time_limit_s = parsed->check.explore.time_limit_s;
+  command.options.max_states = parsed->check.explore.max_states;
   command.dir = parsed->check.out_dir;
   return command;
 }
@@ -437,10 +477,9 @@ Result<CorpusEntry> IncludedEntry(const std::string& path) {
     return Status::InvalidArgument("--include " + path + ": " +
                                    std::string(what));
   };
-  const Result<std::string> text = ReadFile(path);
-  if (!text.ok()) return fail(text.status().message());
-  const Result<LockstepTrace> trace = ParseLockstepTrace(*text);
-  if (!trace.ok()) return fail(trace.status().message());
+  const Result<LockstepTrace> trace = ReadTraceFile(path);
+  if (!trace.ok())
+    return Status::InvalidArgument("--include " + trace.status().message());
   CorpusEntry entry{.config = trace->trace.config, .steps = trace->trace.steps};
   entry.config.bugs = 0;
   if (entry.steps.size() > kCorpusStepsMax)
@@ -461,41 +500,40 @@ Result<CorpusEntry> IncludedEntry(const std::string& path) {
   return entry;
 }
 
-// Writes included entries as DIR/json/trace-NNNN.json and DIR/bin/trace-NNNN.
-Status WriteIncluded(const std::vector<CorpusEntry>& entries, uint64_t seed,
-                     const std::string& dir) {
-  const std::filesystem::path root(dir);
+// Adds DIR/json/NAME.json and DIR/bin/NAME for one entry.
+void AddEntryFiles(const std::string& name, const CorpusEntry& entry,
+                   uint64_t seed, CorpusFiles* files) {
+  files->push_back({"json/" + name + ".json",
+                    CorpusTraceText(entry.config, seed, entry.steps)});
+  files->push_back({"bin/" + name, EncodeCorpusEntry(entry)});
+}
+
+// The included entries' files, DIR/json/trace-NNNN.json and DIR/bin/trace-NNNN.
+void AddIncludedFiles(const std::vector<CorpusEntry>& entries, uint64_t seed,
+                      CorpusFiles* files) {
   for (std::size_t i = 0; i < entries.size(); ++i) {
     char name[32];
     std::snprintf(name, sizeof(name), "trace-%04zu", i);
-    MEMWAL_RETURN_IF_ERROR(WriteFileAtomically(
-        (root / "json" / (std::string(name) + ".json")).string(),
-        CorpusTraceText(entries[i].config, seed, entries[i].steps)));
-    MEMWAL_RETURN_IF_ERROR(WriteFileAtomically((root / "bin" / name).string(),
-                                               EncodeCorpusEntry(entries[i])));
+    AddEntryFiles(name, entries[i], seed, files);
   }
-  return Status::Ok();
+}
+
+CorpusFiles EntryFiles(const Corpus& corpus, const Config& config,
+                       uint64_t seed) {
+  CorpusFiles files;
+  for (std::size_t i = 0; i < corpus.entries.size(); ++i) {
+    AddEntryFiles(EntryName(i),
+                  CorpusEntry{.config = config, .steps = corpus.entries[i]},
+                  seed, &files);
+  }
+  return files;
 }
 
 }  // namespace
 
 Status WriteCorpus(const Corpus& corpus, const Config& config, uint64_t seed,
-                   const std::string& dir) {
-  MEMWAL_RETURN_IF_ERROR(CheckOutputDirectory(dir));
-  const std::filesystem::path root(dir);
-  MEMWAL_RETURN_IF_ERROR(MakeDirectory(root / "json"));
-  MEMWAL_RETURN_IF_ERROR(MakeDirectory(root / "bin"));
-  for (std::size_t i = 0; i < corpus.entries.size(); ++i) {
-    const std::string name = EntryName(i);
-    MEMWAL_RETURN_IF_ERROR(
-        WriteFileAtomically((root / "json" / (name + ".json")).string(),
-                            CorpusTraceText(config, seed, corpus.entries[i])));
-    const std::string bytes = EncodeCorpusEntry(
-        CorpusEntry{.config = config, .steps = corpus.entries[i]});
-    MEMWAL_RETURN_IF_ERROR(
-        WriteFileAtomically((root / "bin" / name).string(), bytes));
-  }
-  return Status::Ok();
+                   const std::string& dir, CorpusDirMode mode) {
+  return WriteCorpusFiles(dir, EntryFiles(corpus, config, seed), mode);
 }
 
 std::string CorpusHelp() {
@@ -504,7 +542,10 @@ std::string CorpusHelp() {
          "                           [--protocol P] [--read R] [--gc G] [--env "
          "E] "
          "[--bug NAME]...\n"
-         "                           [--include TRACE]...\n"
+         "                           [--include TRACE]... [--resume | "
+         "--force]\n"
+         "                           [--time-limit S] [--max-states N] "
+         "[--memory-limit MB]\n"
          "                           [--preset NAME | --shards N ...]\n"
          "Writes N (default 500) distinct interleavings chosen by seeded "
          "random walks\n"
@@ -521,10 +562,51 @@ std::string CorpusHelp() {
          "DIR/json/trace-NNNN.json\n"
          "and DIR/bin/trace-NNNN, with the trace's own config; bug switches "
          "are not encoded.\n"
-         "Variant options and bounds as in `check`. Exit 0 written, 2 bad "
-         "usage or an\n"
-         "unwritable DIR.\n";
+         "Variant options and bounds as in `check`.\n"
+         "Budgets: --time-limit S, --max-states N (distinct states visited), "
+         "--memory-limit MB;\n"
+         "SIGINT or SIGTERM stops the same way. The marker is written last: "
+         "DIR/COMPLETE, or\n"
+         "DIR/INCOMPLETE (why, then the summary) when a budget or a signal "
+         "stopped the build.\n"
+         "--resume continues a partial DIR (same options and seed: the build "
+         "is deterministic);\n"
+         "--force replaces a corpus DIR (json/, bin/ and markers only).\n"
+         "Exit 0 written and complete, 2 bad usage or an unwritable DIR, 3 "
+         "stopped early\n"
+         "(written, marked incomplete).\n";
 }
+
+namespace {
+
+// The lines `corpus` prints, also the marker's body.
+std::string CorpusSummary(const CorpusOptions& options, const Corpus& corpus,
+                          std::size_t included) {
+  std::ostringstream text;
+  text << "seed=" << options.seed
+       << "\nconfig: " << model::ToString(options.config)
+       << "\nentries: " << corpus.entries.size() << " (of " << options.count
+       << " asked; " << corpus.attempts
+       << " walks tried)\nstates visited: " << corpus.states_distinct
+       << "\nfeatures covered: " << corpus.features.size() << "\n";
+  for (const std::string& feature : corpus.features_missed)
+    text << "not covered: " << feature << "\n";
+  if (included != 0)
+    text << "included traces: " << included << " (trace-NNNN)\n";
+  return text.str();
+}
+
+Result<std::vector<CorpusEntry>> IncludedEntries(
+    const std::vector<std::string>& paths) {
+  std::vector<CorpusEntry> included;
+  for (const std::string& path : paths) {
+    MEMWAL_ASSIGN_OR_RETURN(CorpusEntry entry, IncludedEntry(path));
+    included.push_back(std::move(entry));
+  }
+  return included;
+}
+
+}  // namespace
 
 int RunCorpusCommand(const std::vector<std::string>& args, std::ostream& out,
                      std::ostream& err) {
@@ -537,41 +619,32 @@ int RunCorpusCommand(const std::vector<std::string>& args, std::ostream& out,
     out << CorpusHelp();
     return kExitOk;
   }
-  const CorpusOptions& options = command->options;
-  if (Status status = CheckOutputDirectory(command->dir); !status.ok()) {
+  const auto fail = [&err](const Status& status) {
     err << "memwal-check: corpus: " << status.message() << "\n";
     return kExitUsage;
-  }
-  std::vector<CorpusEntry> included;
-  for (const std::string& path : command->includes) {
-    Result<CorpusEntry> entry = IncludedEntry(path);
-    if (!entry.ok()) {
-      err << "memwal-check: corpus: " << entry.status().message() << "\n";
-      return kExitUsage;
-    }
-    included.push_back(std::move(*entry));
-  }
+  };
+  const std::string& dir = command->dir;
+  if (Status status = CheckCorpusDirectory(dir, command->mode); !status.ok())
+    return fail(status);
+  const Result<std::vector<CorpusEntry>> included =
+      IncludedEntries(command->includes);
+  if (!included.ok()) return fail(included.status());
+  CorpusOptions options = command->options;
+  if (&err == &std::cerr && isatty(2)) options.status = &err;
+  CatchInterrupts();
   err << "seed=" << options.seed << "\n";
   const Corpus corpus = BuildCorpus(options);
-  Status status =
-      WriteCorpus(corpus, options.config, options.seed, command->dir);
-  if (status.ok()) status = WriteIncluded(included, options.seed, command->dir);
-  if (!status.ok()) {
-    err << "memwal-check: corpus: " << status.message() << "\n";
-    return kExitUsage;
-  }
-  out << "seed=" << options.seed
-      << "\nconfig: " << model::ToString(options.config)
-      << "\nentries: " << corpus.entries.size() << " (of " << options.count
-      << " asked; " << corpus.attempts
-      << " walks tried)\nstates visited: " << corpus.states_distinct
-      << "\nfeatures covered: " << corpus.features.size() << "\n";
-  for (const std::string& feature : corpus.features_missed)
-    out << "not covered: " << feature << "\n";
-  if (!included.empty())
-    out << "included traces: " << included.size() << " (trace-NNNN)\n";
-  out << "written: " << command->dir << "/json, " << command->dir << "/bin\n";
-  return kExitOk;
+  CorpusFiles files = EntryFiles(corpus, options.config, options.seed);
+  AddIncludedFiles(*included, options.seed, &files);
+  Status status = WriteCorpusFiles(dir, files, command->mode);
+  const std::string summary = CorpusSummary(options, corpus, included->size());
+  if (status.ok()) status = WriteCorpusMarker(dir, corpus.stopped_by, summary);
+  if (!status.ok()) return fail(status);
+  out << summary << "written: " << dir << "/json, " << dir << "/bin\n";
+  if (corpus.stopped_by.empty()) return kExitOk;
+  out << "incomplete: " << corpus.stopped_by << " (" << dir << "/"
+      << kIncompleteMarker << "; --resume continues it)\n";
+  return kExitIncomplete;
 }
 
 }  // namespace memwal::checker

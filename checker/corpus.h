@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "checker/corpus_dir.h"
 #include "model/actions.h"
 #include "model/config.h"
 
@@ -68,6 +69,11 @@ struct CorpusOptions {
   std::size_t count = 500;
   int depth = 24;                // steps per walk at most
   std::size_t attempts_max = 0;  // random walks tried; 0: 200 * count
+  // Budgets: the build stops early (Corpus::stopped_by) when one is spent.
+  double time_limit_s = 0;         // 0: none
+  uint64_t max_states = 0;         // distinct states visited; 0: none
+  uint64_t memory_limit_mb = 0;    // resident set size; 0: none
+  std::ostream* status = nullptr;  // a progress line (a terminal), or null
 };
 
 struct Corpus {
@@ -76,19 +82,28 @@ struct Corpus {
   std::vector<std::string> features_missed{};  // applicable, never covered
   std::size_t attempts = 0;
   std::size_t states_distinct = 0;
+  // "" when the build ran to its end; else what stopped it: "time-limit",
+  // "max-states", "memory-limit" or "interrupted by SIGINT" (SIGTERM). The
+  // entries are then a prefix of the full build's (the build is sequential).
+  std::string stopped_by{};
 };
 
 // Builds up to options.count entries. REQUIRES: CheckConfig(options.config).
 Corpus BuildCorpus(const CorpusOptions& options);
 
 // Writes `corpus` under `dir` (json/ and bin/, see the file comment); every
-// file is written atomically. `seed` is recorded in the JSON traces.
+// file is written atomically. `seed` is recorded in the JSON traces. `dir`
+// must have been prepared (checker/corpus_dir.h) for `mode`.
 Status WriteCorpus(const Corpus& corpus, const model::Config& config,
-                   uint64_t seed, const std::string& dir);
+                   uint64_t seed, const std::string& dir,
+                   CorpusDirMode mode = CorpusDirMode::kNew);
 
-// `memwal-check corpus --out DIR [--count N] [--depth D] [--seed S] [variant
-// options of check]`. Returns the exit code (0 written, 2 bad usage or a
-// directory that cannot be written).
+// `memwal-check corpus --out DIR [--count N] [--depth D] [--seed S]
+// [--time-limit S] [--max-states N] [--memory-limit MB] [--resume|--force]
+// [variant options of check]`. Returns the exit code (0 written and marked
+// complete, 2 bad usage or a directory that cannot be written, 3 a budget or
+// a signal stopped the build: what was built is written and marked
+// incomplete, see checker/corpus_dir.h).
 int RunCorpusCommand(const std::vector<std::string>& args, std::ostream& out,
                      std::ostream& err);
 std::string CorpusHelp();

@@ -6,9 +6,11 @@
 #include <sstream>
 #include <thread>
 
+#include "checker/interrupt.h"
 #include "checker/liveness.h"
 #include "checker/report.h"
 #include "checker/trace.h"
+#include "checker/trace_reader.h"
 #include "model/invariants.h"
 
 namespace memwal::checker {
@@ -406,57 +408,13 @@ std::string LockstepTraceText(const LockstepTrace& trace) {
 }
 
 Result<LockstepTrace> ParseLockstepTrace(std::string_view text) {
-  json document = json::parse(text, nullptr, false);
-  if (document.is_discarded() || !document.is_object())
-    return Usage("not a JSON object (corrupt trace file)");
-  const auto version = document.find("version");
-  if (version == document.end() || !version->is_number_unsigned())
-    return Usage("trace has no version");
-  if (version->get<uint64_t>() != kLockstepTraceVersion) {
-    return Usage("unsupported trace version " +
-                 std::to_string(version->get<uint64_t>()) +
-                 " (this memwal-check reads version " +
-                 std::to_string(kLockstepTraceVersion) + ")");
-  }
-  LockstepTrace out;
-  const auto lockstep = document.find("lockstep");
-  if (lockstep == document.end() || !lockstep->is_boolean())
-    return Usage("trace field 'lockstep' is missing or not a boolean");
-  out.lockstep = lockstep->get<bool>();
-  const auto bugs = document.find("impl_bugs");
-  if (bugs == document.end() || !bugs->is_array())
-    return Usage("trace field 'impl_bugs' is missing or not a list");
-  for (const json& name : *bugs) {
-    if (!name.is_string()) return Usage("trace impl_bugs holds a non-string");
-    MEMWAL_ASSIGN_OR_RETURN(const model::Bug bug,
-                            model::ParseBug(name.get<std::string>()));
-    out.impl_only_bugs |= model::BugBit(bug);
-  }
-  const auto step = document.find("step");
-  const auto detail = document.find("detail");
-  const auto state = document.find("implementation_state");
-  if (step == document.end() || !step->is_number_unsigned() ||
-      detail == document.end() || !detail->is_string() ||
-      state == document.end() || !state->is_string()) {
-    return Usage(
-        "trace fields 'step', 'detail' or 'implementation_state' are missing "
-        "or mistyped");
-  }
-  out.step = step->get<uint64_t>();
-  out.detail = detail->get<std::string>();
-  out.implementation_state = state->get<std::string>();
-  // The rest is version 1's strict format.
-  for (const char* key :
-       {"lockstep", "impl_bugs", "step", "detail", "implementation_state"})
-    document.erase(key);
-  document["version"] = static_cast<uint64_t>(kTraceVersion);
-  MEMWAL_ASSIGN_OR_RETURN(out.trace, TraceFromJson(document));
-  return out;
+  return ReadTraceText(text);
 }
 
 int RunLockstepCheck(const CheckOptions& given, const RunOptions& run,
                      std::ostream& out, std::ostream& err) {
   CheckOptions check = given;
+  CatchInterrupts();
   const std::string env_note =
       EnableRequiredEnv(&check.config, run.impl_only_bugs);
   if (!env_note.empty()) err << "memwal-check: " << env_note << "\n";
@@ -528,9 +486,7 @@ int RunLockstepReplay(const std::string& path, bool json_output,
     err << "memwal-check replay: " << status.message() << "\n";
     return kExitUsage;
   };
-  Result<std::string> text = ReadFile(path);
-  if (!text.ok()) return fail(text.status());
-  Result<LockstepTrace> trace = ParseLockstepTrace(*text);
+  Result<LockstepTrace> trace = ReadTraceFile(path);
   if (!trace.ok()) return fail(trace.status());
   const LockstepSetup setup{.config = trace->trace.config,
                             .impl_only_bugs = trace->impl_only_bugs,

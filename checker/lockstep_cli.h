@@ -47,7 +47,7 @@ namespace memwal::checker {
 inline constexpr int kLockstepTraceVersion = 2;
 
 // The default worker count: the machine's cores, at most 8. Counts and traces
-// do not depend on it (checker/parallel.h), only the wall time does.
+// do not depend on it (checker/engine/search.h), only the wall time does.
 int DefaultThreads();
 
 // What `check` needs beyond CheckOptions.

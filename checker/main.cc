@@ -7,10 +7,16 @@
 //   report                 checker/report.h
 //   bench                  checker/bench.h (bench/)
 //   inspect                inspect/inspect.h
+// Whatever the subcommand, standard output must have taken everything it
+// printed (a full disk or /dev/full is exit 2, not a silent 0), and running
+// out of memory is exit 2 with one line, not an abort.
+#include <cstdio>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
+#include "base/output_file.h"
 #include "checker/bench.h"
 #include "checker/corpus.h"
 #include "checker/expect.h"
@@ -36,10 +42,7 @@ constexpr Entry kSubcommands[] = {
     {"inspect", &memwal::inspect::RunInspectCommand},
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const Args args(argv + 1, argv + argc);
+int Run(const Args& args) {
   if (!args.empty()) {
     for (const Entry& entry : kSubcommands) {
       if (args[0] != entry.name) continue;
@@ -52,4 +55,29 @@ int main(int argc, char** argv) {
     return *code;
   }
   return memwal::checker::RunMemwalCheck(args, std::cout, std::cerr);
+}
+
+// `code`, or 2 when standard output lost something.
+int Finish(int code) {
+  std::cout.flush();
+  const memwal::Status flushed = memwal::FlushOutput(stdout, "standard output");
+  if (std::cout.good() && flushed.ok()) return code;
+  std::cerr << "memwal-check: "
+            << (flushed.ok() ? "cannot write standard output"
+                             : flushed.message())
+            << "\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // The one place an exception is caught: the standard library's allocation
+  // failure, which project code cannot turn into a Status at every `new`.
+  try {
+    return Finish(Run(Args(argv + 1, argv + argc)));
+  } catch (const std::bad_alloc&) {
+    std::fputs("memwal-check: out of memory\n", stderr);
+    return 2;
+  }
 }

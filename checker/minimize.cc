@@ -5,10 +5,12 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "base/output_file.h"
 #include "checker/cli.h"
 #include "checker/liveness.h"
 #include "checker/lockstep_cli.h"
 #include "checker/trace.h"
+#include "checker/trace_reader.h"
 
 namespace memwal::checker {
 namespace {
@@ -313,9 +315,7 @@ int RunMinimizeCommand(const std::vector<std::string>& args, std::ostream& out,
   }
   Result<MinimizeArgs> parsed = ParseMinimizeArgs(args);
   if (!parsed.ok()) return fail(parsed.status());
-  Result<std::string> text = ReadFile(parsed->path);
-  if (!text.ok()) return fail(text.status());
-  Result<LockstepTrace> trace = ParseLockstepTrace(*text);
+  Result<LockstepTrace> trace = ReadTraceFile(parsed->path);
   if (!trace.ok()) return fail(trace.status());
   const MinimizeInput input{
       .setup = LockstepSetup{.config = trace->trace.config,
@@ -326,7 +326,8 @@ int RunMinimizeCommand(const std::vector<std::string>& args, std::ostream& out,
       .trace = trace->trace.steps};
   if (!BreaksAt(input.setup, input.lockstep, input.invariant, input.trace)) {
     return fail(Status::InvalidArgument(
-        "the trace does not break its recorded invariant " + input.invariant));
+        "the trace does not break its recorded invariant " +
+        Escaped(input.invariant)));
   }
   const Minimized result = Minimize(input);
   std::error_code error;

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <sstream>
 
+#include "base/output_file.h"
+#include "checker/trace_reader.h"
 #include "model/invariants.h"
 #include "model/read.h"
 
@@ -364,19 +366,6 @@ Status Usage(std::string_view message) {
 
 // A trace text of format version 1 or 2 (v2 = v1 plus "lockstep" and
 // "impl_bugs", written by the lockstep CLI), as a Trace.
-Result<Trace> ParseAnyTrace(std::string_view text) {
-  nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
-  if (json.is_discarded()) return Usage("the trace is not valid JSON");
-  if (json.is_object() && json.contains("version") && json["version"] == 2) {
-    // The keys the lockstep CLI adds to version 1 (checker/lockstep_cli.h).
-    for (const char* key :
-         {"lockstep", "impl_bugs", "step", "detail", "implementation_state"})
-      json.erase(key);
-    json["version"] = static_cast<uint64_t>(kTraceVersion);
-  }
-  return TraceFromJson(json);
-}
-
 std::string Stem(const std::string& path) {
   std::string name = std::filesystem::path(path).filename().string();
   for (std::string_view suffix : {".trace.json", ".json"}) {
@@ -426,18 +415,16 @@ std::string QueryShapeName(const Config& config, const State& state, int q) {
 }
 
 Result<std::string> RenderTraceFile(const std::string& trace_path) {
-  MEMWAL_ASSIGN_OR_RETURN(const std::string text, ReadFile(trace_path));
-  Result<Trace> trace = ParseAnyTrace(text);
-  if (!trace.ok()) {
-    return Usage(trace_path + ": " + std::string(trace.status().message()));
-  }
-  MEMWAL_RETURN_IF_ERROR(model::CheckConfig(trace->config));
+  MEMWAL_ASSIGN_OR_RETURN(const LockstepTrace file, ReadTraceFile(trace_path));
+  const Trace& trace = file.trace;
+  const Status valid = model::CheckConfig(trace.config);
+  if (!valid.ok())
+    return Usage(Escaped(trace_path) + ": " + Escaped(valid.message()));
   std::vector<State> states;
-  const Status replayed = Replay(trace->config, trace->steps, &states);
-  if (!replayed.ok()) {
-    return Usage(trace_path + ": " + std::string(replayed.message()));
-  }
-  return RenderCounterexamplePage(*trace, states, ReproduceCommand(trace_path));
+  const Status replayed = Replay(trace.config, trace.steps, &states);
+  if (!replayed.ok())
+    return Usage(Escaped(trace_path) + ": " + Escaped(replayed.message()));
+  return RenderCounterexamplePage(trace, states, ReproduceCommand(trace_path));
 }
 
 std::string CounterexamplePageName(const nlohmann::json& row) {
@@ -496,7 +483,7 @@ Status WriteCheckPages(const std::string& dir, RunSummary summary,
 std::string ReportHelp() {
   return "usage: memwal-check report TRACE --out FILE.html\n"
          "       memwal-check report --variants ROWS.json --out DIR\n\n"
-         "Renders a counterexample trace (TRACE.trace.json, format 1 or 2) "
+         "Renders a counterexample trace (TRACE.trace.json, format 2) "
          "as one self-contained\n"
          "HTML page: a timeline per actor, the table at every step with what "
          "changed, and the\n"

@@ -23,6 +23,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/output_file.h"
+
 namespace memwal::checker {
 namespace {
 
@@ -339,19 +341,7 @@ json ToItf(const Config& config, std::string_view invariant,
 }
 
 Status WriteFileAtomically(const std::string& path, std::string_view contents) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) return Status::IoError("cannot write " + temporary);
-    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-    out.flush();
-    if (!out) return Status::IoError("cannot write " + temporary);
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    std::remove(temporary.c_str());
-    return Status::IoError("cannot rename " + temporary + " to " + path);
-  }
-  return Status::Ok();
+  return WriteOutputFile(path, contents);
 }
 
 Result<std::string> ReadFile(const std::string& path) {

@@ -51,8 +51,9 @@ nlohmann::json ToItf(const model::Config& config, std::string_view invariant,
                      const std::vector<model::Action>& trace,
                      const std::vector<model::State>& states);
 
-// Writes `contents` to `path` through a temporary file in the same directory
-// and a rename, so that a reader never sees a half-written file.
+// Writes `contents` to `path` with the one output writer
+// (base/output_file.h): a reader never sees a half-written file, and a `path`
+// that is not a regular file (FIFO, device, symlink) is refused, unchanged.
 Status WriteFileAtomically(const std::string& path, std::string_view contents);
 Result<std::string> ReadFile(const std::string& path);
 

@@ -9,6 +9,7 @@
 
 #include "checker/cli.h"
 #include "checker/expect.h"
+#include "checker/interrupt.h"
 #include "checker/liveness.h"
 #include "checker/lockstep_cli.h"
 #include "checker/report.h"
@@ -148,7 +149,8 @@ Result<std::string> WriteTrace(const std::string& dir, const std::string& file,
                                const std::string& detail) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
-  if (error) return Status::IoError("cannot create " + dir);
+  if (error)
+    return Status::IoError("cannot create " + dir + ": " + error.message());
   const std::string path = (std::filesystem::path(dir) / file).string();
   const LockstepTrace trace{.trace = Trace{.config = setup.config,
                                            .seed = setup.seed,
@@ -332,6 +334,7 @@ VariantResult ReplayOne(const Variant& variant, const RunSettings& settings) {
       WriteTrace(dir, result.invariant + ".trace.json", variant.setup, true,
                  result.invariant, result.found, result.detail);
   if (found.ok()) result.trace_file = *found;
+  if (!found.ok()) result.write_error = found.status().message();
   return result;
 }
 
@@ -369,11 +372,13 @@ VariantResult RunOne(const LockstepSetup& setup, const RunSettings& settings,
       WriteTrace(dir, result.invariant + ".trace.json", setup, lockstep,
                  result.invariant, result.found, result.detail);
   if (found.ok()) result.trace_file = *found;
-  if (result.minimized) {
+  if (!found.ok()) result.write_error = found.status().message();
+  if (result.minimized && found.ok()) {
     Result<std::string> minimized = WriteTrace(
         dir, result.invariant + ".min.trace.json", result.minimized->setup,
         lockstep, result.invariant, result.minimized->trace, result.detail);
     if (minimized.ok()) result.min_trace_file = *minimized;
+    if (!minimized.ok()) result.write_error = minimized.status().message();
   }
   return result;
 }
@@ -407,6 +412,7 @@ VariantRow RunVariant(const Variant& variant, const RunSettings& settings) {
   }
   row.trace_file =
       result.min_trace_file.empty() ? result.trace_file : result.min_trace_file;
+  row.write_error = result.write_error;
   if (!variant.impl_test.empty() && result.verdict == Verdict::kOk) {
     row.verdict = "impl test";
     row.invariant = impl_test;
@@ -575,6 +581,7 @@ int RunVariantsCommand(const std::vector<std::string>& args, std::ostream& out,
       .minimize = parsed->minimize,
       .out_dir = check.out_dir};
   std::vector<Variant> variants = AllVariants(check.config);
+  CatchInterrupts();
   for (const std::string& name : parsed->only) {
     const bool known =
         std::any_of(variants.begin(), variants.end(),
@@ -593,6 +600,12 @@ int RunVariantsCommand(const std::vector<std::string>& args, std::ostream& out,
             parsed->only.end()) {
       continue;
     }
+    if (Interrupted()) {
+      err << "memwal-check variants: " << InterruptName()
+          << "; the table is partial\n";
+      incomplete = true;
+      break;
+    }
     variant.setup.seed = check.seed;
     rows.push_back(RunVariant(variant, settings));
     incomplete = incomplete || rows.back().verdict == "incomplete";
@@ -610,6 +623,11 @@ int RunVariantsCommand(const std::vector<std::string>& args, std::ostream& out,
         << "; counterexamples under " << check.out_dir << "/\n"
         << VariantsText(rows);
   }
+  for (const VariantRow& row : rows) {
+    if (row.write_error.empty()) continue;
+    err << "memwal-check variants: " << row.write_error << "\n";
+    return kExitUsage;
+  }
   if (!parsed->run.html_dir.empty()) {
     const Status html = WriteVariantsPages(
         parsed->run.html_dir, nlohmann::json::parse(VariantsJson(rows)));
@@ -618,7 +636,7 @@ int RunVariantsCommand(const std::vector<std::string>& args, std::ostream& out,
       return kExitUsage;
     }
   }
-  if (parsed->expectations.empty())
+  if (parsed->expectations.empty() || Interrupted())
     return incomplete ? kExitIncomplete : kExitOk;
   const std::vector<std::string> unmet = Unmet(parsed->expectations, outcomes);
   for (const std::string& line : unmet)

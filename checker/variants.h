@@ -75,9 +75,10 @@ struct VariantResult {
   std::string min_trace_file{};
   bool goal_missed = false;  // `invariant` is a goal never reached
   Stats stats{};
+  std::string write_error{};  // why a trace file could not be written
 };
 
-// "ok", "violation", "incomplete" (as explorer.h's Name(Verdict), which the
+// "ok", "violation", "incomplete" (as checker/engine/search.h's Name(Verdict), which the
 // lockstep build may not link).
 std::string VerdictText(Verdict verdict);
 
@@ -95,8 +96,9 @@ struct VariantRow {
   double seconds = 0;
   std::optional<std::size_t> steps{};         // minimized length
   std::optional<std::size_t> steps_before{};  // as found
-  std::string trace_file{};  // the minimized trace file, else the one found;
-                             // "" when none was written
+  std::string trace_file{};   // the minimized trace file, else the one found;
+                              // "" when none was written
+  std::string write_error{};  // why a trace file could not be written
 };
 
 VariantRow RunVariant(const Variant& variant, const RunSettings& settings);

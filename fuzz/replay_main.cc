@@ -1,11 +1,11 @@
 // The plain replay executable of a fuzz target: runs LLVMFuzzerTestOneInput on
-// every file named on the command line (a directory: every regular file in it,
-// sorted by name), without libFuzzer, so that ctest replays the committed
-// corpus with any compiler. Arguments that start with "--" go to the target's
-// LLVMFuzzerInitialize (libFuzzer ignores them the same way). Exit 0 when
-// every input ran; a finding aborts, as under libFuzzer. A target may define
-// MemwalReplayExitCode() to decide the exit code itself (the lockstep target's
-// --expect-finding).
+// every file named on the command line (a directory: every regular file in it
+// whose name does not start with ".", sorted by name), without libFuzzer, so
+// that ctest replays the committed corpus with any compiler. Arguments that
+// start with "--" go to the target's LLVMFuzzerInitialize (libFuzzer ignores
+// them the same way). Exit 0 when every input ran; a finding aborts, as under
+// libFuzzer. A target may define MemwalReplayExitCode() to decide the exit code
+// itself (the lockstep target's --expect-finding).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -32,7 +32,11 @@ bool CollectFiles(const std::string& arg, std::vector<std::string>* files) {
   if (std::filesystem::is_directory(path, error)) {
     std::vector<std::string> found;
     for (const auto& entry : std::filesystem::directory_iterator(path, error)) {
-      if (entry.is_regular_file(error)) found.push_back(entry.path().string());
+      // Hidden files are not entries: the output writer's temporaries
+      // (.NAME.tmp-XXXXXX, base/output_file.h) that a killed run left behind.
+      const bool hidden = entry.path().filename().string().starts_with(".");
+      if (!hidden && entry.is_regular_file(error))
+        found.push_back(entry.path().string());
     }
     std::sort(found.begin(), found.end());
     files->insert(files->end(), found.begin(), found.end());

@@ -2,6 +2,7 @@
 // see inspect.h.
 #include <charconv>
 
+#include "base/output_file.h"
 #include "inspect/inspect.h"
 #include "inspect/render.h"
 
@@ -77,13 +78,10 @@ Result<Args> ParseArgs(const std::vector<std::string>& args) {
   return out;
 }
 
-// One line: the status message without its code name, newlines flattened.
+// One line: the status message without its code name, control characters
+// (newlines, escape sequences from a file name) escaped.
 std::string OneLine(const Status& status) {
-  std::string text = status.message();
-  for (char& c : text) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  return text;
+  return Escaped(status.message(), 400);
 }
 
 }  // namespace
@@ -92,7 +90,8 @@ int RunInspectCommand(const std::vector<std::string>& args, std::ostream& out,
                       std::ostream& err) {
   const Result<Args> parsed = ParseArgs(args);
   if (!parsed.ok()) {
-    err << "inspect: " << OneLine(parsed.status()) << " (" << kUsage << ")\n";
+    err << "memwal-check inspect: " << OneLine(parsed.status()) << " ("
+        << kUsage << ")\n";
     return 2;
   }
   if (parsed->help) {
@@ -115,7 +114,7 @@ int RunInspectCommand(const std::vector<std::string>& args, std::ostream& out,
   const Result<TableReport> report =
       Inspect(parsed->table_dir, parsed->options);
   if (!report.ok()) {
-    err << "inspect: " << OneLine(report.status()) << "\n";
+    err << "memwal-check inspect: " << OneLine(report.status()) << "\n";
     return 2;
   }
   if (parsed->json) {

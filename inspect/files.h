@@ -28,6 +28,13 @@ struct DirEntry {
 Result<std::vector<DirEntry>> ListDirectory(const std::string& dir);
 bool IsDirectory(const std::string& path);
 
+// Why `path` is not a readable directory: "" when it is one, else "a regular
+// file, not a directory", "not a directory", "a symlink loop", "permission
+// denied", "No such file or directory" (strerror for the rest).
+std::string NotADirectory(const std::string& path);
+// The words for an errno of stat or open on a path (as NotADirectory).
+std::string PathErrorText(int error);
+
 }  // namespace memwal::inspect
 
 #endif  // MEMWAL_INSPECT_FILES_H_

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "inspect/dataset.h"
@@ -26,6 +28,45 @@ std::optional<uint64_t> ReadVersionHint(const std::string& path, Notes* notes) {
   return hint["version"].get<uint64_t>();
 }
 
+// Whether `path` (a shard manifest's SSTable path) names something inside
+// the shard directory: relative, no ".." component.
+bool StaysInside(const std::string& path) {
+  if (path.empty() || path.front() == '/') return false;
+  for (const std::filesystem::path& part : std::filesystem::path(path)) {
+    if (part == "..") return false;
+  }
+  return true;
+}
+
+// G of a directory named <8 hex digits>_gen_<G> (an SSTable's), or nullopt.
+std::optional<uint64_t> GenerationOfDirName(std::string_view name) {
+  constexpr std::string_view kInfix = "_gen_";
+  if (name.size() <= 8 + kInfix.size() || name.substr(8, 5) != kInfix)
+    return std::nullopt;
+  for (char c : name.substr(0, 8)) {
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return std::nullopt;
+  }
+  const std::string_view digits = name.substr(8 + kInfix.size());
+  if (digits.size() > 19) return std::nullopt;
+  uint64_t generation = 0;
+  for (char c : digits) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return std::nullopt;
+    generation = generation * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return generation;
+}
+
+std::vector<uint64_t> GenerationDirs(const std::string& shard_dir) {
+  std::vector<uint64_t> generations;
+  const Result<std::vector<DirEntry>> entries = ListDirectory(shard_dir);
+  if (!entries.ok()) return generations;
+  for (const DirEntry& entry : *entries) {
+    const std::optional<uint64_t> generation = GenerationOfDirName(entry.name);
+    if (entry.is_directory && generation) generations.push_back(*generation);
+  }
+  return generations;
+}
+
 // The SSTable datasets a shard manifest lists, each with its newest version if
 // present.
 Status LoadSsTables(const std::string& table_dir, Notes* notes,
@@ -35,7 +76,8 @@ Status LoadSsTables(const std::string& table_dir, Notes* notes,
     report.generation = sstable.generation;
     report.path = "_mem_wal/" + shard->uuid + "/" + sstable.path;
     const std::string root = table_dir + "/" + report.path;
-    report.exists = IsDirectory(root);
+    report.outside = !StaysInside(sstable.path);
+    report.exists = !report.outside && IsDirectory(root);
     if (report.exists && IsDirectory(root + "/_versions")) {
       MEMWAL_ASSIGN_OR_RETURN(std::vector<DatasetVersion> versions,
                               LoadDataset(root, notes));
@@ -136,10 +178,14 @@ bool IsHexUuid(std::string_view text) {
 }
 
 Result<std::vector<ShardReport>> LoadShards(const std::string& table_dir,
-                                            Notes* notes) {
+                                            Notes* notes,
+                                            std::string* memwal_problem) {
   std::vector<ShardReport> shards;
   const std::string memwal_dir = table_dir + "/_mem_wal";
-  if (!IsDirectory(memwal_dir)) return shards;
+  if (const std::string why = NotADirectory(memwal_dir); !why.empty()) {
+    if (why != PathErrorText(ENOENT)) *memwal_problem = why;
+    return shards;
+  }
   MEMWAL_ASSIGN_OR_RETURN(const std::vector<DirEntry> entries,
                           ListDirectory(memwal_dir));
   for (const DirEntry& entry : entries) {
@@ -157,6 +203,7 @@ Result<std::vector<ShardReport>> LoadShards(const std::string& table_dir,
       MEMWAL_RETURN_IF_ERROR(LoadSsTables(table_dir, notes, &shard));
     }
     shard.wal_entries = CountWalEntries(shard_dir);
+    shard.generation_dirs = GenerationDirs(shard_dir);
     shards.push_back(std::move(shard));
   }
   return shards;
@@ -194,7 +241,9 @@ Result<TableReport> Inspect(const std::string& table_dir,
   MEMWAL_ASSIGN_OR_RETURN(
       report.inspected,
       FindVersion(report.versions, options.version, table_dir));
-  MEMWAL_ASSIGN_OR_RETURN(report.shards, LoadShards(table_dir, &report.notes));
+  MEMWAL_ASSIGN_OR_RETURN(
+      report.shards,
+      LoadShards(table_dir, &report.notes, &report.memwal_dir_problem));
   InferProtocol(options.protocol, &report);
   Judge(&report);
   MEMWAL_ASSERT(report.inspected < report.versions.size());

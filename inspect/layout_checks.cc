@@ -112,6 +112,13 @@ void CheckShard(const ShardReport& shard, Reasons* findings) {
                         ", newest manifest is " +
                         std::to_string(manifest.version));
   }
+  for (const SsTableReport& sstable : shard.sstables) {
+    if (!sstable.outside) continue;
+    findings->push_back("shard " + shard.uuid + " lists generation " +
+                        std::to_string(sstable.generation) + " at " +
+                        sstable.path +
+                        ", outside the shard directory; not read");
+  }
   std::set<uint64_t> generations;
   for (const SsTable& sstable : manifest.sstables) {
     if (!generations.insert(sstable.generation).second) {
@@ -125,10 +132,29 @@ void CheckShard(const ShardReport& shard, Reasons* findings) {
                           std::to_string(manifest.current_generation) + "-1");
     }
   }
+  for (uint64_t generation : shard.generation_dirs) {
+    if (generations.contains(generation) ||
+        generation >= manifest.current_generation)
+      continue;
+    findings->push_back(
+        "shard " + shard.uuid + " has a directory for generation " +
+        std::to_string(generation) +
+        " that its manifest does not list (a manifest that lost entries, or "
+        "a directory retirement left behind)");
+  }
 }
 
 void ShardManifestsAreConsistent(TableReport* report) {
   Reasons findings;
+  if (!report->memwal_dir_problem.empty()) {
+    const uint64_t named =
+        report->head().memwal ? report->head().memwal->num_shards : 0;
+    findings.push_back(
+        "_mem_wal is " + report->memwal_dir_problem + "; no shard can be read" +
+        (named > 0
+             ? " (the MemWAL details name " + std::to_string(named) + " shards)"
+             : std::string()));
+  }
   for (const ShardReport& shard : report->shards) CheckShard(shard, &findings);
   AddCheck(report, "ShardManifestsAreConsistent", findings,
            std::to_string(report->shards.size()) +
@@ -165,7 +191,7 @@ void ReadsMissNoRows(TableReport* report) {
     }
     if (lowest == UINT64_MAX) lowest = 0;
     for (const SsTableReport& sstable : shard.sstables) {
-      if (sstable.exists) continue;
+      if (sstable.exists || sstable.outside) continue;
       ++missing;
       if (sstable.generation > lowest) {
         findings.push_back("shard " + shard.uuid + " generation " +

@@ -125,7 +125,8 @@ void RenderShards(const TableReport& report, std::ostream& out) {
     for (const SsTableReport& s : shard.sstables) {
       out << "    generation " << s.generation << " " << s.path;
       if (!s.exists) {
-        out << " (missing)\n";
+        out << (s.outside ? " (outside the shard directory; not read)\n"
+                          : " (missing)\n");
         continue;
       }
       if (!s.latest) {

@@ -49,6 +49,9 @@ struct SsTableReport {
   std::string
       path;  // Relative to the table: "_mem_wal/<shard>/<8 hex>_gen_<G>".
   bool exists = false;
+  // The manifest's path is absolute or climbs out of the shard directory
+  // ("../"): never read, reported by ShardManifestsAreConsistent.
+  bool outside = false;
   std::optional<DatasetVersion>
       latest;  // The SSTable dataset's newest version.
 };
@@ -63,6 +66,8 @@ struct ShardReport {
   std::optional<ShardManifest> manifest;
   std::vector<SsTableReport> sstables;
   size_t wal_entries = 0;
+  // Generations of the <8 hex>_gen_<G> directories in the shard directory.
+  std::vector<uint64_t> generation_dirs;
 };
 
 // R40 for one shard, query shape and read mode; 0 = no watermark (every SSTable
@@ -100,6 +105,10 @@ struct TableReport {
   std::string protocol_reason;
   bool protocol_given = false;  // --protocol overrode the inference.
   std::vector<ShardReport> shards;
+  // Why _mem_wal/ exists but cannot be listed ("a regular file, not a
+  // directory", "a symlink loop", "permission denied"); empty when it is a
+  // directory or absent.
+  std::string memwal_dir_problem;
   std::vector<Watermark> watermarks;
   std::vector<Retirement> retirements;
   std::vector<Check> checks;

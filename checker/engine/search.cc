@@ -16,6 +16,7 @@
 #include <unordered_set>
 
 #include "checker/engine/packed.h"
+#include "checker/interrupt.h"
 #include "model/invariants.h"
 
 namespace memwal::checker::engine {
@@ -250,7 +251,13 @@ struct Walk {
   std::optional<std::pair<Finding, std::vector<Action>>> finding{};
 };
 
-enum StopReason : int { kRunning = 0, kMaxStates, kTimeLimit, kMemoryLimit };
+enum StopReason : int {
+  kRunning = 0,
+  kMaxStates,
+  kTimeLimit,
+  kMemoryLimit,
+  kInterrupted
+};
 
 std::string_view StopName(int reason) {
   switch (reason) {
@@ -260,6 +267,8 @@ std::string_view StopName(int reason) {
       return "time-limit";
     case kMemoryLimit:
       return "memory-limit";
+    case kInterrupted:
+      return "interrupted";
   }
   return "";
 }
@@ -341,6 +350,7 @@ Successor Engine::Expand(const State& from, const impl::World* world,
 }
 
 void Engine::CheckBudget() {
+  if (Interrupted()) Stop(kInterrupted);
   if (out_of_memory.load(std::memory_order_relaxed)) Stop(kMemoryLimit);
   if (options_.time_limit_s > 0 && clock_.Seconds() > options_.time_limit_s)
     Stop(kTimeLimit);

@@ -1,5 +1,5 @@
 // Thread-count and seed determinism of the lockstep search
-// (checker/parallel.h): the same distinct-state and transition counts and the
+// (checker/engine/search.h): the same distinct-state and transition counts and the
 // same first counterexample for 1, 2 and 3 threads; the same trace for two runs
 // with one seed; and the lock-free fingerprint set under concurrent inserts.
 #include <gtest/gtest.h>

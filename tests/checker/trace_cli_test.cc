@@ -193,8 +193,9 @@ TEST(Cli, AnUnreadableTraceIsExitTwo) {
       WriteFileAtomically(dir + "/bad.trace.json", "{\"format\":").ok());
   const Ran ran = RunArgs({"replay", dir + "/bad.trace.json"});
   EXPECT_EQ(ran.code, kExitUsage);
-  EXPECT_EQ(ran.err,
-            "memwal-check replay: not a JSON object (corrupt trace file)\n");
+  EXPECT_EQ(ran.err, "memwal-check replay: " + dir +
+                        "/bad.trace.json: not valid JSON at byte 11 (corrupt "
+                        "trace file)\n");
   EXPECT_EQ(RunArgs({"replay", dir + "/missing.json"}).code, kExitUsage);
   Trace trace;
   trace.config.bounds = model::TinyBounds();

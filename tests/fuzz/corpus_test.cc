@@ -5,11 +5,15 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
 #include "checker/engine/search.h"
+#include "checker/interrupt.h"
 #include "checker/trace.h"
 #include "model/invariants.h"
 
@@ -212,6 +216,122 @@ TEST(CorpusCommand, RefusesBadUsageAndANonEmptyDirectoryWithExitTwo) {
       2);
   EXPECT_FALSE(std::filesystem::exists(dir + "/x"));
   std::filesystem::remove_all(dir);
+}
+
+// Every file under `dir`, relative path -> contents.
+std::map<std::string, std::string> Tree(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+    if (!entry.is_regular_file()) continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    files[std::filesystem::relative(entry.path(), dir).string()] = text.str();
+  }
+  return files;
+}
+
+std::string FirstLine(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+TEST(CorpusCommand, StopsAtItsTimeLimitWithExitThreeAndMarksTheDirectory) {
+  const std::string dir = TempDir("time-limit");
+  std::ostringstream out, err;
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(RunCorpusCommand({"--out", dir, "--count", "100000000", "--preset",
+                              "tiny", "--time-limit", "1"},
+                             out, err),
+            3)
+      << err.str();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  EXPECT_LT(seconds, 10);
+  EXPECT_EQ(FirstLine(dir + "/INCOMPLETE"), "time-limit");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/COMPLETE"));
+  EXPECT_GT(FilesIn(dir + "/bin"), 0u);
+  EXPECT_NE(out.str().find("incomplete: time-limit"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CorpusCommand, ResumeCompletesAPartialCorpusAsOneRunWouldHave) {
+  const std::string partial = TempDir("resume-partial");
+  const std::string whole = TempDir("resume-whole");
+  const std::vector<std::string> args = {"--count", "30",     "--preset",
+                                         "tiny",    "--seed", "5"};
+  auto with = [&args](std::vector<std::string> more) {
+    more.insert(more.end(), args.begin(), args.end());
+    return more;
+  };
+  std::ostringstream out, err;
+  ASSERT_EQ(RunCorpusCommand(with({"--out", partial, "--max-states", "40"}),
+                             out, err),
+            3);
+  const std::size_t partial_entries = FilesIn(partial + "/bin");
+  EXPECT_GT(partial_entries, 0u);
+  EXPECT_LT(partial_entries, 30u);
+  // Without --resume or --force a partial corpus is refused as it is.
+  const auto before = Tree(partial);
+  EXPECT_EQ(RunCorpusCommand(with({"--out", partial}), out, err), 2);
+  // Another seed is refused before anything changes.
+  EXPECT_EQ(RunCorpusCommand({"--out", partial, "--count", "30", "--preset",
+                              "tiny", "--seed", "6", "--resume"},
+                             out, err),
+            2);
+  EXPECT_EQ(Tree(partial), before);
+  ASSERT_EQ(RunCorpusCommand(with({"--out", partial, "--resume"}), out, err), 0)
+      << err.str();
+  ASSERT_EQ(RunCorpusCommand(with({"--out", whole}), out, err), 0);
+  EXPECT_EQ(Tree(partial), Tree(whole));
+  EXPECT_TRUE(std::filesystem::exists(whole + "/COMPLETE"));
+  std::filesystem::remove_all(partial);
+  std::filesystem::remove_all(whole);
+}
+
+TEST(CorpusCommand, ForceReplacesACorpusButNeverDeletesAnythingElse) {
+  const std::string dir = TempDir("force");
+  std::ostringstream out, err;
+  ASSERT_EQ(RunCorpusCommand({"--out", dir, "--count", "6", "--preset", "tiny"},
+                             out, err),
+            0);
+  ASSERT_EQ(RunCorpusCommand(
+                {"--out", dir, "--count", "2", "--preset", "tiny", "--force"},
+                out, err),
+            0);
+  EXPECT_EQ(FilesIn(dir + "/bin"), 2u);
+  std::ofstream(dir + "/notes.txt") << "mine";
+  std::ostringstream refused;
+  EXPECT_EQ(RunCorpusCommand(
+                {"--out", dir, "--count", "2", "--preset", "tiny", "--force"},
+                out, refused),
+            2);
+  EXPECT_NE(refused.str().find("not a corpus directory"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/notes.txt"));
+  EXPECT_EQ(FilesIn(dir + "/bin"), 2u);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Corpus, AnInterruptStopsTheBuildWithAPrefixOfItsEntries) {
+  CorpusOptions options;
+  options.config.bounds = model::Bounds{1, 1, 2, 1, 4, 2};
+  options.count = 20;
+  const Corpus whole = BuildCorpus(options);
+  SetInterruptedForTesting(true);
+  const Corpus stopped = BuildCorpus(options);
+  SetInterruptedForTesting(false);
+  EXPECT_EQ(stopped.stopped_by, "interrupted by SIGINT");
+  EXPECT_TRUE(stopped.entries.empty());
+  EXPECT_EQ(whole.stopped_by, "");
+  options.max_states = 50;
+  const Corpus capped = BuildCorpus(options);
+  EXPECT_EQ(capped.stopped_by, "max-states");
+  ASSERT_LE(capped.entries.size(), whole.entries.size());
+  EXPECT_TRUE(std::equal(capped.entries.begin(), capped.entries.end(),
+                         whole.entries.begin()));
 }
 
 }  // namespace

@@ -1,0 +1,172 @@
+// The output writer (base/output_file.h).
+#include "base/output_file.h"
+
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace memwal {
+namespace {
+
+std::string Reason(int error) { return std::strerror(error); }
+
+// The directory part of `path` ("." for a bare name) and its last component.
+void SplitPath(const std::string& path, std::string* dir, std::string* name) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos) {
+    *dir = ".";
+    *name = path;
+    return;
+  }
+  *dir = slash == 0 ? "/" : path.substr(0, slash);
+  *name = path.substr(slash + 1);
+}
+
+// 12 hex digits from the kernel's random source, so that no other user can
+// predict the temporary name (exclusive creation refuses it anyway).
+std::string RandomSuffix() {
+  unsigned char bytes[6] = {};
+  std::size_t got = 0;
+  while (got < sizeof(bytes)) {
+    const ssize_t n = getrandom(bytes + got, sizeof(bytes) - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    MEMWAL_ASSERT(n > 0);
+    got += static_cast<std::size_t>(n);
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string suffix;
+  for (unsigned char byte : bytes) {
+    suffix += kHex[byte >> 4];
+    suffix += kHex[byte & 15];
+  }
+  return suffix;
+}
+
+// Creates DIR/.NAME.tmp-RANDOM exclusively, never through a symlink.
+Result<int> CreateTemporary(const std::string& dir, const std::string& name,
+                            const std::function<std::string()>& next_suffix,
+                            std::string* temporary) {
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    *temporary = dir + "/." + name + ".tmp-" + next_suffix();
+    const int fd =
+        ::open(temporary->c_str(),
+               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd >= 0) return fd;
+    if (errno != EEXIST)
+      return Status::IoError("cannot write " + dir + "/" + name + ": " +
+                             Reason(errno));
+  }
+  return Status::IoError("cannot create a temporary file in " + dir);
+}
+
+Status WriteAll(int fd, std::string_view contents, const std::string& path) {
+  std::size_t done = 0;
+  while (done < contents.size()) {
+    const ssize_t n =
+        ::write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      return Status::IoError("cannot write " + path + ": " +
+                             Reason(n < 0 ? errno : ENOSPC));
+    done += static_cast<std::size_t>(n);
+  }
+  MEMWAL_ASSERT(done == contents.size());
+  if (::fsync(fd) != 0)
+    return Status::IoError("cannot write " + path + ": " + Reason(errno));
+  return Status::Ok();
+}
+
+// Best effort: a directory fsync makes the rename durable; file systems that
+// cannot fsync a directory (EINVAL) still got a complete, renamed file.
+void SyncDirectory(const std::string& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  (void)::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+Status CheckOutputPath(const std::string& path) {
+  if (path.empty()) return Status::InvalidArgument("empty output path");
+  struct stat info;
+  if (::lstat(path.c_str(), &info) != 0) {
+    if (errno == ENOENT) return Status::Ok();
+    return Status::IoError("cannot write " + path + ": " + Reason(errno));
+  }
+  if (S_ISREG(info.st_mode)) return Status::Ok();
+  const char* what = S_ISLNK(info.st_mode)    ? "a symlink"
+                     : S_ISDIR(info.st_mode)  ? "a directory"
+                     : S_ISFIFO(info.st_mode) ? "a FIFO"
+                     : S_ISCHR(info.st_mode)  ? "a character device"
+                     : S_ISBLK(info.st_mode)  ? "a block device"
+                     : S_ISSOCK(info.st_mode) ? "a socket"
+                                              : "not a regular file";
+  return Status::InvalidArgument("refusing to replace " + path + ": it is " +
+                                 what + ", not a regular file");
+}
+
+Status WriteOutputFile(const std::string& path, std::string_view contents) {
+  return WriteOutputFile(path, contents, &RandomSuffix);
+}
+
+Status WriteOutputFile(const std::string& path, std::string_view contents,
+                       const std::function<std::string()>& next_suffix) {
+  MEMWAL_RETURN_IF_ERROR(CheckOutputPath(path));
+  std::string dir, name;
+  SplitPath(path, &dir, &name);
+  if (name.empty() || name == "." || name == "..")
+    return Status::InvalidArgument("not a file name: " + path);
+  std::string temporary;
+  MEMWAL_ASSIGN_OR_RETURN(const int fd,
+                          CreateTemporary(dir, name, next_suffix, &temporary));
+  Status status = WriteAll(fd, contents, path);
+  if (::close(fd) != 0 && status.ok())
+    status = Status::IoError("cannot write " + path + ": " + Reason(errno));
+  if (status.ok() && ::rename(temporary.c_str(), path.c_str()) != 0)
+    status = Status::IoError("cannot write " + path + ": " + Reason(errno));
+  if (!status.ok()) {
+    ::unlink(temporary.c_str());
+    return status;
+  }
+  SyncDirectory(dir);
+  return Status::Ok();
+}
+
+Status FlushOutput(std::FILE* stream, std::string_view what) {
+  MEMWAL_ASSERT(stream != nullptr);
+  const bool flushed = std::fflush(stream) == 0;
+  if (flushed && !std::ferror(stream)) return Status::Ok();
+  const int error = errno;
+  return Status::IoError(
+      "cannot write " + std::string(what) + ": " +
+      (flushed ? std::string("write error") : Reason(error)));
+}
+
+std::string Escaped(std::string_view text, std::size_t max_bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (std::size_t k = 0; k < text.size(); ++k) {
+    if (k == max_bytes) {
+      out += "...";
+      break;
+    }
+    const auto byte = static_cast<unsigned char>(text[k]);
+    if (byte == '\\') {
+      out += "\\\\";
+    } else if (byte < 0x20 || byte >= 0x7f) {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+    } else {
+      out += static_cast<char>(byte);
+    }
+  }
+  return out;
+}
+
+}  // namespace memwal
