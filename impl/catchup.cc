@@ -80,8 +80,14 @@ ShardGenerations DeriveIndex(const DerivationInput& input,
       if (clamp) carried = std::min(carried, committed);
       position = std::max(carried, credit);
     }
-    if (position > 0) positions.emplace_back(shard, position);
+    positions.emplace_back(shard, position);
   }
+  // Lance writes a shard at 0 explicitly when another shard of the entry is
+  // non-zero, and omits an entry that would be all zeros [P §6.2 step 9].
+  const bool all_zero =
+      std::all_of(positions.begin(), positions.end(),
+                  [](const auto& entry) { return entry.second == 0; });
+  if (all_zero) positions.clear();
   return positions;
 }
 

@@ -293,6 +293,14 @@ Result<std::vector<uint64_t>> World::Versions() const {
   return versions;
 }
 
+Status World::HeadLoads() const {
+  PrefixedStore table = Table();
+  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> versions,
+                          ListVersions(table));
+  if (versions.empty()) return Status::NotFound("table has no versions");
+  return LoadVersion(table, nullptr, versions.back()).status();
+}
+
 Result<TableVersion> World::ReadVersion(uint64_t version) const {
   PrefixedStore table = Table();
   PrefixedStore archive = Archive();

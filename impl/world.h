@@ -122,6 +122,11 @@ class World {
   Status BeginDropIndex(uint32_t index);                          // R27
   Status BeginRecordProgress(uint32_t shard);                     // R28
   Status BeginActivate();                                         // R29
+  // R39: a CreateIndex installing a fresh `__lance_mem_wal` whose details are
+  // the read version's (as initialize_mem_wal writes one, with no
+  // removed_indices; lance #9335 re-installs to replace the maintained-index
+  // set, carrying the progress). The commit replaces the head's system index.
+  Status BeginReinstallMemWal();
   // R30: commits the slot-th in-flight transaction (begin order); it leaves the
   // list whatever the outcome (kPublished, kRetry or kRefused).
   Result<Outcome> Commit(size_t slot);
@@ -151,6 +156,9 @@ class World {
   // Persisted state, decoded from the store on every call.
   Result<std::vector<uint64_t>> Versions() const;
   Result<TableVersion> ReadVersion(uint64_t version) const;
+  // Ok if the head loads as Lance loads a version to read or write it (no
+  // half-set pair, one system index, known feature bits); the refusal if not.
+  Status HeadLoads() const;
   Result<WalState> ReadWal() const;
   // R40 on the head: per shard, 0 = no watermark. Query index numbers in any
   // order.
