@@ -104,5 +104,21 @@ TEST(Reinstall, ANewerProgressCommitRebasedOverAnInstallIsRetryable) {
   EXPECT_EQ(Head(world).compacted.at(0), 1u);
 }
 
+// Lance's resolver lets a MemWAL install rebase over a merge-insert Update and
+// merges only UpdateMemWalState progress, so the installed details replace the
+// Update's progress: compacted_sstables moves backward (spec R39, the finding
+// in README). The implementation follows Lance; this pins that outcome.
+TEST(Reinstall, RebasedOverACompactionWithTheMarkerReplacesThatProgress) {
+  World world = MakeWorld(Protocol::kUnconditional);
+  ASSERT_TRUE(world.FlushMemTable(0).ok());
+  ASSERT_TRUE(world.BeginReinstallMemWal().ok());
+  ASSERT_TRUE(world.BeginCompactSsTable(0, true).ok());
+  ASSERT_EQ(world.Commit(1).value(), Outcome::kPublished);
+  ASSERT_EQ(Head(world).compacted.at(0), 1u);
+  ASSERT_EQ(CommitFirst(world), Outcome::kPublished);
+  EXPECT_TRUE(world.HeadLoads().ok());
+  EXPECT_EQ(Head(world).compacted.count(0), 0u);
+}
+
 }  // namespace
 }  // namespace memwal::impl
