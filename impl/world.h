@@ -131,8 +131,15 @@ class World {
   // list whatever the outcome (kPublished, kRetry or kRefused).
   Result<Outcome> Commit(size_t slot);
   Result<Outcome> Restore(uint64_t version);  // R36
-  Status ShallowClone();                      // R37
-  Status CleanupVersions();                   // R38
+  // R37. Lance: Manifest::shallow_clone: the source root becomes a base path
+  // (feature bit 16 in both words), and data files, deletion files and every
+  // index (the system index too) point at it.
+  Status ShallowClone();
+  // Lance's deep clone (not a model action): the head's manifest copied into a
+  // new table that all later steps act on, feature words kept, no base paths.
+  // Its version reads back as OpKind::kShallowClone (the Clone operation).
+  Status DeepClone();
+  Status CleanupVersions();  // R38
 
   // Section 10 (env foreign): writers outside this protocol version's path.
   // R60: a foreign commit of the head with bit 128 in the reader word only
