@@ -1,5 +1,5 @@
-// Status and Result<T>: how expected failures travel (design.md section 9;
-// style.md 3.5).
+// Status and Result<T>: how expected failures travel (expected failures are
+// values, never exceptions).
 //
 // A Status is OK or one of a small set of error codes with a message. Result<T>
 // holds either a T or a non-OK Status. Both are [[nodiscard]]. Project code

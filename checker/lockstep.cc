@@ -158,6 +158,16 @@ bool OutcomeCompared(const Action& action) {
          std::holds_alternative<model::Restore>(action);
 }
 
+// Actions after which the implementation may have published a version of its
+// own (ForeignHalfSet's version is the environment's, written not to load).
+bool MayPublish(const Action& action, model::Outcome outcome) {
+  if (OutcomeCompared(action)) return outcome == model::Outcome::kPublished;
+  return std::holds_alternative<model::ShallowClone>(action) ||
+         std::holds_alternative<model::ResetMemWal>(action) ||
+         std::holds_alternative<model::DropMemWal>(action) ||
+         std::holds_alternative<model::ForeignCompaction>(action);
+}
+
 Finding Mismatch(const std::string& detail) {
   return Finding{std::string(kImplementationMatchesModel), detail};
 }
@@ -177,6 +187,18 @@ impl::Options ImplOptions(const LockstepSetup& setup) {
 
 Result<impl::World> InitWorld(const LockstepSetup& setup) {
   return impl::World::Create(ImplOptions(setup));
+}
+
+std::optional<Finding> CheckPublishedVersionLoads(const Action& action,
+                                                  model::Outcome outcome,
+                                                  const impl::World& world) {
+  if (!MayPublish(action, outcome)) return std::nullopt;
+  const Status loads = world.HeadLoads();
+  if (loads.ok()) return std::nullopt;
+  return Finding{
+      std::string(kPublishedVersionsLoad),
+      model::ToString(action) +
+          " published a version that does not load: " + loads.ToString()};
 }
 
 Result<model::Outcome> ApplyToWorld(const Action& action, impl::World* world) {
@@ -203,6 +225,10 @@ std::optional<Finding> StepLockstep(const LockstepSetup& setup,
     if (!world->last_reason().empty())
       detail += " (implementation: " + world->last_reason() + ")";
     return Mismatch(detail);
+  }
+  if (std::optional<Finding> finding =
+          CheckPublishedVersionLoads(action, *outcome, *world)) {
+    return finding;
   }
   if (std::optional<Finding> finding =
           CheckRefinement(setup.config, *world, after, impl_dump)) {

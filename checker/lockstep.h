@@ -8,9 +8,10 @@
 //      enabled is an ImplementationMatchesModel finding with the message);
 //   2. both sides reached the same outcome for Commit and Restore (published,
 //      retry or refused; the finding names both and World::last_reason());
-//   3. every model invariant on the implementation's persisted state, then the
+//   3. PublishedVersionsLoad after a step that published (below);
+//   4. every model invariant on the implementation's persisted state, then the
 //      refinement comparison (checker/refinement.h);
-//   4. every model invariant on the model's successor (the model-only check).
+//   5. every model invariant on the model's successor (the model-only check).
 // RetireExecute's outcome is not compared: under `gc recheck` the impl reports
 // a dropped decision as kRefused where the model says kDone; the WAL state
 // comparison covers it.
@@ -51,6 +52,14 @@ Result<impl::World> InitWorld(const LockstepSetup& setup);
 // terms (kDone for actions without one).
 Result<model::Outcome> ApplyToWorld(const model::Action& action,
                                     impl::World* world);
+
+// PublishedVersionsLoad: after `action` published a version of the
+// implementation's own (a published Commit or Restore, ShallowClone, the env
+// commits R62-R64; not ForeignHalfSet, whose version is the environment's),
+// the head loads as Lance loads it (impl::World::HeadLoads).
+std::optional<Finding> CheckPublishedVersionLoads(const model::Action& action,
+                                                  model::Outcome outcome,
+                                                  const impl::World& world);
 
 // One lockstep step from (before, world): `after`/`model_outcome` are the
 // model's result of `action`; `world` is advanced in place. Returns the first

@@ -46,6 +46,10 @@ namespace memwal::checker {
 
 inline constexpr std::string_view kImplementationMatchesModel =
     "ImplementationMatchesModel";
+// Conformance: every version the implementation publishes loads as Lance
+// loads one (spec section 9), checked by lockstep after each publishing step.
+inline constexpr std::string_view kPublishedVersionsLoad =
+    "PublishedVersionsLoad";
 
 // What the checker reads back from the implementation after a step.
 struct ImplSnapshot {

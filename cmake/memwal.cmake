@@ -1,5 +1,5 @@
 # Build helpers for memwal-check: one static library per folder, gtest executables, tool
-# binaries, and the include roots that make the layering rule (design.md section 9) a build
+# binaries, and the include roots that make the layering rule (model/ and impl/ never see each other) a build
 # error instead of a review comment.
 #
 # Layering. Sources include our headers by repo-relative path ("base/status.h",

@@ -41,8 +41,14 @@ Status CheckSegments(const AdvanceInput& input, const Advance& advance,
   const std::string& name = advance.index_name();
   const std::vector<Segment>& after = SegmentsOf(input.after, name);
   std::set<std::string> expected, actual;
-  for (const pb::UUID& uuid : advance.expected_index_segment_uuids())
-    expected.insert(uuid.uuid());
+  for (const pb::UUID& uuid : advance.expected_index_segment_uuids()) {
+    // Lance: a repeated expected uuid is invalid input, not a conflict.
+    if (!expected.insert(uuid.uuid()).second) {
+      return Status::InvalidArgument("catch-up advance for " +
+                                     advance.index_name() +
+                                     ": an expected segment uuid repeats");
+    }
+  }
   FragmentSet covered;
   for (const Segment& segment : after) {
     actual.insert(segment.uuid);
@@ -104,11 +110,18 @@ Result<ShardGenerations> CheckClaims(const AdvanceInput& input,
 // Merge of a valid advance onto the old entry (R34): unchanged index keeps
 // unnamed shards and takes the per-shard maximum; a changed index takes the
 // claim alone.
+// Lance keeps the merged positions keyed by shard: ordered by shard uuid.
+ShardGenerations ByShard(ShardGenerations positions) {
+  std::sort(positions.begin(), positions.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  return positions;
+}
+
 ShardGenerations Merge(const ShardGenerations* old,
                        const ShardGenerations& claims, bool unchanged,
                        BugSet bugs) {
   if (!unchanged || old == nullptr || bugs.has(Bug::kAdvanceReplacesPosition))
-    return claims;
+    return ByShard(claims);
   ShardGenerations merged = *old;
   for (const auto& [shard, generation] : claims) {
     auto it =
@@ -120,7 +133,7 @@ ShardGenerations Merge(const ShardGenerations* old,
       it->second = std::max(it->second, generation);
     }
   }
-  return merged;
+  return ByShard(std::move(merged));
 }
 
 ShardGenerations WithoutZeros(ShardGenerations positions) {

@@ -27,10 +27,12 @@ Result<DerivationInput> DerivationInputFor(
                           ReadStateFor(input.protocol, input.read));
   MEMWAL_ASSIGN_OR_RETURN(const auto head_details,
                           MemWalDetails(input.head->file->index_section));
-  if (head_details.has_value()) {
+  if (head_details.has_value())
     derivation.head_compacted = Generations(head_details->compacted_sstables());
-    derivation.old_catchup = Catchup(*head_details);
-  }
+  // Lance takes the prior positions from the system index after the operation
+  // [P §6.2 step 4]: the head's, except after a MemWAL (re)install, whose own
+  // details replace them [spec R39].
+  derivation.old_catchup = Catchup(details);
   derivation.before = before;
   MEMWAL_ASSIGN_OR_RETURN(derivation.after, UserSegments(file.index_section));
   derivation.new_compacted = Generations(details.compacted_sstables());

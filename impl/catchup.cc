@@ -42,12 +42,11 @@ Coverage UnionOf(const std::vector<Segment>& segments) {
   return all;
 }
 
-// R33 proven(i). Lance additionally refuses a read version with no fragments (a
-// guard against pre-#8438 empty manifests); spec R33 does not, and the spec is
-// the contract here.
+// R33 proven(i). A read version with no fragments proves nothing (Lance's guard
+// against pre-#8438 empty manifests [P §6.2 step 8]).
 bool Proven(const std::optional<ReadVersionState>& read,
             const std::vector<Segment>& after) {
-  if (!read.has_value()) return false;
+  if (!read.has_value() || read->live.empty()) return false;
   const Coverage all = UnionOf(after);
   if (!all.has_value()) return false;
   return std::includes(all->begin(), all->end(), read->live.begin(),
@@ -80,8 +79,14 @@ ShardGenerations DeriveIndex(const DerivationInput& input,
       if (clamp) carried = std::min(carried, committed);
       position = std::max(carried, credit);
     }
-    if (position > 0) positions.emplace_back(shard, position);
+    positions.emplace_back(shard, position);
   }
+  // Lance writes a shard at 0 explicitly when another shard of the entry is
+  // non-zero, and omits an entry that would be all zeros [P §6.2 step 9].
+  const bool all_zero =
+      std::all_of(positions.begin(), positions.end(),
+                  [](const auto& entry) { return entry.second == 0; });
+  if (all_zero) positions.clear();
   return positions;
 }
 

@@ -32,11 +32,13 @@ struct DerivationInput {
   Segments after;                   // User segments after the operation.
   ShardGenerations
       new_compacted;  // This commit's compacted_sstables (after the operation).
-  CatchupTable old_catchup;  // The head's index_catchup.
+  CatchupTable old_catchup;  // index_catchup of the system index after the
+                             // operation (the head's unless it re-installs).
 };
 
 // R33: the rebuilt index_catchup, entries by name, shards in new_compacted
-// order, zero positions left out.
+// order; a zero position is kept when another shard of its entry is non-zero,
+// an all-zero entry is left out.
 CatchupTable DeriveCatchup(const DerivationInput& input, BugSet bugs);
 
 // Withdraw-only pass (bug invalidation-on-legacy on a table without the bit):

@@ -10,10 +10,12 @@ namespace memwal::impl {
 namespace {
 
 // Classifies every version in (checked, head] against `transaction`; nullopt =
-// compatible.
+// compatible. Sets `*progress_met` when a MemWAL install met a committed
+// UpdateMemWalState (whose progress ClassifyConflict merged).
 Result<std::optional<CommitResult>> Rebase(const CommitInput& input,
                                            uint64_t checked, uint64_t head,
-                                           pb::Transaction* transaction) {
+                                           pb::Transaction* transaction,
+                                           bool* progress_met) {
   bool retry = false;
   for (uint64_t version = checked + 1; version <= head; ++version) {
     MEMWAL_ASSIGN_OR_RETURN(
@@ -23,6 +25,9 @@ Result<std::optional<CommitResult>> Rebase(const CommitInput& input,
                             LoadTransaction(*input.table, snapshot));
     MEMWAL_ASSIGN_OR_RETURN(const ConflictClass kind,
                             ClassifyConflict(transaction, committed));
+    *progress_met |= InstalledMemWalIndex(*transaction) != nullptr &&
+                     committed.has_update_mem_wal_state() &&
+                     kind == ConflictClass::kCompatible;
     const std::string why =
         " with the commit of version " + std::to_string(version);
     if (kind == ConflictClass::kIncompatible) {
@@ -76,16 +81,34 @@ Result<CommitResult> CommitTransaction(const CommitInput& input,
   MEMWAL_ASSIGN_OR_RETURN(const std::optional<Snapshot> read,
                           LoadReadVersion(input, transaction.read_version()));
   uint64_t checked = transaction.read_version();
+  bool progress_met = false;
   for (int attempt = 0; attempt < kCommitAttempts; ++attempt) {
     MEMWAL_ASSIGN_OR_RETURN(const uint64_t head_version,
                             HeadVersion(*input.table));
-    MEMWAL_ASSIGN_OR_RETURN(const auto conflict,
-                            Rebase(input, checked, head_version, &transaction));
+    MEMWAL_ASSIGN_OR_RETURN(
+        const auto conflict,
+        Rebase(input, checked, head_version, &transaction, &progress_met));
     if (conflict.has_value()) return *conflict;
     checked = head_version;
     MEMWAL_ASSIGN_OR_RETURN(
         const Snapshot head,
         LoadVersion(*input.table, nullptr, head_version, true));
+    // Lance: can_read_dataset / can_write_dataset on the head it writes over.
+    const pb::Manifest& words = head.file->manifest;
+    if (!CanReadDataset(words.reader_feature_flags()) ||
+        !CanWriteDataset(words.writer_feature_flags())) {
+      return CommitResult{Outcome::kRefused,
+                          "the head carries a feature bit this implementation "
+                          "cannot write"};
+    }
+    if (InstalledMemWalIndex(transaction) != nullptr) {
+      // A fresh uuid is drawn only for a re-mint, so that every other commit
+      // draws the same uuid stream as before.
+      FinishMemWalInstall(head.file->index_section, head_version, progress_met,
+                          progress_met ? (*input.new_uuid)() : std::string(),
+                          &transaction);
+      progress_met = false;  // Re-minted once per merge.
+    }
     // Lance names each attempt's transaction file with a fresh uuid.
     const std::string name = TransactionFileName(
         transaction.read_version(), NewTransactionUuid(*input.new_uuid));

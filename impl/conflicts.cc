@@ -5,10 +5,12 @@
 // incompatible").
 #include "impl/conflicts.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 
 #include "impl/bitmap.h"
+#include "impl/table.h"
 
 namespace memwal::impl {
 namespace {
@@ -183,8 +185,40 @@ Status PruneNewSegments(pb::Transaction* self,
   return Status::Ok();
 }
 
+// Lance: a MemWAL install rebased over a committed UpdateMemWalState keeps,
+// per shard, the higher of its own and the committed generation [P §4.3
+// finish_create_index].
+Status MergeCommittedProgress(pb::Transaction* self,
+                              const pb::Transaction& committed) {
+  pb::IndexMetadata* installed = nullptr;
+  for (pb::IndexMetadata& index :
+       *self->mutable_create_index()->mutable_new_indices()) {
+    if (IsMemWalIndex(index)) installed = &index;
+  }
+  MEMWAL_ASSERT(installed != nullptr);
+  MEMWAL_ASSIGN_OR_RETURN(pb::MemWalIndexDetails details,
+                          UnpackMemWalDetails(*installed));
+  ShardGenerations merged = Generations(details.compacted_sstables());
+  for (const pb::CompactedSsTable& theirs :
+       committed.update_mem_wal_state().compacted_sstables()) {
+    const std::string& shard = theirs.shard_id().uuid();
+    auto it = std::find_if(merged.begin(), merged.end(),
+                           [&](const auto& e) { return e.first == shard; });
+    if (it == merged.end()) {
+      merged.emplace_back(shard, theirs.generation());
+    } else {
+      it->second = std::max(it->second, theirs.generation());
+    }
+  }
+  SetGenerations(merged, details.mutable_compacted_sstables());
+  PackMemWalDetails(details, installed);
+  MEMWAL_ASSERT(IsMemWalIndex(*installed));
+  return Status::Ok();
+}
+
 Result<ConflictClass> CreateIndexRow(pb::Transaction* self,
                                      const pb::Transaction& committed) {
+  const bool installs = InstalledMemWalIndex(*self) != nullptr;
   switch (committed.operation_case()) {
     case Op::kAppend:
     case Op::kDelete:
@@ -198,26 +232,40 @@ Result<ConflictClass> CreateIndexRow(pb::Transaction* self,
       return covers ? kRetry : kOk;
     }
     case Op::kCreateIndex: {
+      // Lance: two MemWAL installs conflict (retryable), as singletons.
+      if (installs && InstalledMemWalIndex(committed) != nullptr) return kRetry;
       const std::set<std::string> mine = IndexNames(*self);
       for (const std::string& name : IndexNames(committed)) {
         if (mine.count(name) != 0) return kRetry;
       }
       return kOk;
     }
+    case Op::kUpdateMemWalState:
+      // Lance: a MemWAL install rebases over it and keeps its progress; a
+      // user index build cannot (incompatible).
+      if (!installs) return kNever;
+      MEMWAL_RETURN_IF_ERROR(MergeCommittedProgress(self, committed));
+      return kOk;
     default:
-      // Lance: a user index build cannot rebase past UpdateMemWalState
-      // (incompatible).
       return kNever;
   }
 }
 
-ConflictClass UpdateMemWalStateRow(const pb::Transaction& self,
-                                   const pb::Transaction& committed) {
+Result<ConflictClass> UpdateMemWalStateRow(const pb::Transaction& self,
+                                           const pb::Transaction& committed) {
   const auto& mine = self.update_mem_wal_state().compacted_sstables();
   switch (committed.operation_case()) {
     case Op::kRewrite:
-    case Op::kCreateIndex:
       return kOk;
+    case Op::kCreateIndex: {
+      // Lance: a committed MemWAL install is checked like a progress commit,
+      // against the progress its details carry.
+      const pb::IndexMetadata* installed = InstalledMemWalIndex(committed);
+      if (installed == nullptr) return kOk;
+      MEMWAL_ASSIGN_OR_RETURN(const pb::MemWalIndexDetails details,
+                              UnpackMemWalDetails(*installed));
+      return CheckCompactedSsTablesConflict(details.compacted_sstables(), mine);
+    }
     case Op::kUpdate:
       return CheckCompactedSsTablesConflict(
           committed.update().compacted_sstables(), mine);
@@ -230,6 +278,37 @@ ConflictClass UpdateMemWalStateRow(const pb::Transaction& self,
 }
 
 }  // namespace
+
+const pb::IndexMetadata* InstalledMemWalIndex(const pb::Transaction& t) {
+  if (!t.has_create_index()) return nullptr;
+  for (const pb::IndexMetadata& index : t.create_index().new_indices()) {
+    if (IsMemWalIndex(index)) return &index;
+  }
+  return nullptr;
+}
+
+void FinishMemWalInstall(const pb::IndexSection& head, uint64_t head_version,
+                         bool progress_met, const std::string& fresh_uuid,
+                         pb::Transaction* self) {
+  MEMWAL_ASSERT(self != nullptr && self->has_create_index());
+  if (InstalledMemWalIndex(*self) == nullptr) return;
+  pb::Transaction::CreateIndex* op = self->mutable_create_index();
+  std::set<std::string> removed;
+  for (const auto& index : op->removed_indices())
+    removed.insert(index.uuid().uuid());
+  for (const pb::IndexMetadata& index : head.indices()) {
+    if (!IsMemWalIndex(index) || removed.count(index.uuid().uuid()) != 0)
+      continue;
+    *op->add_removed_indices() = index;
+  }
+  if (!progress_met) return;
+  MEMWAL_ASSERT(fresh_uuid.size() == 16);
+  for (pb::IndexMetadata& index : *op->mutable_new_indices()) {
+    if (!IsMemWalIndex(index)) continue;
+    index.mutable_uuid()->set_uuid(fresh_uuid);
+    index.set_dataset_version(head_version);
+  }
+}
 
 ConflictClass CheckCompactedSsTablesConflict(
     const google::protobuf::RepeatedPtrField<pb::CompactedSsTable>& committed,

@@ -18,6 +18,20 @@ enum class ConflictClass { kCompatible, kRetryable, kIncompatible };
 Result<ConflictClass> ClassifyConflict(pb::Transaction* self,
                                        const pb::Transaction& committed);
 
+// The `__lance_mem_wal` entry a CreateIndex installs (new_indices), or
+// nullptr: such a CreateIndex installs or re-installs the MemWAL [spec R39].
+const pb::IndexMetadata* InstalledMemWalIndex(const pb::Transaction& t);
+
+// Lance: finish_create_index for a MemWAL install, run on every attempt
+// against the head [spec R39]: every `__lance_mem_wal` entry of the head that
+// the transaction does not already remove is removed (a manifest holds one
+// system index), and when `progress_met` (it rebased over UpdateMemWalState
+// commits, whose progress ClassifyConflict merged into its details) its entry
+// is re-minted with a fresh uuid at the head's version.
+void FinishMemWalInstall(const pb::IndexSection& head, uint64_t head_version,
+                         bool progress_met, const std::string& fresh_uuid,
+                         pb::Transaction* self);
+
 // Lance: check_compacted_sstables_conflict [spec R32].
 ConflictClass CheckCompactedSsTablesConflict(
     const google::protobuf::RepeatedPtrField<pb::CompactedSsTable>& committed,

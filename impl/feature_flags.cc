@@ -40,6 +40,7 @@ Status ApplyFeatureFlags(Manifest* manifest, bool enable_stable_row_id,
   manifest->set_reader_feature_flags(0);
   manifest->set_writer_feature_flags(0);
   if (AnyDeletionFile(*manifest)) SetBoth(manifest, kFlagDeletionFiles);
+  if (manifest->base_paths_size() > 0) SetBoth(manifest, kFlagBasePaths);
   // Lance: stable row ids need row-id metadata on every fragment; our fragments
   // carry none, so the flag can only be requested, and requesting it is refused
   // like Lance refuses it.

@@ -167,9 +167,17 @@ Result<Snapshot> LoadVersion(const Store& table, const Store* archive,
     return Status::Corruption(name + " holds version " +
                               std::to_string(file->manifest.version()));
   }
-  // Lance: a half-set manifest is refused on load [P §2.3].
-  if (!allow_half_set)
+  if (!allow_half_set) {
+    // Lance: a half-set manifest is refused on load [P §2.3], and so is one
+    // with a reader bit this build does not know (can_read_dataset).
     MEMWAL_RETURN_IF_ERROR(ValidateMemWalIndexCatchupFlags(file->manifest));
+    if (!CanReadDataset(file->manifest.reader_feature_flags())) {
+      return Status::FailedPrecondition(
+          name + ": reader feature flags " +
+          std::to_string(file->manifest.reader_feature_flags()) +
+          " name a feature this implementation does not support");
+    }
+  }
   return Snapshot{std::move(file)};
 }
 

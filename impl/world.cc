@@ -239,11 +239,77 @@ Result<Outcome> World::Restore(uint64_t version) {
   return Outcome::kPublished;
 }
 
+namespace {
+
+// Lance: Manifest::shallow_clone and do_commit_new_dataset [P §4.2]: the
+// source root is added as a base path; data and deletion files without a base,
+// and every index, name it.
+void PointAtSource(const std::string& source, ManifestFile* file) {
+  uint32_t id = 1;
+  for (const pb::BasePath& base : file->manifest.base_paths())
+    id = std::max(id, base.id() + 1);
+  pb::BasePath* base = file->manifest.add_base_paths();
+  base->set_id(id);
+  base->set_is_dataset_root(true);
+  base->set_path(source);
+  for (pb::DataFragment& fragment : *file->manifest.mutable_fragments()) {
+    for (pb::DataFile& data : *fragment.mutable_files()) {
+      if (!data.has_base_id()) data.set_base_id(id);
+    }
+    if (fragment.has_deletion_file() &&
+        !fragment.deletion_file().has_base_id()) {
+      fragment.mutable_deletion_file()->set_base_id(id);
+    }
+  }
+  for (pb::IndexMetadata& index : *file->index_section.mutable_indices())
+    index.set_base_id(id);
+  MEMWAL_ASSERT(file->manifest.base_paths_size() > 0);
+}
+
+// A deep clone copies every file, so nothing points elsewhere.
+void DropBases(ManifestFile* file) {
+  file->manifest.clear_base_paths();
+  for (pb::DataFragment& fragment : *file->manifest.mutable_fragments()) {
+    for (pb::DataFile& data : *fragment.mutable_files()) data.clear_base_id();
+    if (fragment.has_deletion_file())
+      fragment.mutable_deletion_file()->clear_base_id();
+  }
+  for (pb::IndexMetadata& index : *file->index_section.mutable_indices())
+    index.clear_base_id();
+}
+
+}  // namespace
+
+Status World::DeepClone() {
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
+  const std::string source = table_root_;
+  ManifestFile file = *head.file;
+  DropBases(&file);
+  pb::Transaction transaction;
+  transaction.set_read_version(head.version());
+  transaction.set_uuid(NewTransactionUuid(UuidFn()));
+  transaction.mutable_clone()->set_is_shallow(false);
+  transaction.mutable_clone()->set_ref_path(source);
+  transaction.mutable_clone()->set_ref_version(head.version());
+  const std::string name =
+      TransactionFileName(head.version(), NewTransactionUuid(UuidFn()));
+  file.manifest.set_transaction_file(name);
+  file.transaction = transaction;
+  table_root_ = "t" + std::to_string(tables_created_++) + "/";
+  PrefixedStore table = Table();
+  MEMWAL_RETURN_IF_ERROR(table.PutIfAbsent(std::string(kTransactionsDir) + name,
+                                           EncodeTransaction(transaction)));
+  MEMWAL_RETURN_IF_ERROR(WriteManifestFile(&table, std::move(file), bugs_));
+  inflight_.clear();  // They belong to the source table.
+  return Status::Ok();
+}
+
 Status World::ShallowClone() {
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
   const std::string source = table_root_;
   ManifestFile file = *head.file;
   MaskFlagsForShallowClone(&file.manifest, bugs_);
+  PointAtSource(source, &file);
   pb::Transaction transaction;
   transaction.set_read_version(head.version());
   transaction.set_uuid(NewTransactionUuid(UuidFn()));
@@ -290,6 +356,14 @@ Result<std::vector<uint64_t>> World::Versions() const {
   versions.insert(versions.end(), archived.begin(), archived.end());
   std::sort(versions.begin(), versions.end());
   return versions;
+}
+
+Status World::HeadLoads() const {
+  PrefixedStore table = Table();
+  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> versions,
+                          ListVersions(table));
+  if (versions.empty()) return Status::NotFound("table has no versions");
+  return LoadVersion(table, nullptr, versions.back()).status();
 }
 
 Result<TableVersion> World::ReadVersion(uint64_t version) const {

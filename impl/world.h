@@ -126,12 +126,24 @@ class World {
   Status BeginDropIndex(uint32_t index);                          // R27
   Status BeginRecordProgress(uint32_t shard);                     // R28
   Status BeginActivate();                                         // R29
+  // R39: a CreateIndex installing a fresh `__lance_mem_wal` whose details are
+  // the read version's (as initialize_mem_wal writes one, with no
+  // removed_indices; lance #9335 re-installs to replace the maintained-index
+  // set, carrying the progress). The commit replaces the head's system index.
+  Status BeginReinstallMemWal();
   // R30: commits the slot-th in-flight transaction (begin order); it leaves the
   // list whatever the outcome (kPublished, kRetry or kRefused).
   Result<Outcome> Commit(size_t slot);
   Result<Outcome> Restore(uint64_t version);  // R36
-  Status ShallowClone();                      // R37
-  Status CleanupVersions();                   // R38
+  // R37. Lance: Manifest::shallow_clone: the source root becomes a base path
+  // (feature bit 16 in both words), and data files, deletion files and every
+  // index (the system index too) point at it.
+  Status ShallowClone();
+  // Lance's deep clone (not a model action): the head's manifest copied into a
+  // new table that all later steps act on, feature words kept, no base paths.
+  // Its version reads back as OpKind::kShallowClone (the Clone operation).
+  Status DeepClone();
+  Status CleanupVersions();  // R38
 
   // Section 10 (env foreign): writers outside this protocol version's path.
   // R60: a foreign commit of the head with bit 128 in the reader word only
@@ -155,6 +167,9 @@ class World {
   // Persisted state, decoded from the store on every call.
   Result<std::vector<uint64_t>> Versions() const;
   Result<TableVersion> ReadVersion(uint64_t version) const;
+  // Ok if the head loads as Lance loads a version to read or write it (no
+  // half-set pair, one system index, known feature bits); the refusal if not.
+  Status HeadLoads() const;
   Result<WalState> ReadWal() const;
   // R40 on the head: per shard, 0 = no watermark. Query index numbers in any
   // order.

@@ -105,6 +105,20 @@ Status World::ResetMemWal() {
   return CommitForeign(std::move(t), options_.protocol, bugs_);
 }
 
+Status World::BeginReinstallMemWal() {
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot read, Head());
+  const pb::IndexMetadata* system = FindMemWalIndex(read.file->index_section);
+  if (system == nullptr)
+    return Status::FailedPrecondition("the table has no __lance_mem_wal");
+  pb::IndexMetadata fresh = *system;
+  fresh.mutable_uuid()->set_uuid(NewUuid());
+  fresh.set_dataset_version(read.version());
+  pb::Transaction t;
+  t.set_read_version(read.version());
+  *t.mutable_create_index()->add_new_indices() = fresh;
+  return Begin(std::move(t));
+}
+
 Status World::CommitForeign(pb::Transaction t, Protocol protocol, BugSet bugs) {
   PrefixedStore table = Table();
   PrefixedStore archive = Archive();

@@ -1,6 +1,6 @@
 // Decoders of the index section (IndexSection, IndexMetadata, the Any holding
 // index details) and operation names; see lance_messages.h. Field numbers:
-// shared/reference/lance-protocol.md section 1.4 and docs/lance-file-layout.md
+// docs/lance-facts.md section 1.4 and docs/lance-file-layout.md
 // section 1.4.
 #include "inspect/lance_messages.h"
 #include "inspect/message_parts.h"

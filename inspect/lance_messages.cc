@@ -1,5 +1,5 @@
 // Decoders of Lance's table-format messages; see lance_messages.h. Field
-// numbers are those of shared/reference/lance-protocol.md section 1 and
+// numbers are those of docs/lance-facts.md section 1 and
 // docs/lance-file-layout.md; a field listed there that inspect does not report
 // is skipped silently, any other becomes a Note.
 #include "inspect/lance_messages.h"

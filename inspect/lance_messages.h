@@ -1,5 +1,5 @@
 // Lance's table-format messages as inspect/ reads them: plain structs decoded
-// from the wire with the field numbers of shared/reference/lance-protocol.md
+// from the wire with the field numbers of docs/lance-facts.md
 // section 1 (Lance 8.0.0 through v11.0.0), and a Note for every field a decoder
 // does not know. A known field with the wrong wire type is Corruption; an
 // unknown field is never an error, so a manifest from a newer Lance is read as

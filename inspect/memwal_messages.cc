@@ -1,6 +1,6 @@
 // Decoders of the MemWAL messages (MemWalIndexDetails, ShardManifest) and of
 // the parts of a Transaction inspect reports; see lance_messages.h. Field
-// numbers: shared/reference/ lance-protocol.md sections 1.2 and 1.3.
+// numbers: docs/lance-facts.md sections 1.2 and 1.3.
 #include "inspect/lance_messages.h"
 #include "inspect/message_parts.h"
 #include "inspect/wire.h"

@@ -19,14 +19,14 @@ int Credit(const Config& config, const Version& read, const Version& head,
   return std::min(progress, static_cast<int>(next.compacted[shard]));
 }
 
-// R33 `proven(i)`: the read state is available and i's segments after the
-// operation cover every fragment live at the read version. Every model segment
-// has known covers.
+// R33 `proven(i)`: the read state is available, the read version has a live
+// fragment, and i's segments after the operation cover every fragment live at
+// the read version. Every model segment has known covers.
 bool Proven(const Config& config, const Version& read, const Version& next,
             int index) {
   const bool read_available =
       config.protocol == Protocol::kUnconditional || read.reader_bit;
-  if (!read_available) return false;
+  if (!read_available || read.live == 0) return false;
   return (read.live & ~CoveredBy(next, index)) == 0;
 }
 

@@ -392,7 +392,7 @@ inline Derive(rv, hd) {
     :: n_uuid[NS(mi, 0)] == 0 ->
       for (ms : 0 .. SHARDS - 1) { n_cu[NC(mi, ms)] = 0 }
     :: else ->
-      proven = (PROTOCOL == 2 || v_rb[rv]) && ((v_live[rv] & ~NCOV(mi)) & 255) == 0;
+      proven = (PROTOCOL == 2 || v_rb[rv]) && v_live[rv] != 0 && ((v_live[rv] & ~NCOV(mi)) & 255) == 0;
       SegmentsUnchanged(hd, mi);
       for (ms : 0 .. SHARDS - 1) {
         credit = 0;

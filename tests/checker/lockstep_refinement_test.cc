@@ -87,6 +87,29 @@ TEST(Lockstep, TheImplementationRejectingAnEnabledActionIsAFinding) {
             std::string::npos);
 }
 
+TEST(Lockstep, APublishedVersionThatDoesNotLoadIsReported) {
+  const LockstepSetup setup = TinySetup();
+  Result<impl::World> world = InitWorld(setup);
+  ASSERT_TRUE(world.ok());
+  EXPECT_FALSE(CheckPublishedVersionLoads(model::Commit{0},
+                                          model::Outcome::kPublished, *world)
+                   .has_value());
+  // A head with bit 128 in the reader word only does not load in Lance.
+  ASSERT_TRUE(world->ForeignHalfSet().ok());
+  const std::optional<Finding> finding = CheckPublishedVersionLoads(
+      model::Commit{0}, model::Outcome::kPublished, *world);
+  ASSERT_TRUE(finding.has_value());
+  EXPECT_EQ(finding->invariant, "PublishedVersionsLoad");
+  EXPECT_NE(finding->detail.find("does not load"), std::string::npos);
+  // Not checked after a refusal, nor on the environment's own version.
+  EXPECT_FALSE(CheckPublishedVersionLoads(model::Commit{0},
+                                          model::Outcome::kRefused, *world)
+                   .has_value());
+  EXPECT_FALSE(CheckPublishedVersionLoads(model::ForeignHalfSet{},
+                                          model::Outcome::kDone, *world)
+                   .has_value());
+}
+
 TEST(Lockstep, ModelAndImplementationBugSwitchesShareOneLayout) {
   for (const model::BugInfo& info : model::AllBugs()) {
     const std::optional<impl::Bug> bug = impl::ParseBug(info.name);

@@ -123,6 +123,15 @@ TEST(Derivation, CreditsEachShardIndependently) {
   EXPECT_EQ(Position(out, "idx_0", kShardB), 1u);
 }
 
+TEST(Derivation, WritesAZeroShardWhenAnotherShardOfTheEntryIsCredited) {
+  DerivationInput input = Baseline();
+  input.new_compacted = {{kShardA, 7}, {kShardB, 1}};  // B had none at read.
+  const CatchupTable out = DeriveCatchup(input, {});
+  const ShardGenerations want = {{kShardA, 5}, {kShardB, 0}};
+  ASSERT_EQ(out.count("idx_0"), 1u);
+  EXPECT_EQ(out.at("idx_0"), want);
+}
+
 TEST(Derivation, CreditsIndexesIndependently) {
   DerivationInput input = Baseline();
   input.before["idx_1"] = {Seg("u2", {0})};
@@ -298,6 +307,32 @@ TEST(Advance, MergesOntoAnUnchangedIndexKeepingUnnamedShardsAndTheMaximum) {
   ASSERT_TRUE(replaced.ok());
   EXPECT_EQ(Position(*replaced, "idx_0", kShardA), 4u);
   EXPECT_EQ(Position(*replaced, "idx_0", kShardB), 0u);
+}
+
+TEST(Advance, RefusesARepeatedExpectedSegmentUuidAsInvalidInput) {
+  const auto out = RunAdvance(
+      AdvanceBaseline(),
+      MakeAdvance({"u1", "u2", "u1"}, {0, 1}, {0, 1}, {{kShardA, 4}}));
+  EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Advance, OrdersMergedPositionsByShardUuid) {
+  AdvanceInput input = AdvanceBaseline();
+  input.before = input.after;
+  input.old_catchup = {{"idx_0", {{kShardB, 2}}}};
+  const auto out = RunAdvance(
+      input, MakeAdvance({"u1", "u2"}, {0, 1}, {0, 1}, {{kShardA, 4}}));
+  ASSERT_TRUE(out.ok());
+  const ShardGenerations want = {{kShardA, 4}, {kShardB, 2}};
+  EXPECT_EQ(out->at("idx_0"), want);
+  // A changed index takes its claims alone, ordered the same way.
+  AdvanceInput changed = AdvanceBaseline();
+  const auto claims = RunAdvance(
+      changed,
+      MakeAdvance({"u1", "u2"}, {0, 1}, {0, 1}, {{kShardB, 1}, {kShardA, 4}}));
+  ASSERT_TRUE(claims.ok());
+  const ShardGenerations sorted = {{kShardA, 4}, {kShardB, 1}};
+  EXPECT_EQ(claims->at("idx_0"), sorted);
 }
 
 TEST(Advance, AChangedIndexWithoutAnAdvanceLosesItsEntry) {

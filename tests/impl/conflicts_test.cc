@@ -13,7 +13,8 @@ const std::string kShard(16, 's');
 // Tokens: A Append | D<f> Delete(f) | U<f> Update rewriting field 0 of f | U+
 // Update with a new fragment | G<n> Update compacting the shard to n | R<a><b>
 // Rewrite(a,b) | C<i>:<frags> CreateIndex idx_i with a segment covering frags |
-// P<n> UpdateMemWalState progress n | X Restore.
+// P<n> UpdateMemWalState progress n | M<n> CreateIndex installing
+// __lance_mem_wal whose details carry progress n (none for 0) | X Restore.
 pb::Transaction Parse(const std::string& token) {
   pb::Transaction t;
   const char kind = token[0];
@@ -52,6 +53,14 @@ pb::Transaction Parse(const std::string& token) {
     for (const char c : rest.substr(2))
       covers.insert(static_cast<uint64_t>(c - '0'));
     index->set_fragment_bitmap(EncodeFragmentBitmap(covers));
+  }
+  if (kind == 'M') {
+    pb::MemWalIndexDetails details;
+    if (std::stoull(rest) > 0) progress(details.mutable_compacted_sstables());
+    pb::IndexMetadata* index = t.mutable_create_index()->add_new_indices();
+    index->set_name(std::string(kMemWalIndexName));
+    index->mutable_uuid()->set_uuid(std::string(16, 'm'));
+    PackMemWalDetails(details, index);
   }
   if (kind == 'X') t.mutable_restore()->set_version(1);
   MEMWAL_ASSERT(t.operation_case() != pb::Transaction::OPERATION_NOT_SET);
@@ -138,6 +147,17 @@ TEST(Conflicts, EveryCellOfTheR31TableClassifiesAsSpecified) {
       {"P2", "P1", retry},
       {"P2", "P2", never},
       {"P1", "X", never},
+      // MemWAL installs (spec R39).
+      {"P2", "M1", retry},
+      {"P2", "M2", never},
+      {"P2", "M3", never},
+      {"P1", "M0", ok},
+      {"M0", "P1", ok},
+      {"M1", "M0", retry},
+      {"M0", "C0:0", ok},
+      {"C0:0", "M0", ok},
+      {"M0", "G1", ok},
+      {"M0", "X", never},
   };
   for (const Case& c : kCases) {
     pb::Transaction self = Parse(c.self);
@@ -160,6 +180,41 @@ TEST(Conflicts, ACreateIndexRebasedOverAnUpdatePrunesItsNewSegments) {
   const auto kept = DecodeFragmentBitmap(
       other_field.create_index().new_indices(0).fragment_bitmap());
   EXPECT_EQ(**kept, (FragmentSet{0, 1, 2}));
+}
+
+TEST(Conflicts, AMemWalInstallRebasedOverProgressKeepsTheHigherGeneration) {
+  pb::Transaction self = Parse("M2");
+  ASSERT_EQ(*ClassifyConflict(&self, Parse("P3")), ConflictClass::kCompatible);
+  auto details = UnpackMemWalDetails(self.create_index().new_indices(0));
+  ASSERT_TRUE(details.ok());
+  ASSERT_EQ(details->compacted_sstables_size(), 1);
+  EXPECT_EQ(details->compacted_sstables(0).generation(), 3u);
+  ASSERT_EQ(*ClassifyConflict(&self, Parse("P1")), ConflictClass::kCompatible);
+  details = UnpackMemWalDetails(self.create_index().new_indices(0));
+  EXPECT_EQ(details->compacted_sstables(0).generation(), 3u);
+}
+
+TEST(Conflicts, FinishingAnInstallRemovesEveryOtherSystemIndexOfTheHead) {
+  pb::Transaction self = Parse("M0");
+  pb::IndexSection head;
+  pb::IndexMetadata* old = head.add_indices();
+  old->set_name(std::string(kMemWalIndexName));
+  old->mutable_uuid()->set_uuid(std::string(16, 'o'));
+  pb::IndexMetadata* user = head.add_indices();
+  user->set_name("idx_0");
+  user->mutable_uuid()->set_uuid(std::string(16, 'u'));
+  FinishMemWalInstall(head, 4, false, "", &self);
+  ASSERT_EQ(self.create_index().removed_indices_size(), 1);
+  EXPECT_EQ(self.create_index().removed_indices(0).uuid().uuid(),
+            std::string(16, 'o'));
+  EXPECT_EQ(self.create_index().new_indices(0).uuid().uuid(),
+            std::string(16, 'm'));
+  // Again (a second attempt): nothing added twice; a merge re-mints the entry.
+  FinishMemWalInstall(head, 5, true, std::string(16, 'n'), &self);
+  EXPECT_EQ(self.create_index().removed_indices_size(), 1);
+  EXPECT_EQ(self.create_index().new_indices(0).uuid().uuid(),
+            std::string(16, 'n'));
+  EXPECT_EQ(self.create_index().new_indices(0).dataset_version(), 5u);
 }
 
 TEST(Conflicts, TwoRepairsOfOneIndexConflictByName) {

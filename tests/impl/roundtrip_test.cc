@@ -1,8 +1,8 @@
-// Persisted round trips and the on-disk layout (design.md section 8; PR 8263's
-// "activate, reopen from storage, commit, reopen again"): a World written to a
-// real directory is laid out as Lance lays out a table, every manifest decodes
-// and re-encodes to the same bytes, and the MemWAL bit survives reopening. Plus
-// a rapidcheck property over random action sequences.
+// Persisted round trips and the on-disk layout (crash-safe object store; PR
+// 8263's "activate, reopen from storage, commit, reopen again"): a World
+// written to a real directory is laid out as Lance lays out a table, every
+// manifest decodes and re-encodes to the same bytes, and the MemWAL bit
+// survives reopening. Plus a rapidcheck property over random action sequences.
 #include <gtest/gtest.h>
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>

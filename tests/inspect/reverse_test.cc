@@ -39,10 +39,15 @@ namespace fs = std::filesystem;
 
 const std::string kFixtures = MEMWAL_FIXTURES_DIR;
 
-bool LanceDbAvailable() {
+// The LanceDB 0.39.0 harness (Lance 12.0.0, the unconditional protocol).
+const std::string kLance12 = kFixtures + "/lance12";
+
+bool HarnessAvailable(const std::string& harness) {
   return std::system("node --version > /dev/null 2>&1") == 0 &&
-         fs::is_directory(kFixtures + "/node_modules/@lancedb/lancedb");
+         fs::is_directory(harness + "/node_modules/@lancedb/lancedb");
 }
+
+bool LanceDbAvailable() { return HarnessAvailable(kFixtures); }
 
 struct Opened {
   int code = -1;
@@ -50,13 +55,14 @@ struct Opened {
   std::string log;   // its stderr
 };
 
-// What LanceDB's own API says about the table in `dir` (open_table.mjs).
-Opened OpenWithLanceDb(const std::string& dir, const std::string& scratch) {
+// What LanceDB's own API says about the table in `dir` (the open_table.mjs of
+// `harness`).
+Opened OpenWithLanceDb(const std::string& dir, const std::string& scratch,
+                       const std::string& harness = kFixtures) {
   const std::string out = scratch + "/lancedb.json";
   const std::string log = scratch + "/lancedb.log";
-  const std::string command = "cd '" + kFixtures +
-                              "' && node open_table.mjs '" + dir +
-                              "' idx_0 > '" + out + "' 2> '" + log + "'";
+  const std::string command = "cd '" + harness + "' && node open_table.mjs '" +
+                              dir + "' idx_0 > '" + out + "' 2> '" + log + "'";
   Opened opened;
   opened.code = std::system(command.c_str());
   opened.description = ReadJson(out);
@@ -225,6 +231,34 @@ TEST(ReverseDirection, LanceDbRefusesOurActivatedTableAsUnreadable) {
             std::string::npos)
       << opened.log;
   EXPECT_NE(opened.log.find("Flags: 128"), std::string::npos) << opened.log;
+}
+
+// Lance 12 (LanceDB 0.39.0) runs the unconditional protocol: it opens a table
+// our implementation wrote under `unconditional`, MemWAL index and catch-up
+// positions included, and sees the versions and rows inspect sees.
+TEST(ReverseDirection, Lance12ReadsOurUnconditionalTableAsInspectDoes) {
+  ASSERT_TRUE(HarnessAvailable(kLance12))
+      << "run npm ci in " << kLance12 << " (./memwal test does)";
+  TempDir scratch;
+  const std::string dir = WriteTable(
+      WrittenWorld(impl::Protocol::kUnconditional), scratch.path() + "/t");
+  const Opened opened = OpenWithLanceDb(dir, scratch.path(), kLance12);
+  ASSERT_EQ(opened.code, 0) << opened.log;
+  const json& lancedb = opened.description;
+  const json latest = InspectJson(dir, 0);
+  ASSERT_FALSE(latest["memwal"].is_null());
+  ASSERT_EQ(lancedb["versions"].size(), latest["versions"].size());
+  EXPECT_EQ(lancedb["latest"]["version"], latest["latest_version"]);
+  EXPECT_EQ(lancedb["latest"]["countRows"], latest["rows"]);
+  for (size_t i = 0; i < latest["versions"].size(); ++i) {
+    const json& ours = latest["versions"][i];
+    const json& theirs = lancedb["versions"][i];
+    const std::string at = "version " + ours["version"].dump();
+    EXPECT_EQ(theirs["version"], ours["version"]) << at;
+    EXPECT_EQ(theirs["countRows"], ours["rows"]) << at;
+    EXPECT_EQ(theirs["metadata"]["total_fragments"], ours["fragments"].dump())
+        << at;
+  }
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // R33, the catch-up derivation (derived protocol unless a test says otherwise).
-// Test names follow Lance's own tests (spec/lance-protocol.md section 6.5)
+// Test names follow Lance's own tests (docs/lance-facts.md section 6.5)
 // where the model can express the scenario; each builds its state by applying
 // spec actions from Init.
 #include <gtest/gtest.h>
