@@ -1,16 +1,10 @@
 // memwal-check bench (checker/bench.h): SPIN's pan and our model-only search on
-// the same bounds in one run, plus the lockstep search's rate and time shares.
-//
-// Our side here is the fingerprint-mode search: a level-synchronous BFS that
-// stores, per visited state, only its 64-bit fingerprint in an open-addressing
-// table kept between 3/8 and 3/4 full (at most 16 bytes per state at any
-// size, about 14 at medium). It keeps no parent records: a violation is
-// reported with its invariant, and its trace is rebuilt by re-running the
-// ordinary search (`memwal-check check`), which is BFS too and meets the same
-// first violation. A level is expanded by N threads, each over its own chunks
-// with no allocation on the hot path (states decoded into a reused State,
-// successors encoded into a reused buffer); the successors are inserted in
-// order, single-threaded, so counts are identical for every thread count.
+// the same bounds in one run, like for like: our exact storage against pan
+// -DSAFETY, our fingerprint storage against pan's hash-compact mode (-DHC4),
+// both on the engine `check --model-only` runs (checker/engine/search.h), one
+// thread, no symmetry (SPIN has none here); the counts must agree or the
+// bench fails. Then the thread speed-up, the symmetry reduction, the lockstep
+// rate at small and the default gate's wall time.
 #include "checker/bench.h"
 
 #include <sys/stat.h>
@@ -28,8 +22,9 @@
 #include <thread>
 
 #include "base/output_file.h"
-#include "checker/lockstep.h"
 #include "checker/engine/search.h"
+#include "checker/liveness.h"
+#include "checker/lockstep.h"
 #include "model/actions.h"
 #include "model/invariants.h"
 #include "model/state.h"
@@ -217,230 +212,6 @@ Status BuildPan(const std::string& dir, const std::string& source,
   return Status::Ok();
 }
 
-// ---- our fingerprint-mode search ----
-
-// Fingerprints of visited states, single writer: open addressing, linear
-// probing, doubled when 3/4 full.
-class CompactSet {
- public:
-  CompactSet() : slots_(1u << 12, 0) {}
-  bool Contains(uint64_t fingerprint) const {
-    const uint64_t stored = Stored(fingerprint);
-    for (std::size_t slot = Home(stored);; slot = (slot + 1) & Mask()) {
-      if (slots_[slot] == stored) return true;
-      if (slots_[slot] == 0) return false;
-    }
-  }
-  bool Insert(uint64_t fingerprint) {
-    if (4 * (size_ + 1) > 3 * slots_.size()) Grow();
-    const uint64_t stored = Stored(fingerprint);
-    std::size_t slot = Home(stored);
-    while (slots_[slot] != 0) {
-      if (slots_[slot] == stored) return false;
-      slot = (slot + 1) & Mask();
-    }
-    slots_[slot] = stored;
-    ++size_;
-    return true;
-  }
-  std::size_t size() const { return size_; }
-  std::size_t bytes() const { return slots_.size() * sizeof(uint64_t); }
-
- private:
-  static uint64_t Stored(uint64_t f) { return f == 0 ? 0x9e3779b97f4a7c15 : f; }
-  std::size_t Mask() const { return slots_.size() - 1; }
-  std::size_t Home(uint64_t stored) const {
-    return static_cast<std::size_t>(stored ^ (stored >> 29)) & Mask();
-  }
-  void Grow() {
-    std::vector<uint64_t> old(slots_.size() * 2, 0);
-    old.swap(slots_);
-    for (uint64_t stored : old) {
-      if (stored == 0) continue;
-      std::size_t slot = Home(stored);
-      while (slots_[slot] != 0) slot = (slot + 1) & Mask();
-      slots_[slot] = stored;
-    }
-  }
-
-  std::vector<uint64_t> slots_;
-  std::size_t size_ = 0;
-};
-
-// A BFS level: encoded states back to back. Cache-line aligned: each worker
-// appends to its own Level, and neighbours must not share a line.
-struct alignas(64) Level {
-  std::vector<char> bytes;
-  std::vector<uint32_t> ends;  // end offset of each state
-  std::vector<uint64_t> fingerprints;
-  void Clear() {
-    bytes.clear();
-    ends.clear();
-    fingerprints.clear();
-  }
-  std::size_t size() const { return ends.size(); }
-  std::string_view Get(std::size_t k) const {
-    const uint32_t begin = k == 0 ? 0 : ends[k - 1];
-    return std::string_view(bytes.data() + begin, ends[k] - begin);
-  }
-  void Push(std::string_view state, uint64_t fingerprint) {
-    bytes.insert(bytes.end(), state.begin(), state.end());
-    ends.push_back(static_cast<uint32_t>(bytes.size()));
-    fingerprints.push_back(fingerprint);
-  }
-};
-
-struct FastResult {
-  uint64_t states = 0;
-  uint64_t transitions = 0;
-  double seconds = 0;
-  std::size_t set_bytes = 0;
-  double expand_seconds = 0;  // wall time of the parallel expansion phases
-  std::string violated;       // first broken invariant met, "" none
-};
-
-// Expands states [begin, end) of `level` into `out` (successors not yet in
-// `seen`; `seen` is only read while workers run).
-void ExpandRange(const model::Config& config, const Level& level,
-                 std::size_t begin, std::size_t end, const CompactSet& seen,
-                 Level* out, uint64_t* transitions, std::string* violated) {
-  model::State state;
-  std::vector<model::Action> actions;
-  std::string encoded;
-  uint64_t count = 0;  // local: a shared counter would bounce between cores
-  for (std::size_t k = begin; k < end; ++k) {
-    MEMWAL_ASSERT(model::Decode(level.Get(k), &state));
-    model::EnabledActions(config, state, &actions);
-    for (const model::Action& action : actions) {
-      model::Outcome outcome;
-      const model::State next = model::Apply(config, state, action, &outcome);
-      ++count;
-      model::Encode(next, &encoded);
-      const uint64_t fingerprint = model::Hash64(encoded);
-      if (seen.Contains(fingerprint)) continue;
-      if (violated->empty()) {
-        if (const model::Invariant* broken =
-                model::FirstBrokenInvariant(config, next)) {
-          *violated = std::string(broken->name);
-        }
-      }
-      out->Push(encoded, fingerprint);
-    }
-  }
-  *transitions += count;
-}
-
-FastResult FingerprintSearch(const model::Config& config, int threads) {
-  const Clock::time_point start = Clock::now();
-  FastResult result;
-  CompactSet seen;
-  Level level;
-  std::string encoded;
-  const model::State init = model::Init(config.bounds);
-  model::Encode(init, &encoded);
-  seen.Insert(model::Hash64(encoded));
-  level.Push(encoded, model::Hash64(encoded));
-  const std::size_t workers = static_cast<std::size_t>(threads);
-  std::vector<Level> outs(workers * 8);
-  std::vector<uint64_t> transitions(outs.size(), 0);
-  std::vector<std::string> violated(outs.size());
-  while (level.size() > 0 && result.violated.empty()) {
-    const std::size_t chunks = std::min(outs.size(), level.size());
-    const std::size_t per = (level.size() + chunks - 1) / chunks;
-    std::atomic<std::size_t> next_chunk{0};
-    auto work = [&] {
-      for (std::size_t c; (c = next_chunk.fetch_add(1)) < chunks;) {
-        outs[c].Clear();
-        ExpandRange(config, level, c * per,
-                    std::min(level.size(), (c + 1) * per), seen, &outs[c],
-                    &transitions[c], &violated[c]);
-      }
-    };
-    const Clock::time_point expand_start = Clock::now();
-    std::vector<std::thread> pool;
-    for (std::size_t t = 1; t < workers; ++t) pool.emplace_back(work);
-    work();
-    for (std::thread& thread : pool) thread.join();
-    result.expand_seconds += SecondsSince(expand_start);
-    level.Clear();
-    for (std::size_t c = 0; c < chunks; ++c) {
-      if (result.violated.empty()) result.violated = violated[c];
-      for (std::size_t k = 0; k < outs[c].size(); ++k) {
-        if (seen.Insert(outs[c].fingerprints[k]))
-          level.Push(outs[c].Get(k), outs[c].fingerprints[k]);
-      }
-    }
-  }
-  result.states = seen.size();
-  for (uint64_t t : transitions) result.transitions += t;
-  result.set_bytes = seen.bytes();
-  result.seconds = SecondsSince(start);
-  return result;
-}
-
-// ---- the lockstep profile ----
-
-struct LockstepProfile {
-  uint64_t transitions = 0;
-  double seconds = 0;
-  // Shares of the sampled time: model, implementation step (commit path with
-  // protobuf and store), the checks on the persisted state (decode,
-  // abstraction, invariants, refinement).
-  double model_s = 0;
-  double impl_s = 0;
-  double check_s = 0;
-};
-
-// Walks the first `budget` transitions of a BFS in lockstep and times each
-// part: model::Apply, the World step alone (a copy), and StepLockstep minus
-// that (its checks).
-LockstepProfile ProfileLockstep(const model::Config& config, uint64_t budget) {
-  LockstepProfile profile;
-  LockstepSetup setup{.config = config};
-  Result<impl::World> world = InitWorld(setup);
-  if (!world.ok()) return profile;
-  struct Item {
-    model::State state;
-    impl::World world;
-  };
-  std::vector<Item> level;
-  level.push_back(Item{model::Init(config.bounds), std::move(*world)});
-  CompactSet seen;
-  seen.Insert(model::Fingerprint(level[0].state));
-  std::vector<model::Action> actions;
-  const Clock::time_point start = Clock::now();
-  while (!level.empty() && profile.transitions < budget) {
-    std::vector<Item> next_level;
-    for (const Item& item : level) {
-      model::EnabledActions(config, item.state, &actions);
-      for (const model::Action& action : actions) {
-        if (profile.transitions >= budget) break;
-        Clock::time_point t0 = Clock::now();
-        model::Outcome outcome;
-        model::State next = model::Apply(config, item.state, action, &outcome);
-        profile.model_s += SecondsSince(t0);
-        impl::World alone = item.world;
-        t0 = Clock::now();
-        (void)ApplyToWorld(action, &alone);
-        profile.impl_s += SecondsSince(t0);
-        impl::World stepped = item.world;
-        t0 = Clock::now();
-        const std::optional<Finding> finding =
-            StepLockstep(setup, action, outcome, next, &stepped);
-        profile.check_s += SecondsSince(t0);
-        ++profile.transitions;
-        if (finding) continue;
-        if (seen.Insert(model::Fingerprint(next)))
-          next_level.push_back(Item{std::move(next), std::move(stepped)});
-      }
-    }
-    level = std::move(next_level);
-  }
-  profile.seconds = SecondsSince(start);
-  profile.check_s = std::max(0.0, profile.check_s - profile.impl_s);
-  return profile;
-}
-
 // ---- the command ----
 
 struct BenchOptions {
@@ -449,7 +220,8 @@ struct BenchOptions {
   int threads = 2;
   std::string work_dir = "/tmp/memwal-bench";
   bool json = false;
-  uint64_t lockstep_transitions = 20000;
+  uint64_t lockstep_states = 60000;  // the lockstep sample at small
+  bool default_check = true;         // time ./memwal check's gate
 };
 
 Result<BenchOptions> ParseBench(const std::vector<std::string>& args) {
@@ -458,6 +230,10 @@ Result<BenchOptions> ParseBench(const std::vector<std::string>& args) {
     const std::string& flag = args[k];
     if (flag == "--json") {
       options.json = true;
+      continue;
+    }
+    if (flag == "--no-default-check") {
+      options.default_check = false;
       continue;
     }
     if (k + 1 >= args.size())
@@ -473,8 +249,8 @@ Result<BenchOptions> ParseBench(const std::vector<std::string>& args) {
       options.threads = number;
     } else if (flag == "--work-dir") {
       options.work_dir = value;
-    } else if (flag == "--lockstep-transitions" && number >= 1) {
-      options.lockstep_transitions = static_cast<uint64_t>(number);
+    } else if (flag == "--lockstep-states" && number >= 1) {
+      options.lockstep_states = static_cast<uint64_t>(number);
     } else {
       return Status::InvalidArgument("bad flag or value '" + flag + " " +
                                      value + "'");
@@ -489,131 +265,237 @@ double Median(std::vector<double> values) {
   return values[values.size() / 2];
 }
 
-struct Measured {
-  uint64_t states_ours = 0;
-  uint64_t states_spin = 0;
-  double ours_s = 0;          // median, one thread
-  double ours_n_s = 0;        // median, N threads
-  double parallel_share = 0;  // of the 1-thread run: the expansion phases
-  double spin_s = 0;          // median, pan -DSAFETY
-  double spin_ncore_s = -1;   // pan -DNCORE=2: not run (see Measure)
-  double bytes_ours = 0;
-  double bytes_spin = 0;
-  LockstepProfile lockstep;
+// One side of a comparison: states, median seconds, bytes per stored state.
+struct Side {
+  uint64_t states = 0;
+  double seconds = 0;
+  double bytes_per_state = 0;
+  double per_s() const { return seconds > 0 ? states / seconds : 0; }
 };
 
-// The speed-up on `threads` idle cores that Amdahl's law gives for a run
-// whose parallel part is `share` of its 1-thread time.
-double Amdahl(double share, int threads) {
-  return 1.0 / ((1.0 - share) + share / threads);
+struct Measured {
+  Side exact;          // ours, exact storage, 1 thread
+  Side fingerprint;    // ours, fingerprint storage, 1 thread
+  Side fingerprint_n;  // ours, fingerprint storage, N threads
+  Side spin_exact;     // pan -DSAFETY
+  Side spin_hc;        // pan -DSAFETY -DHC4
+  double collision_probability = 0;
+  uint64_t symmetry_without = 0;
+  uint64_t symmetry_with = 0;
+  uint64_t lockstep_transitions = 0;
+  double lockstep_seconds = 0;
+  double default_check_seconds = -1;  // -1: not run
+  uint64_t default_check_states = 0;
+  std::string default_check_verdict;
+};
+
+// The engine's model-only BFS, as `check --model-only --no-symmetry` runs it.
+engine::SearchResult Ours(const model::Config& config, engine::Storage storage,
+                          int threads, bool symmetry) {
+  return engine::SearchModel(config, engine::Options{.threads = threads,
+                                                     .storage = storage,
+                                                     .symmetry = symmetry});
+}
+
+Side SideOf(const engine::SearchResult& result) {
+  const engine::Stats& s = result.stats;
+  return Side{.states = s.states_distinct,
+              .seconds = s.seconds,
+              .bytes_per_state = static_cast<double>(s.seen_bytes) /
+                                 static_cast<double>(s.states_distinct)};
+}
+
+Side SideOf(const SpinRun& run) {
+  return Side{.states = run.states_stored,
+              .seconds = run.seconds > 0 ? run.seconds : run.wall_seconds,
+              .bytes_per_state = (run.state_mb + run.hash_mb) * 1048576.0 /
+                                 static_cast<double>(run.states_stored)};
+}
+
+void PrintSide(const char* name, const Side& side, std::ostream& out) {
+  char line[200];
+  std::snprintf(line, sizeof(line),
+                "  %-28s %9llu states %8.3f s %10.0f states/s %6.1f "
+                "bytes/state\n",
+                name, static_cast<unsigned long long>(side.states),
+                side.seconds, side.per_s(), side.bytes_per_state);
+  out << line;
 }
 
 void PrintText(const BenchOptions& o, const Measured& m, std::ostream& out) {
-  const double ours = m.states_ours / m.ours_s;
-  const double spin = m.states_spin / m.spin_s;
   char line[256];
   out << "bench: preset " << o.preset << ", median of " << o.reps
-      << " runs each, model-only, invariants on, goals off\n";
-  std::snprintf(line, sizeof(line),
-                "  ours  1 thread : %9llu states %7.3f s %10.0f states/s  "
-                "%5.1f bytes/state\n",
-                static_cast<unsigned long long>(m.states_ours), m.ours_s, ours,
-                m.bytes_ours);
-  out << line;
-  std::snprintf(line, sizeof(line),
-                "  ours %2d threads: %9llu states %7.3f s %10.0f states/s  "
-                "speed-up %.2f (Amdahl on idle cores: %.2f)\n",
-                o.threads, static_cast<unsigned long long>(m.states_ours),
-                m.ours_n_s, m.states_ours / m.ours_n_s, m.ours_s / m.ours_n_s,
-                Amdahl(m.parallel_share, o.threads));
-  out << line;
-  std::snprintf(line, sizeof(line),
-                "  spin -DSAFETY  : %9llu states %7.3f s %10.0f states/s  "
-                "%5.1f bytes/state (stored = ours + %llu)\n",
-                static_cast<unsigned long long>(m.states_spin), m.spin_s, spin,
-                m.bytes_spin,
-                static_cast<unsigned long long>(kSpinStateOffset));
-  out << line;
-  out << "  spin -DNCORE=2 : not run (multi-core pan refuses the hidden "
-         "scratch variables)\n";
-  std::snprintf(line, sizeof(line), "  ratio ours/spin: %.2f\n", ours / spin);
-  out << line;
-  const LockstepProfile& l = m.lockstep;
-  const double sampled = l.model_s + l.impl_s + l.check_s;
+      << " runs each, model-only BFS, invariants on, no symmetry\n";
+  PrintSide("ours exact, 1 thread", m.exact, out);
+  PrintSide("spin -DSAFETY", m.spin_exact, out);
+  PrintSide("ours fingerprint, 1 thread", m.fingerprint, out);
+  PrintSide("spin -DSAFETY -DHC4", m.spin_hc, out);
   std::snprintf(
       line, sizeof(line),
-      "  lockstep: %llu transitions in %.2f s = %.0f transitions/s; "
-      "time: model %.0f%%, implementation step %.0f%%, checks %.0f%%\n",
-      static_cast<unsigned long long>(l.transitions), l.seconds,
-      l.seconds > 0 ? l.transitions / l.seconds : 0.0,
-      sampled > 0 ? 100 * l.model_s / sampled : 0.0,
-      sampled > 0 ? 100 * l.impl_s / sampled : 0.0,
-      sampled > 0 ? 100 * l.check_s / sampled : 0.0);
+      "  (spin -DHC4 lost %llu states to hash compaction)\n",
+      static_cast<unsigned long long>(m.spin_exact.states - m.spin_hc.states));
   out << line;
+  std::snprintf(line, sizeof(line), "ours fingerprint, %d threads", o.threads);
+  PrintSide(line, m.fingerprint_n, out);
+  std::snprintf(line, sizeof(line),
+                "  ratio ours/spin: exact %.2f, hash-compact %.2f; thread "
+                "speed-up %.2f; collision probability %.2g\n",
+                m.exact.per_s() / m.spin_exact.per_s(),
+                m.fingerprint.per_s() / m.spin_hc.per_s(),
+                m.fingerprint_n.per_s() / m.fingerprint.per_s(),
+                m.collision_probability);
+  out << line;
+  std::snprintf(line, sizeof(line),
+                "  symmetry: %llu states without, %llu with\n",
+                static_cast<unsigned long long>(m.symmetry_without),
+                static_cast<unsigned long long>(m.symmetry_with));
+  out << line;
+  std::snprintf(
+      line, sizeof(line),
+      "  lockstep (small, %d threads): %llu transitions in %.2f s = "
+      "%.0f transitions/s\n",
+      o.threads, static_cast<unsigned long long>(m.lockstep_transitions),
+      m.lockstep_seconds,
+      m.lockstep_seconds > 0 ? m.lockstep_transitions / m.lockstep_seconds
+                             : 0.0);
+  out << line;
+  if (m.default_check_seconds < 0) {
+    out << "  default check: not run (--no-default-check)\n";
+  } else {
+    std::snprintf(line, sizeof(line),
+                  "  default check (--preset gate, lockstep, liveness, %d "
+                  "threads): %s, %llu states, %.1f s\n",
+                  o.threads, m.default_check_verdict.c_str(),
+                  static_cast<unsigned long long>(m.default_check_states),
+                  m.default_check_seconds);
+    out << line;
+  }
 }
 
 void PrintJson(const BenchOptions& o, const Measured& m, std::ostream& out) {
-  const double ours = m.states_ours / m.ours_s;
-  const double spin = m.states_spin / m.spin_s;
-  const LockstepProfile& l = m.lockstep;
-  const double sampled = std::max(1e-12, l.model_s + l.impl_s + l.check_s);
   nlohmann::json j = {
       {"preset", o.preset},
       {"reps", o.reps},
       {"threads", o.threads},
-      {"ours_states_per_s", ours},
-      {"spin_states_per_s", spin},
-      {"ratio", ours / spin},
-      {"states_ours", m.states_ours},
-      {"states_spin", m.states_spin},
-      {"bytes_per_state_ours", m.bytes_ours},
-      {"bytes_per_state_spin", m.bytes_spin},
-      {"speedup_threads", m.ours_s / m.ours_n_s},
-      {"parallel_share", m.parallel_share},
-      {"speedup_threads_amdahl", Amdahl(m.parallel_share, o.threads)},
-      {"wall_s_ours", m.ours_s},
-      {"wall_s_ours_threads", m.ours_n_s},
-      {"wall_s_spin", m.spin_s},
+      {"ours_states_per_s", m.exact.per_s()},
+      {"spin_states_per_s", m.spin_exact.per_s()},
+      {"ratio", m.exact.per_s() / m.spin_exact.per_s()},
+      {"ours_fingerprint_states_per_s", m.fingerprint.per_s()},
+      {"spin_hc_states_per_s", m.spin_hc.per_s()},
+      {"ratio_hash_compact", m.fingerprint.per_s() / m.spin_hc.per_s()},
+      {"states_ours", m.exact.states},
+      {"states_spin", m.spin_exact.states},
+      {"bytes_per_state_ours", m.fingerprint.bytes_per_state},
+      {"bytes_per_state_ours_exact", m.exact.bytes_per_state},
+      {"bytes_per_state_spin", m.spin_exact.bytes_per_state},
+      {"bytes_per_state_spin_hc", m.spin_hc.bytes_per_state},
+      {"states_spin_hc", m.spin_hc.states},
+      {"states_lost_spin_hc", m.spin_exact.states - m.spin_hc.states},
+      {"collision_probability", m.collision_probability},
+      {"speedup_threads", m.fingerprint_n.per_s() / m.fingerprint.per_s()},
+      {"symmetry_states_without", m.symmetry_without},
+      {"symmetry_states_with", m.symmetry_with},
       {"lockstep_transitions_per_s",
-       l.seconds > 0 ? l.transitions / l.seconds : 0.0},
-      {"lockstep_share",
-       {{"model", l.model_s / sampled},
-        {"implementation_step", l.impl_s / sampled},
-        {"checks", l.check_s / sampled}}}};
+       m.lockstep_seconds > 0 ? m.lockstep_transitions / m.lockstep_seconds
+                              : 0.0},
+      {"default_check_seconds", m.default_check_seconds < 0
+                                    ? nlohmann::json(nullptr)
+                                    : nlohmann::json(m.default_check_seconds)},
+      {"default_check_verdict", m.default_check_verdict}};
   out << j.dump(2) << "\n";
+}
+
+// Our count and SPIN's (which has one state more) must agree.
+Status SameStates(const char* what, uint64_t ours, uint64_t spin) {
+  if (ours + kSpinStateOffset == spin) return Status::Ok();
+  return Status::FailedPrecondition(
+      std::string(what) + ": ours " + std::to_string(ours) + " states, SPIN " +
+      std::to_string(spin) + " (expected ours + " +
+      std::to_string(kSpinStateOffset) + ")");
 }
 
 Status Measure(const BenchOptions& o, Measured* m) {
   model::Config config;
   config.bounds = *model::ParsePreset(o.preset);
-  std::vector<double> ours, ours_n, spin;
-  SpinOptions spin_options{.work_dir = o.work_dir};
+  std::vector<double> exact, fingerprint, fingerprint_n, spin_exact, spin_hc;
+  SpinOptions safety{.work_dir = o.work_dir + "/safety"};
+  SpinOptions hc{.work_dir = o.work_dir + "/hc4",
+                 .cflags = "-O2 -DSAFETY -DHC4"};
   for (int rep = 0; rep < o.reps; ++rep) {
-    // Interleaved, so that load changes hit both sides alike.
-    const FastResult one = FingerprintSearch(config, 1);
-    const FastResult many = FingerprintSearch(config, o.threads);
-    MEMWAL_ASSERT(one.states == many.states);
-    m->states_ours = one.states;
-    m->bytes_ours = static_cast<double>(one.set_bytes) / one.states;
-    ours.push_back(one.seconds);
-    m->parallel_share = one.expand_seconds / one.seconds;
-    ours_n.push_back(many.seconds);
-    spin_options.hash_log2 = static_cast<int>(std::ceil(
-                                 std::log2(static_cast<double>(one.states)))) +
-                             1;
-    MEMWAL_ASSIGN_OR_RETURN(const SpinRun run, RunSpin(config, spin_options));
-    m->states_spin = run.states_stored;
-    m->bytes_spin = (run.state_mb + run.hash_mb) * 1048576.0 /
-                    static_cast<double>(run.states_stored);
-    spin.push_back(run.seconds > 0 ? run.seconds : run.wall_seconds);
+    // Interleaved, so that load changes hit every side alike.
+    m->exact = SideOf(Ours(config, engine::Storage::kExact, 1, false));
+    exact.push_back(m->exact.seconds);
+    const engine::SearchResult fp =
+        Ours(config, engine::Storage::kFingerprint, 1, false);
+    m->fingerprint = SideOf(fp);
+    m->collision_probability = fp.stats.collision_probability;
+    fingerprint.push_back(m->fingerprint.seconds);
+    m->fingerprint_n =
+        SideOf(Ours(config, engine::Storage::kFingerprint, o.threads, false));
+    fingerprint_n.push_back(m->fingerprint_n.seconds);
+    const int hash_log2 =
+        static_cast<int>(
+            std::ceil(std::log2(static_cast<double>(m->exact.states)))) +
+        1;
+    safety.hash_log2 = hash_log2;
+    hc.hash_log2 = hash_log2;
+    MEMWAL_ASSIGN_OR_RETURN(const SpinRun s, RunSpin(config, safety));
+    m->spin_exact = SideOf(s);
+    spin_exact.push_back(m->spin_exact.seconds);
+    MEMWAL_ASSIGN_OR_RETURN(const SpinRun h, RunSpin(config, hc));
+    m->spin_hc = SideOf(h);
+    spin_hc.push_back(m->spin_hc.seconds);
+    MEMWAL_RETURN_IF_ERROR(
+        SameStates("exact", m->exact.states, m->spin_exact.states));
+    // Hash compaction can only lose states (two that share a compressed
+    // key are taken for one), and SPIN's does: its count is reported as
+    // lost, not required to match. Ours must find every state the exact
+    // search finds.
+    if (m->fingerprint.states != m->exact.states)
+      return Status::FailedPrecondition(
+          "fingerprint mode counted " + std::to_string(m->fingerprint.states) +
+          " states, exact mode " + std::to_string(m->exact.states));
+    if (m->spin_hc.states > m->spin_exact.states)
+      return Status::FailedPrecondition(
+          "SPIN's hash-compact run stored more states than its exact run");
+    if (m->fingerprint_n.states != m->fingerprint.states)
+      return Status::FailedPrecondition(
+          "the threaded search counted another number of states");
   }
-  m->ours_s = Median(ours);
-  m->ours_n_s = Median(ours_n);
-  m->spin_s = Median(spin);
-  // pan -DNCORE=2 is not run: multi-core pan refuses `hidden` variables
-  // ("#error cannot use hidden variables when compiling multi-core"), and the
-  // rendition needs them to keep its scratch out of the state vector.
-  m->lockstep = ProfileLockstep(config, o.lockstep_transitions);
+  m->exact.seconds = Median(exact);
+  m->fingerprint.seconds = Median(fingerprint);
+  m->fingerprint_n.seconds = Median(fingerprint_n);
+  m->spin_exact.seconds = Median(spin_exact);
+  m->spin_hc.seconds = Median(spin_hc);
+  m->symmetry_without = m->fingerprint.states;
+  m->symmetry_with =
+      Ours(config, engine::Storage::kFingerprint, o.threads, true)
+          .stats.states_distinct;
+  // Lockstep: the first lockstep_states states of the default run (small).
+  {
+    model::Config small;
+    small.bounds = model::SmallBounds();
+    const engine::SearchResult run = engine::Search(
+        LockstepSetup{.config = small},
+        engine::Options{.threads = o.threads, .max_states = o.lockstep_states});
+    m->lockstep_transitions = run.stats.transitions;
+    m->lockstep_seconds = run.stats.seconds;
+  }
+  if (o.default_check) {
+    // What ./memwal check runs: the gate preset, lockstep, then liveness.
+    model::Config gate;
+    gate.bounds = model::GateBounds();
+    const Clock::time_point start = Clock::now();
+    const engine::SearchResult run = engine::Search(
+        LockstepSetup{.config = gate}, engine::Options{.threads = o.threads});
+    m->default_check_states = run.stats.states_distinct;
+    m->default_check_verdict = std::string(engine::Name(run.verdict));
+    if (run.verdict == engine::Verdict::kOk) {
+      const LivenessResult live = CheckLiveness(gate, LivenessOptions{});
+      if (!live.holds) m->default_check_verdict = "violation (liveness)";
+    }
+    m->default_check_seconds = SecondsSince(start);
+  }
   return Status::Ok();
 }
 

@@ -5,7 +5,10 @@
 #include <deque>
 #include <unordered_map>
 
+#include "checker/engine/packed.h"
+#include "checker/engine/search.h"
 #include "model/read.h"
+#include "model/symmetry.h"
 
 namespace memwal::checker {
 namespace {
@@ -142,90 +145,250 @@ void FairActions(const model::Config& fair_config, const State& state,
   }
 }
 
+namespace {
+
+// Node numbers by fingerprint: open addressing over (fingerprint, number)
+// pairs, 12 bytes a slot, at most 70% full.
+class NodeMap {
+ public:
+  // The number of `fingerprint`, or `next` (and it is added) when new.
+  uint32_t Find(uint64_t fingerprint, uint32_t next, bool* added) {
+    if ((size_ + 1) * 10 > keys_.size() * 7) Grow();
+    std::size_t k = Home(fingerprint);
+    for (;; k = (k + 1) & (keys_.size() - 1)) {
+      if (numbers_[k] == kEmpty) break;
+      if (keys_[k] == fingerprint) {
+        *added = false;
+        return numbers_[k];
+      }
+    }
+    keys_[k] = fingerprint;
+    numbers_[k] = next;
+    ++size_;
+    *added = true;
+    return next;
+  }
+  std::size_t bytes() const {
+    return keys_.capacity() * sizeof(uint64_t) +
+           numbers_.capacity() * sizeof(uint32_t);
+  }
+
+ private:
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  std::size_t Home(uint64_t fingerprint) const {
+    return static_cast<std::size_t>(fingerprint ^ (fingerprint >> 31)) &
+           (keys_.size() - 1);
+  }
+  void Grow() {
+    std::vector<uint64_t> keys;
+    std::vector<uint32_t> numbers;
+    keys.swap(keys_);
+    numbers.swap(numbers_);
+    const std::size_t slots = keys.empty() ? 1024 : 2 * keys.size();
+    keys_.assign(slots, 0);
+    numbers_.assign(slots, kEmpty);
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      if (numbers[k] == kEmpty) continue;
+      std::size_t at = Home(keys[k]);
+      while (numbers_[at] != kEmpty) at = (at + 1) & (slots - 1);
+      keys_[at] = keys[k];
+      numbers_[at] = numbers[k];
+    }
+  }
+
+  std::vector<uint64_t> keys_;
+  std::vector<uint32_t> numbers_;
+  std::size_t size_ = 0;
+};
+
+// What a queued node still needs: its reachable successors (it was reached
+// under the run's bounds), its fair successors (first time met), or both.
+enum Need : uint8_t { kReach = 1, kFair = 2 };
+
+struct Queued {
+  std::string packed;
+  uint32_t node;
+  uint8_t need;
+};
+
+constexpr uint32_t kNone = UINT32_MAX;
+
+}  // namespace
+
 LivenessResult CheckLiveness(const model::Config& config, uint64_t max_states) {
+  return CheckLiveness(config, LivenessOptions{.max_states = max_states});
+}
+
+// One BFS builds the graph: every state reachable under the run's bounds (with
+// its parent, for the counterexample) and every state of their fair
+// continuations (relaxed commits), with the fair edges only. Per node: its
+// number in the node map (about 24 bytes), a flag byte, the parent link
+// (6 bytes), its fair edges (4 bytes each) and their offset (4 bytes); the
+// states themselves are kept only while queued. Then the fair edges are
+// reversed and walked backward from the goal states.
+LivenessResult CheckLiveness(const model::Config& config,
+                             const LivenessOptions& options) {
   LivenessResult result;
   const model::Config fair = FairConfig(config);
-  Graph graph;
-  std::vector<Parent> parents;
+  const model::Symmetry symmetry =
+      options.symmetry ? model::SymmetryOf(config) : model::Symmetry{};
+  auto fingerprint = [&](const State& state) {
+    return model::CanonicalFingerprint(config.bounds, symmetry, state);
+  };
+  NodeMap nodes;
+  std::vector<uint8_t> flags;           // kReach: reached; bit 2: goal
+  std::vector<uint32_t> parent;         // reachable nodes: the parent, or kNone
+  std::vector<uint16_t> parent_action;  // PackAction-style (kind, params)
+  std::vector<uint32_t> edge_begin;     // fair edges of node n: [begin, end)
+  std::vector<uint8_t> edge_count;
+  std::vector<uint32_t> edges;
+  std::vector<uint32_t> reach_order;  // reachable nodes in BFS order
+  std::deque<Queued> queue;
+  constexpr uint8_t kGoal = 4;
+
+  auto add_node = [&](const State& state, bool* added) {
+    const uint32_t n = nodes.Find(fingerprint(state),
+                                  static_cast<uint32_t>(flags.size()), added);
+    if (*added) {
+      flags.push_back(Discharged(config, state) ? kGoal : 0);
+      parent.push_back(kNone);
+      parent_action.push_back(0);
+      edge_begin.push_back(0);
+      edge_count.push_back(0);
+    }
+    return n;
+  };
+  auto enqueue = [&](const State& state, uint32_t n, uint8_t need) {
+    std::string packed;
+    engine::Pack(state, &packed);
+    queue.push_back(Queued{std::move(packed), n, need});
+  };
+  auto pack_action = [](const Action& action) {
+    const std::array<int, 2> p = model::ActionParams(action);
+    return static_cast<uint16_t>((action.index() << 8) | (p[0] << 4) | p[1]);
+  };
+
   bool added = false;
-  graph.Intern(model::Init(config.bounds), &added);
-  parents.push_back(Parent{0, model::Append{}});
+  const State init = model::Init(config.bounds);
+  const uint32_t root = add_node(init, &added);
+  flags[root] |= kReach;
+  reach_order.push_back(root);
+  enqueue(init, root, kReach | kFair);
   std::vector<Action> actions;
-  // 1. The reachable states under the run's bounds, in BFS order.
-  for (uint32_t k = 0; k < graph.size(); ++k) {
-    if (graph.size() > max_states) {
-      result.complete = false;
-      return result;
-    }
-    const State state = graph.at(k);
-    model::EnabledActions(config, state, &actions);
-    for (const Action& action : actions) {
-      model::Outcome outcome;
-      graph.Intern(model::Apply(config, state, action, &outcome), &added);
-      if (added) parents.push_back(Parent{k, action});
-    }
-  }
-  const uint32_t reachable = static_cast<uint32_t>(graph.size());
-  result.states = reachable;
-  // 2. Every fair continuation (relaxed commits), with reverse edges.
-  std::vector<std::vector<uint32_t>> predecessors(graph.size());
-  std::vector<uint32_t> fair_out(graph.size(), 0);
-  for (uint32_t k = 0; k < graph.size(); ++k) {
-    if (graph.size() > 4 * max_states) {
-      result.complete = false;
-      return result;
-    }
-    const State state = graph.at(k);
-    FairActions(fair, state, &actions);
-    for (const Action& action : actions) {
-      model::Outcome outcome;
-      const uint32_t to =
-          graph.Intern(model::Apply(fair, state, action, &outcome), &added);
-      if (added) {
-        predecessors.emplace_back();
-        fair_out.push_back(0);
-      }
-      predecessors[to].push_back(k);
-      fair_out[k] += 1;
-    }
-  }
-  result.fair_states = graph.size() - reachable;
-  // 3. Backward from the goal states.
-  std::vector<bool> good(graph.size(), false);
-  std::deque<uint32_t> queue;
-  for (uint32_t k = 0; k < graph.size(); ++k) {
-    if (Discharged(config, graph.at(k))) {
-      good[k] = true;
-      queue.push_back(k);
-    }
-  }
+  State state;
+  uint64_t expanded = 0;
   while (!queue.empty()) {
-    const uint32_t k = queue.front();
+    Queued item = std::move(queue.front());
     queue.pop_front();
-    for (const uint32_t from : predecessors[k]) {
-      if (good[from]) continue;
-      good[from] = true;
-      queue.push_back(from);
+    if ((++expanded & 1023) == 0 && options.memory_limit_mb > 0 &&
+        engine::ResidentMegabytes() > options.memory_limit_mb) {
+      result.complete = false;
+      result.stopped_by = "memory-limit";
+      return result;
+    }
+    MEMWAL_ASSERT(engine::Unpack(item.packed, &state));
+    if (item.need & kReach) {
+      model::EnabledActions(config, state, &actions);
+      for (const Action& action : actions) {
+        model::Outcome outcome;
+        const State next = model::Apply(config, state, action, &outcome);
+        const uint32_t n = add_node(next, &added);
+        if (flags[n] & kReach) continue;
+        flags[n] |= kReach;
+        parent[n] = item.node;
+        parent_action[n] = pack_action(action);
+        reach_order.push_back(n);
+        enqueue(next, n, added ? (kReach | kFair) : kReach);
+      }
+      if (reach_order.size() > options.max_states) {
+        result.complete = false;
+        result.stopped_by = "max-states";
+        return result;
+      }
+    }
+    if (item.need & kFair) {
+      FairActions(fair, state, &actions);
+      MEMWAL_ASSERT(actions.size() < 256 && edges.size() < UINT32_MAX);
+      edge_begin[item.node] = static_cast<uint32_t>(edges.size());
+      edge_count[item.node] = static_cast<uint8_t>(actions.size());
+      for (const Action& action : actions) {
+        model::Outcome outcome;
+        const State next = model::Apply(fair, state, action, &outcome);
+        const uint32_t n = add_node(next, &added);
+        edges.push_back(n);
+        if (added) enqueue(next, n, kFair);
+      }
+      if (flags.size() > 4 * options.max_states) {
+        result.complete = false;
+        result.stopped_by = "max-states";
+        return result;
+      }
     }
   }
-  // 4. The first reachable state (BFS order: shortest path) that is not good.
-  for (uint32_t k = 0; k < reachable; ++k) {
-    if (good[k]) continue;
+  const uint32_t count = static_cast<uint32_t>(flags.size());
+  result.states = reach_order.size();
+  result.fair_states = count - reach_order.size();
+  // Reverse the fair edges (counting sort by target).
+  std::vector<uint32_t> reverse_begin(count + 1, 0);
+  for (const uint32_t to : edges) ++reverse_begin[to + 1];
+  for (uint32_t n = 0; n < count; ++n) reverse_begin[n + 1] += reverse_begin[n];
+  std::vector<uint32_t> reverse(edges.size());
+  {
+    std::vector<uint32_t> fill(reverse_begin.begin(), reverse_begin.end() - 1);
+    for (uint32_t from = 0; from < count; ++from) {
+      for (uint32_t e = 0; e < edge_count[from]; ++e)
+        reverse[fill[edges[edge_begin[from] + e]]++] = from;
+    }
+  }
+  result.bytes = nodes.bytes() + flags.capacity() +
+                 parent.capacity() * sizeof(uint32_t) +
+                 parent_action.capacity() * sizeof(uint16_t) +
+                 edge_begin.capacity() * sizeof(uint32_t) +
+                 edge_count.capacity() + edges.capacity() * sizeof(uint32_t) +
+                 reverse.capacity() * sizeof(uint32_t) +
+                 reverse_begin.capacity() * sizeof(uint32_t) +
+                 reach_order.capacity() * sizeof(uint32_t);
+  // Backward from the goal states: `good` marks the states with a fair path
+  // to one (bit 3 of flags).
+  constexpr uint8_t kGood = 8;
+  std::vector<uint32_t> stack;
+  for (uint32_t n = 0; n < count; ++n) {
+    if (flags[n] & kGoal) {
+      flags[n] |= kGood;
+      stack.push_back(n);
+    }
+  }
+  while (!stack.empty()) {
+    const uint32_t n = stack.back();
+    stack.pop_back();
+    for (uint32_t r = reverse_begin[n]; r < reverse_begin[n + 1]; ++r) {
+      const uint32_t from = reverse[r];
+      if (flags[from] & kGood) continue;
+      flags[from] |= kGood;
+      stack.push_back(from);
+    }
+  }
+  // The first reachable state (BFS order: shortest path) that is not good.
+  for (const uint32_t k : reach_order) {
+    if (flags[k] & kGood) continue;
     result.holds = false;
-    for (uint32_t n = k; n != 0; n = parents[n].node)
-      result.trace.push_back(parents[n].action);
+    for (uint32_t n = k; parent[n] != kNone; n = parent[n]) {
+      const uint16_t a = parent_action[n];
+      result.trace.push_back(
+          model::MakeAction(a >> 8, {(a >> 4) & 15, a & 15}));
+    }
     std::reverse(result.trace.begin(), result.trace.end());
-    std::size_t visited = 0;
-    std::size_t successors = 0;
-    SearchFair(config, graph.at(k), &visited, &successors);
-    result.note = Explain(config, graph.at(k), successors, visited);
-    State state = model::Init(config.bounds);
-    result.states_on_trace.push_back(state);
+    State at = init;
+    result.states_on_trace.push_back(at);
     for (const Action& action : result.trace) {
       model::Outcome outcome;
-      state = model::Apply(config, state, action, &outcome);
-      result.states_on_trace.push_back(state);
+      at = model::Apply(config, at, action, &outcome);
+      result.states_on_trace.push_back(at);
     }
+    std::size_t visited = 0;
+    std::size_t successors = 0;
+    SearchFair(config, at, &visited, &successors);
+    result.note = Explain(config, at, successors, visited);
     return result;
   }
   return result;

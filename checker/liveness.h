@@ -34,9 +34,17 @@ inline constexpr std::string_view kLivenessName =
     "CompactedGenerationsEventuallyRetire";
 inline constexpr int kFairExtraCommits = 3;
 
+struct LivenessOptions {
+  uint64_t max_states = 50'000'000;  // reachable states; fair ones up to 4x
+  uint64_t memory_limit_mb = 0;      // resident set size; 0: none
+  bool symmetry = true;              // where the configuration allows it
+};
+
 struct LivenessResult {
   bool holds = true;
-  bool complete = true;                // false: max_states ran out
+  bool complete = true;                // false: a budget ran out
+  std::string stopped_by{};            // "max-states", "memory-limit"
+  uint64_t bytes = 0;                  // the graph, measured at the end
   uint64_t states = 0;                 // reachable states checked
   uint64_t fair_states = 0;            // states of the fair continuations
   std::vector<model::Action> trace{};  // Init to a state that cannot retire
@@ -55,7 +63,12 @@ void FairActions(const model::Config& fair_config, const model::State& state,
 // The config fair continuations run under (commits relaxed).
 model::Config FairConfig(const model::Config& config);
 
-// Explores the reachable graph and every fair continuation.
+// Explores the reachable graph and every fair continuation: one BFS over
+// compact nodes (checker/liveness.cc), one state per orbit where the
+// configuration allows symmetry; the counterexample is the shortest path to a
+// state without a fair path to the goal.
+LivenessResult CheckLiveness(const model::Config& config,
+                             const LivenessOptions& options);
 LivenessResult CheckLiveness(const model::Config& config, uint64_t max_states);
 
 // From `state` alone: does some fair continuation reach the goal? `note`

@@ -241,6 +241,12 @@ json ResultJson(const CheckOptions& check, const RunOptions& run,
       {"trace_bytes_per_state", BytesPerState(stats.trace_bytes, stats)},
       {"collision_probability", stats.collision_probability},
       {"symmetry_permutations", stats.symmetry_permutations},
+      {"liveness", run.liveness && result.stats.liveness_states > 0
+                       ? json{{"states", stats.liveness_states},
+                              {"bytes_per_state",
+                               static_cast<double>(stats.liveness_bytes) /
+                                   static_cast<double>(stats.liveness_states)}}
+                       : json(nullptr)},
       {"config", ConfigToJson(check.config)},
       {"impl_bugs", BugNames(run.impl_only_bugs)},
       {"seed", check.seed}};
@@ -258,13 +264,19 @@ int ExitCode(Verdict verdict) {
   return kExitUsage;
 }
 
-// Runs the liveness check after a complete, clean safety search.
-void RunLiveness(const CheckOptions& check, SearchResult* result) {
-  const LivenessResult live =
-      CheckLiveness(check.config, check.explore.max_states);
+// Runs the liveness check after a complete, clean safety search, under the
+// same state and memory budgets.
+void RunLiveness(const CheckOptions& check, const RunOptions& run,
+                 SearchResult* result) {
+  const LivenessResult live = CheckLiveness(
+      check.config, LivenessOptions{.max_states = check.explore.max_states,
+                                    .memory_limit_mb = run.memory_limit_mb,
+                                    .symmetry = run.symmetry});
+  result->stats.liveness_states = live.states + live.fair_states;
+  result->stats.liveness_bytes = live.bytes;
   if (!live.complete) {
     result->verdict = Verdict::kIncomplete;
-    result->stopped_by = "max-states";
+    result->stopped_by = live.stopped_by;
     return;
   }
   if (live.holds) return;
@@ -443,7 +455,7 @@ int RunLockstepCheck(const CheckOptions& given, const RunOptions& run,
   if (terminal) search.status = &err;
   SearchResult result = Search(SetupOf(check, run), search);
   if (run.liveness && result.verdict == Verdict::kOk)
-    RunLiveness(check, &result);
+    RunLiveness(check, run, &result);
   Written written;
   const bool has_trace = result.violation && HasTrace(*result.violation);
   if (has_trace) {

@@ -316,28 +316,45 @@ void DiffVersion(const model::Config& config, const Version& impl,
 // shares the blob shares the decoding. The entry keeps the blob alive, so its
 // address cannot be reused while cached. One cache per thread; a hit also
 // checks the shard uuids, since one thread serves several runs.
+// Two generations: when the current one is full it becomes the old one (the
+// previous old one is dropped), and a hit in the old one moves back, so what a
+// BFS level used recently survives the flush.
 class VersionCache {
  public:
   const impl::TableVersion* Find(const impl::Blob& blob,
-                                 const std::string& shards) const {
-    const auto it = entries_.find(blob.get());
-    if (it == entries_.end() || it->second.shards != shards) return nullptr;
+                                 const std::string& shards) {
+    auto it = current_.find(blob.get());
+    if (it == current_.end()) {
+      const auto old = old_.find(blob.get());
+      if (old == old_.end()) return nullptr;
+      Make(blob.get(), std::move(old->second));
+      old_.erase(old);
+      it = current_.find(blob.get());
+    }
+    if (it->second.shards != shards) return nullptr;
     return &it->second.version;
   }
   void Add(const impl::Blob& blob, const std::string& shards,
            const impl::TableVersion& version) {
-    if (entries_.size() >= kEntriesMax) entries_.clear();
-    entries_[blob.get()] = Entry{blob, shards, version};
+    Make(blob.get(), Entry{blob, shards, version});
   }
 
  private:
-  static constexpr std::size_t kEntriesMax = 100'000;
+  static constexpr std::size_t kEntriesMax = 60'000;
   struct Entry {
     impl::Blob blob;
     std::string shards;
     impl::TableVersion version;
   };
-  std::unordered_map<const std::string*, Entry> entries_;
+  void Make(const std::string* key, Entry entry) {
+    if (current_.size() >= kEntriesMax) {
+      old_.swap(current_);
+      current_.clear();
+    }
+    current_[key] = std::move(entry);
+  }
+  std::unordered_map<const std::string*, Entry> current_;
+  std::unordered_map<const std::string*, Entry> old_;
 };
 
 std::string ShardKey(const impl::World& world) {
@@ -448,23 +465,35 @@ std::string OptionsKey(const impl::World& world) {
   return key;
 }
 
+// Two generations, as VersionCache.
 template <typename Entry>
 class EntryCache {
  public:
   // The entry for `key`, and whether it is new (to be filled).
   std::shared_ptr<Entry> Find(const std::string& key, bool* added) {
-    auto it = entries_.find(key);
-    *added = it == entries_.end();
-    if (!*added) return it->second;
-    if (entries_.size() >= kEntriesMax) entries_.clear();
-    auto entry = std::make_shared<Entry>();
-    entries_.emplace(key, entry);
+    auto it = current_.find(key);
+    *added = false;
+    if (it != current_.end()) return it->second;
+    std::shared_ptr<Entry> entry;
+    const auto old = old_.find(key);
+    if (old != old_.end()) {
+      entry = old->second;
+    } else {
+      entry = std::make_shared<Entry>();
+      *added = true;
+    }
+    if (current_.size() >= kEntriesMax) {
+      old_.swap(current_);
+      current_.clear();
+    }
+    current_.emplace(key, entry);
     return entry;
   }
 
  private:
   static constexpr std::size_t kEntriesMax = 20'000;
-  std::unordered_map<std::string, std::shared_ptr<Entry>> entries_;
+  std::unordered_map<std::string, std::shared_ptr<Entry>> current_;
+  std::unordered_map<std::string, std::shared_ptr<Entry>> old_;
 };
 
 void FillTable(const model::Config& config, const impl::World& world,

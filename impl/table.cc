@@ -131,22 +131,33 @@ Result<std::vector<uint64_t>> ListVersions(const Store& table) {
 namespace {
 
 // The decoded manifests of this thread by blob address. An entry keeps its
-// blob alive, so the address is not reused while it is cached. Bounded: the
-// cache starts over when full.
+// blob alive, so the address is not reused while it is cached. Two
+// generations: when the current one is full it becomes the old one (the
+// previous old one is dropped), and a hit in the old one moves back.
 Result<std::shared_ptr<const ManifestFile>> DecodeManifestCached(
     const Blob& blob) {
   struct Entry {
     Blob blob;
     std::shared_ptr<const ManifestFile> file;
   };
-  static constexpr std::size_t kEntriesMax = 50'000;
-  thread_local std::unordered_map<const std::string*, Entry> cache;
-  const auto it = cache.find(blob.get());
-  if (it != cache.end()) return it->second.file;
-  MEMWAL_ASSIGN_OR_RETURN(ManifestFile file, DecodeManifestFile(*blob));
-  auto shared = std::make_shared<const ManifestFile>(std::move(file));
-  if (cache.size() >= kEntriesMax) cache.clear();
-  cache.emplace(blob.get(), Entry{blob, shared});
+  static constexpr std::size_t kEntriesMax = 40'000;
+  thread_local std::unordered_map<const std::string*, Entry> current;
+  thread_local std::unordered_map<const std::string*, Entry> old;
+  const auto it = current.find(blob.get());
+  if (it != current.end()) return it->second.file;
+  std::shared_ptr<const ManifestFile> shared;
+  const auto was = old.find(blob.get());
+  if (was != old.end()) {
+    shared = was->second.file;
+  } else {
+    MEMWAL_ASSIGN_OR_RETURN(ManifestFile file, DecodeManifestFile(*blob));
+    shared = std::make_shared<const ManifestFile>(std::move(file));
+  }
+  if (current.size() >= kEntriesMax) {
+    old.swap(current);
+    current.clear();
+  }
+  current.emplace(blob.get(), Entry{blob, shared});
   return shared;
 }
 

@@ -72,13 +72,27 @@ Bounds LargeBounds() {
                 .inflight = 2};
 }
 
+// The default gate of ./memwal check (about 512k states with symmetry): tiny's
+// bounds with two shards and two indexes, so that a position looked up for the
+// wrong shard and a watermark taking the wrong index's position are in reach.
+Bounds GateBounds() {
+  return Bounds{.shards = 2,
+                .generations = 1,
+                .fragments = 2,
+                .indexes = 2,
+                .commits = 4,
+                .inflight = 2};
+}
+
 Result<Bounds> ParsePreset(std::string_view name) {
   if (name == "tiny") return TinyBounds();
   if (name == "small") return SmallBounds();
   if (name == "medium") return MediumBounds();
   if (name == "large") return LargeBounds();
-  return Status::InvalidArgument("unknown preset '" + std::string(name) +
-                                 "' (expected tiny, small, medium or large)");
+  if (name == "gate") return GateBounds();
+  return Status::InvalidArgument(
+      "unknown preset '" + std::string(name) +
+      "' (expected tiny, small, medium, large or gate)");
 }
 
 std::string_view PresetName(const Bounds& bounds) {
@@ -86,6 +100,7 @@ std::string_view PresetName(const Bounds& bounds) {
   if (bounds == SmallBounds()) return "small";
   if (bounds == MediumBounds()) return "medium";
   if (bounds == LargeBounds()) return "large";
+  if (bounds == GateBounds()) return "gate";
   return "custom";
 }
 

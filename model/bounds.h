@@ -47,8 +47,9 @@ Bounds TinyBounds();
 Bounds SmallBounds();
 Bounds MediumBounds();
 Bounds LargeBounds();
+Bounds GateBounds();
 
-// "tiny", "small", "medium", "large" -> the preset; anything else is
+// "tiny", "small", "medium", "large", "gate" -> the preset; anything else is
 // InvalidArgument.
 Result<Bounds> ParsePreset(std::string_view name);
 // The preset name whose bounds equal `bounds`, or "custom".

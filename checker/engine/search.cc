@@ -291,8 +291,13 @@ class Engine {
  private:
   bool exact() const { return options_.storage == Storage::kExact; }
   bool Start(State* root, WorldPtr* world);
+  // The successor; with a World, the lockstep step and its checks. Without
+  // one, the model's invariants are checked only when `check_model` (callers
+  // that deduplicate first check a state once, when it is new).
   Successor Expand(const State& from, const impl::World* world,
-                   const Action& action, Counters* counters) const;
+                   const Action& action, Counters* counters,
+                   bool check_model = true) const;
+  std::optional<Finding> CheckModel(const State& state) const;
   void ExpandChunk(PackedList<Slot>* level, Chunk* chunk);
   bool MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
                   PackedList<Slot>* next);
@@ -324,8 +329,16 @@ class Engine {
   SearchResult result_;
 };
 
+std::optional<Finding> Engine::CheckModel(const State& state) const {
+  if (const model::Invariant* broken =
+          model::FirstBrokenInvariant(setup_.config, state))
+    return Finding{std::string(broken->name), "broken on the model"};
+  return std::nullopt;
+}
+
 Successor Engine::Expand(const State& from, const impl::World* world,
-                         const Action& action, Counters* counters) const {
+                         const Action& action, Counters* counters,
+                         bool check_model) const {
   model::Outcome outcome;
   Successor next{model::Apply(setup_.config, from, action, &outcome), nullptr,
                  std::nullopt};
@@ -342,9 +355,8 @@ Successor Engine::Expand(const State& from, const impl::World* world,
     next.world = std::make_unique<impl::World>(*world);
     next.finding =
         StepLockstep(setup_, action, outcome, next.state, next.world.get());
-  } else if (const model::Invariant* broken =
-                 model::FirstBrokenInvariant(setup_.config, next.state)) {
-    next.finding = Finding{std::string(broken->name), "broken on the model"};
+  } else if (check_model) {
+    next.finding = CheckModel(next.state);
   }
   return next;
 }
@@ -436,19 +448,23 @@ void Engine::ExpandChunk(PackedList<Slot>* level, Chunk* chunk) {
     Slot& slot = level->extra(p);
     model::EnabledActions(setup_.config, state, &actions);
     for (std::size_t a = 0; a < actions.size(); ++a) {
-      Successor next =
-          Expand(state, slot.world.get(), actions[a], &chunk->counters);
-      if (next.finding) {
+      Successor next = Expand(state, slot.world.get(), actions[a],
+                              &chunk->counters, /*check_model=*/false);
+      auto found = [&](Finding finding) {
         chunk->found = Found{.key = (uint64_t{p} << 16) | a,
-                             .finding = std::move(*next.finding),
+                             .finding = std::move(finding),
                              .parent = slot.node,
                              .action = actions[a]};
-        return;
-      }
+      };
+      if (next.finding) return found(std::move(*next.finding));
       const uint64_t fingerprint = keying_.Fingerprint(next.state);
       if (exact()) keying_.Packed(next.state, &key);
       if (seen_.Contains(fingerprint, key)) continue;
       if (!exact() && !in_chunk.insert(fingerprint).second) continue;
+      if (slot.world == nullptr) {
+        if (std::optional<Finding> broken = CheckModel(next.state))
+          return found(std::move(*broken));
+      }
       Pack(next.state, &packed);
       CandidateExtra extra{.fingerprint = fingerprint,
                            .parent = slot.node,
@@ -588,15 +604,19 @@ void Engine::RunDfs(const State& root, WorldPtr world) {
     children.clear();
     const uint16_t depth = static_cast<uint16_t>(item.depth + 1);
     for (const Action& action : actions) {
-      Successor next = Expand(state, item.world.get(), action, &counters_);
+      Successor next = Expand(state, item.world.get(), action, &counters_,
+                              /*check_model=*/false);
+      if (!next.finding) {
+        if (exact()) keying_.Packed(next.state, &key);
+        if (!seen_.Insert(keying_.Fingerprint(next.state), key)) continue;
+        if (item.world == nullptr) next.finding = CheckModel(next.state);
+      }
       if (next.finding) {
         std::vector<Action> trace = traces_.PathTo(item.node);
         trace.push_back(action);
         Fail(*next.finding, std::move(trace));
         return;
       }
-      if (exact()) keying_.Packed(next.state, &key);
-      if (!seen_.Insert(keying_.Fingerprint(next.state), key)) continue;
       const uint32_t node = traces_.Add(item.node, PackAction(action));
       counters_.CountState(depth);
       result_.stats.depth_max = std::max<int>(result_.stats.depth_max, depth);

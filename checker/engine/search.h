@@ -103,6 +103,10 @@ struct Stats {
   uint64_t trace_bytes = 0;          // parent links
   double collision_probability = 0;  // fingerprint mode's estimate
   int symmetry_permutations = 1;     // 1: no reduction
+  // The liveness pass that follows a clean search (checker/liveness.h): the
+  // states of its graph (reachable and fair continuations) and its bytes.
+  uint64_t liveness_states = 0;
+  uint64_t liveness_bytes = 0;
 };
 
 struct SearchViolation {
