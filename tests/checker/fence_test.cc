@@ -1,0 +1,90 @@
+// The proposed change R65 (`fence data-pass`, spec/protocol.md section 11): the
+// stale compaction data pass of section 9 breaks CatchupWithinCoverage without
+// the fence and is refused with it, on the model and, in lockstep, on the
+// implementation.
+#include <gtest/gtest.h>
+
+#include "checker/engine/search.h"
+#include "checker/lockstep.h"
+#include "checker/trace.h"
+#include "model/config.h"
+
+namespace memwal::checker {
+namespace {
+
+using model::Config;
+using model::Fence;
+using model::Protocol;
+
+Config FiveCommits(Protocol protocol, Fence fence) {
+  Config config;
+  config.protocol = protocol;
+  config.fence = fence;
+  config.bounds = model::SmallBounds();
+  config.bounds.commits = 5;
+  config.bounds.generations = 1;
+  return config;
+}
+
+TEST(DataPassFence, DerivedBreaksAtFiveCommitsWithoutTheFence) {
+  const SearchResult result = engine::SearchModel(
+      FiveCommits(Protocol::kDerived, Fence::kNone), {.symmetry = false});
+  ASSERT_TRUE(result.violation);
+  EXPECT_EQ(result.violation->invariant, "CatchupWithinCoverage");
+  EXPECT_EQ(result.violation->trace.size(), 11u);
+}
+
+TEST(DataPassFence, DerivedHoldsAtFiveCommitsWithTheFence) {
+  const SearchResult result = engine::SearchModel(
+      FiveCommits(Protocol::kDerived, Fence::kDataPass), {.symmetry = false});
+  EXPECT_EQ(result.verdict, Verdict::kOk);
+  EXPECT_FALSE(result.violation);
+  EXPECT_TRUE(result.stats.goals_missed.empty());
+  EXPECT_EQ(result.stats.states_distinct, 2'685'179u);
+}
+
+TEST(DataPassFence, UnconditionalHoldsAtSmallWithTheFence) {
+  Config config;
+  config.protocol = Protocol::kUnconditional;
+  config.fence = Fence::kDataPass;
+  const SearchResult result = engine::SearchModel(config, {.symmetry = false});
+  EXPECT_EQ(result.verdict, Verdict::kOk);
+  EXPECT_EQ(result.stats.states_distinct, 461'354u);
+}
+
+// Lockstep: the implementation refuses the stale pass exactly where the model
+// does (a disagreement would be ImplementationMatchesModel).
+TEST(DataPassFence, TheImplementationRefusesTheStalePassInLockstep) {
+  Config config;
+  config.protocol = Protocol::kUnconditional;
+  config.fence = Fence::kDataPass;
+  const SearchResult result =
+      engine::Search(LockstepSetup{.config = config}, {.threads = 2});
+  EXPECT_EQ(result.verdict, Verdict::kOk)
+      << (result.violation
+              ? result.violation->invariant + ": " + result.violation->detail
+              : std::string());
+  EXPECT_EQ(result.stats.states_distinct, 461'354u);
+}
+
+TEST(DataPassFence, TheDefaultConfigHasNoFence) {
+  EXPECT_EQ(Config{}.fence, Fence::kNone);
+  EXPECT_EQ(model::ToString(Config{}).find("fence"), std::string::npos);
+}
+
+TEST(DataPassFence, ATraceConfigKeepsTheFence) {
+  Config config;
+  config.fence = Fence::kDataPass;
+  const Result<Config> back = ConfigFromJson(ConfigToJson(config));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back.value().fence, Fence::kDataPass);
+  EXPECT_FALSE(ConfigToJson(Config{}).contains("fence"));
+}
+
+TEST(DataPassFence, AnUnknownFenceIsRefused) {
+  EXPECT_FALSE(model::ParseFence("marker").ok());
+  EXPECT_EQ(model::ParseFence("data-pass").value(), Fence::kDataPass);
+}
+
+}  // namespace
+}  // namespace memwal::checker
