@@ -3,7 +3,10 @@
 #include "checker/compare.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -49,6 +52,25 @@ TEST(Compare, TheFencedDataPassHoldsAtFiveCommitsWhereTheUnfencedBreaks) {
       << run.out;
   EXPECT_NE(run.out.find("--fence data-pass"), std::string::npos);
   EXPECT_NE(run.out.find("2685179"), std::string::npos);
+}
+
+TEST(Compare, HtmlWritesOnePageWithBothRuns) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("memwal-compare-test-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  const Outcome run =
+      Compare({"default", "fence=data-pass", "--model-only", "--preset", "tiny",
+               "--no-liveness", "--html", dir.string()});
+  EXPECT_EQ(run.code, kExitOk) << run.err;
+  std::ifstream in(dir / "compare.html");
+  std::ostringstream page;
+  page << in.rdbuf();
+  EXPECT_NE(page.str().find("<td>fence=data-pass</td>"), std::string::npos);
+  EXPECT_NE(page.str().find("<td>139992</td><td>139992</td>"),
+            std::string::npos)
+      << page.str();
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Compare, AnUnknownSwitchIsBadUsage) {
