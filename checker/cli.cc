@@ -83,7 +83,7 @@ Result<bool> ParseSwitchFlag(std::string_view flag, Args* args,
     return true;
   }
   if (flag != "--protocol" && flag != "--read" && flag != "--gc" &&
-      flag != "--env" && flag != "--bug") {
+      flag != "--env" && flag != "--fence" && flag != "--bug") {
     return false;
   }
   MEMWAL_ASSIGN_OR_RETURN(const std::string value, args->Value(flag));
@@ -95,6 +95,8 @@ Result<bool> ParseSwitchFlag(std::string_view flag, Args* args,
     MEMWAL_ASSIGN_OR_RETURN(config.gc, model::ParseGcMode(value));
   } else if (flag == "--env") {
     MEMWAL_ASSIGN_OR_RETURN(config.env, model::ParseEnv(value));
+  } else if (flag == "--fence") {
+    MEMWAL_ASSIGN_OR_RETURN(config.fence, model::ParseFence(value));
   } else {
     MEMWAL_ASSIGN_OR_RETURN(const model::Bug bug, model::ParseBug(value));
     config.bugs |= model::BugBit(bug);
@@ -221,6 +223,7 @@ std::string MainHelp() {
          "side\n"
          "  minimize  delta-debug a counterexample trace (model + "
          "implementation re-check)\n"
+         "  compare   run two switch sets side by side (compare --help)\n"
          "  corpus    write interleavings as a fuzzing corpus (corpus --help)\n"
          "  report    render a trace as a self-contained HTML page (report "
          "--help)\n"
@@ -295,6 +298,8 @@ std::string CheckCommandLine(const CheckOptions& options) {
        << model::Name(c.protocol) << " --read " << model::Name(c.read)
        << " --gc " << model::Name(c.gc);
   if (model::IsForeign(c)) line << " --env " << model::Name(c.env);
+  if (c.fence != model::Fence::kNone)
+    line << " --fence " << model::Name(c.fence);
   for (const model::BugInfo& info : model::AllBugs()) {
     if (model::Has(c, info.bug)) line << " --bug " << info.name;
   }

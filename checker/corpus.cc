@@ -8,6 +8,7 @@
 // joins (so that --count is met on small bounds too).
 #include "checker/corpus.h"
 
+#include <google/protobuf/util/json_util.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,11 +21,15 @@
 #include <sstream>
 
 #include "base/assert.h"
+#include "base/output_file.h"
 #include "checker/cli.h"
 #include "checker/interrupt.h"
+#include "checker/lockstep.h"
 #include "checker/lockstep_cli.h"
 #include "checker/trace.h"
 #include "checker/trace_reader.h"
+#include "impl/directory_store.h"
+#include "impl/table.h"
 #include "model/invariants.h"
 #include "model/state.h"
 
@@ -390,6 +395,8 @@ struct CorpusCommand {
   CorpusOptions options{};
   std::string dir{};
   std::vector<std::string> includes{};  // --include TRACE, in order
+  bool tables = false;                  // --tables
+  bool operations = false;              // --operations
 };
 
 // Takes --count and --depth out; the rest is `check`'s grammar (variant
@@ -430,6 +437,10 @@ Result<CorpusCommand> ParseCorpus(const std::vector<std::string>& args) {
       MEMWAL_ASSIGN_OR_RETURN(const uint64_t mb, Unsigned(flag, args[++i]));
       if (mb == 0) return Usage(flag + " must be at least 1");
       command.options.memory_limit_mb = mb;
+      continue;
+    }
+    if (flag == "--tables" || flag == "--operations") {
+      (flag == "--tables" ? command.tables : command.operations) = true;
       continue;
     }
     if (flag == "--include") {
@@ -558,6 +569,14 @@ std::string CorpusHelp() {
          "spec/trace-format.md section 4, for libFuzzer and AFL++). DIR must "
          "be "
          "new or empty.\n"
+         "--tables also writes DIR/tables/entry-NNNN: the table the "
+         "implementation persisted\n"
+         "after the entry's steps (manifests, transaction files, shard "
+         "manifests; Lance's layout),\n"
+         "readable by memwal-check inspect; --operations writes "
+         "DIR/operations/entry-NNNN.json,\n"
+         "the Lance operations each entry commits (fuzz/README.md, "
+         "\"Operation lists\").\n"
          "--include TRACE adds a trace (e.g. a counterexample of check) as "
          "DIR/json/trace-NNNN.json\n"
          "and DIR/bin/trace-NNNN, with the trace's own config; bug switches "
@@ -608,6 +627,107 @@ Result<std::vector<CorpusEntry>> IncludedEntries(
 
 }  // namespace
 
+// The operations document of fuzz/README.md ("Operation lists"): one object
+// per version the table retains, oldest first, from its transaction file.
+Result<std::string> OperationsText(const std::string& name,
+                                   const impl::Store& table) {
+  using nlohmann::json;
+  json operations = json::array();
+  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> versions,
+                          impl::ListVersions(table));
+  for (const uint64_t version : versions) {
+    MEMWAL_ASSIGN_OR_RETURN(
+        const impl::Snapshot snapshot,
+        impl::LoadVersion(table, nullptr, version, /*allow_half_set=*/true));
+    MEMWAL_ASSIGN_OR_RETURN(const impl::pb::Transaction t,
+                            impl::LoadTransaction(table, snapshot));
+    const google::protobuf::OneofDescriptor* oneof =
+        t.GetDescriptor()->FindOneofByName("operation");
+    MEMWAL_ASSERT(oneof != nullptr);
+    const google::protobuf::FieldDescriptor* field =
+        t.GetReflection()->GetOneofFieldDescriptor(t, oneof);
+    if (field == nullptr)
+      return Status::InvalidArgument(name + ": version " +
+                                     std::to_string(version) +
+                                     "'s transaction has no operation");
+    std::string fields;
+    google::protobuf::util::JsonPrintOptions print;
+    print.preserve_proto_field_names = true;
+    if (!google::protobuf::util::MessageToJsonString(
+             t.GetReflection()->GetMessage(t, field), &fields, print)
+             .ok()) {
+      return Status::InvalidArgument(name + ": cannot print version " +
+                                     std::to_string(version) + "'s operation");
+    }
+    json properties = json::object();
+    for (const auto& [key, value] : t.transaction_properties())
+      properties[key] = value;
+    operations.push_back(json{{"version", version},
+                              {"read_version", t.read_version()},
+                              {"operation", field->name()},
+                              {"fields", json::parse(fields)},
+                              {"transaction_properties", properties}});
+  }
+  return json{{"format", "memwal-check-operations"},
+              {"format_version", 1},
+              {"entry", name},
+              {"operations", operations}}
+             .dump(1) +
+         "\n";
+}
+
+// DIR/tables/NAME: the table the implementation persisted after the entry's
+// steps (impl::World::WriteTo: manifests, transaction files, index files and
+// the shard directories, in Lance's layout); DIR/operations/NAME.json: the
+// operations it committed.
+Status WriteEntryTable(const std::string& dir, const std::string& name,
+                       const CorpusEntry& entry, uint64_t seed, bool tables,
+                       bool operations) {
+  const LockstepSetup setup{.config = entry.config, .seed = seed};
+  MEMWAL_ASSIGN_OR_RETURN(impl::World world, InitWorld(setup));
+  for (const model::Action& action : entry.steps) {
+    const Result<model::Outcome> outcome = ApplyToWorld(action, &world);
+    if (!outcome.ok()) {
+      return Status::InvalidArgument(
+          name + ": the implementation cannot take " + model::ToString(action) +
+          ": " + std::string(outcome.status().message()));
+    }
+  }
+  const std::filesystem::path root =
+      tables ? std::filesystem::path(dir) / "tables" / name
+             : std::filesystem::path(dir) / "operations" / (name + ".table");
+  MEMWAL_ASSIGN_OR_RETURN(impl::DirectoryStore store,
+                          impl::DirectoryStore::Open(root.string()));
+  MEMWAL_RETURN_IF_ERROR(world.WriteTo(&store));
+  if (operations) {
+    MEMWAL_ASSIGN_OR_RETURN(const std::string text,
+                            OperationsText(name, store));
+    std::error_code error;
+    std::filesystem::create_directories(
+        std::filesystem::path(dir) / "operations", error);
+    if (error)
+      return Status::InvalidArgument("cannot create " + dir +
+                                     "/operations: " + error.message());
+    MEMWAL_RETURN_IF_ERROR(WriteOutputFile(
+        (std::filesystem::path(dir) / "operations" / (name + ".json")).string(),
+        text));
+  }
+  if (!tables) std::filesystem::remove_all(root);
+  return Status::Ok();
+}
+
+Status WriteTables(const std::string& dir, const Corpus& corpus,
+                   const Config& config, uint64_t seed, bool tables,
+                   bool operations) {
+  for (std::size_t i = 0; i < corpus.entries.size(); ++i) {
+    MEMWAL_RETURN_IF_ERROR(WriteEntryTable(
+        dir, EntryName(i),
+        CorpusEntry{.config = config, .steps = corpus.entries[i]}, seed, tables,
+        operations));
+  }
+  return Status::Ok();
+}
+
 int RunCorpusCommand(const std::vector<std::string>& args, std::ostream& out,
                      std::ostream& err) {
   const Result<CorpusCommand> command = ParseCorpus(args);
@@ -637,10 +757,17 @@ int RunCorpusCommand(const std::vector<std::string>& args, std::ostream& out,
   CorpusFiles files = EntryFiles(corpus, options.config, options.seed);
   AddIncludedFiles(*included, options.seed, &files);
   Status status = WriteCorpusFiles(dir, files, command->mode);
+  if (status.ok() && (command->tables || command->operations)) {
+    status = WriteTables(dir, corpus, options.config, options.seed,
+                         command->tables, command->operations);
+  }
   const std::string summary = CorpusSummary(options, corpus, included->size());
   if (status.ok()) status = WriteCorpusMarker(dir, corpus.stopped_by, summary);
   if (!status.ok()) return fail(status);
-  out << summary << "written: " << dir << "/json, " << dir << "/bin\n";
+  out << summary << "written: " << dir << "/json, " << dir << "/bin"
+      << (command->tables ? ", " + dir + "/tables" : std::string())
+      << (command->operations ? ", " + dir + "/operations" : std::string())
+      << "\n";
   if (corpus.stopped_by.empty()) return kExitOk;
   out << "incomplete: " << corpus.stopped_by << " (" << dir << "/"
       << kIncompleteMarker << "; --resume continues it)\n";

@@ -179,6 +179,9 @@ impl::Options ImplOptions(const LockstepSetup& setup) {
   return impl::Options{.protocol = ImplProtocol(c.protocol),
                        .read = ImplReadMode(c.read),
                        .gc = ImplGcMode(c.gc),
+                       .fence = c.fence == model::Fence::kDataPass
+                                    ? impl::Fence::kDataPass
+                                    : impl::Fence::kNone,
                        .bugs = ImplBugs(c.bugs | setup.impl_only_bugs),
                        .shards = U32(c.bounds.shards),
                        .indexes = U32(c.bounds.indexes),

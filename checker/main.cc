@@ -3,6 +3,7 @@
 //   check, replay          checker/lockstep_cli.h (lockstep by default)
 //   check --junit/--expect, variants, minimize
 //                          checker/expect.h (the CI gate)
+//   compare                checker/compare.h
 //   corpus                 checker/corpus.h
 //   report                 checker/report.h
 //   bench                  checker/bench.h (bench/)
@@ -18,6 +19,7 @@
 
 #include "base/output_file.h"
 #include "checker/bench.h"
+#include "checker/compare.h"
 #include "checker/corpus.h"
 #include "checker/expect.h"
 #include "checker/lockstep_cli.h"
@@ -36,6 +38,7 @@ struct Entry {
 
 // Subcommands that take their own arguments (the name itself excluded).
 constexpr Entry kSubcommands[] = {
+    {"compare", &memwal::checker::RunCompareCommand},
     {"corpus", &memwal::checker::RunCorpusCommand},
     {"report", &memwal::checker::RunReportCommand},
     {"bench", &memwal::checker::RunBenchCommand},

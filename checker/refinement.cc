@@ -455,6 +455,7 @@ std::string OptionsKey(const impl::World& world) {
   const uint64_t fields[] = {static_cast<uint64_t>(o.protocol),
                              static_cast<uint64_t>(o.read),
                              static_cast<uint64_t>(o.gc),
+                             static_cast<uint64_t>(o.fence),
                              o.bugs,
                              o.shards,
                              o.indexes,

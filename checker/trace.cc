@@ -56,7 +56,7 @@ Result<std::string> StringField(const json& object, const char* key) {
   return object[key].get<std::string>();
 }
 
-Status ExactKeys(const json& object, std::initializer_list<const char*> keys,
+Status ExactKeys(const json& object, const std::vector<const char*>& keys,
                  std::string_view what) {
   if (!object.is_object()) return Bad(std::string(what) + " must be an object");
   for (const char* key : keys) {
@@ -67,6 +67,11 @@ Status ExactKeys(const json& object, std::initializer_list<const char*> keys,
   if (object.size() != keys.size())
     return Bad(std::string(what) + " has unexpected fields");
   return Status::Ok();
+}
+
+Status ExactKeys(const json& object, std::initializer_list<const char*> keys,
+                 std::string_view what) {
+  return ExactKeys(object, std::vector<const char*>(keys), what);
 }
 
 Result<Bounds> BoundsFromJson(const json& json_bounds) {
@@ -218,21 +223,27 @@ json ConfigToJson(const Config& config) {
   // Written only when set, so that env-none traces stay as they were.
   if (model::IsForeign(config))
     out["env"] = std::string(model::Name(config.env));
+  if (config.fence != model::Fence::kNone)
+    out["fence"] = std::string(model::Name(config.fence));
   return out;
 }
 
 Result<Config> ConfigFromJson(const json& object) {
   const bool has_env = object.is_object() && object.contains("env");
-  MEMWAL_RETURN_IF_ERROR(
-      has_env ? ExactKeys(object,
-                          {"protocol", "read", "gc", "env", "bugs", "bounds"},
-                          "config")
-              : ExactKeys(object, {"protocol", "read", "gc", "bugs", "bounds"},
-                          "config"));
+  const bool has_fence = object.is_object() && object.contains("fence");
+  std::vector<const char*> keys = {"protocol", "read", "gc", "bugs", "bounds"};
+  if (has_env) keys.push_back("env");
+  if (has_fence) keys.push_back("fence");
+  MEMWAL_RETURN_IF_ERROR(ExactKeys(object, keys, "config"));
   Config config;
   if (has_env) {
     MEMWAL_ASSIGN_OR_RETURN(const std::string env, StringField(object, "env"));
     MEMWAL_ASSIGN_OR_RETURN(config.env, model::ParseEnv(env));
+  }
+  if (has_fence) {
+    MEMWAL_ASSIGN_OR_RETURN(const std::string fence,
+                            StringField(object, "fence"));
+    MEMWAL_ASSIGN_OR_RETURN(config.fence, model::ParseFence(fence));
   }
   MEMWAL_ASSIGN_OR_RETURN(const std::string protocol,
                           StringField(object, "protocol"));

@@ -4,6 +4,8 @@
 #include "impl/build.h"
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
 #include <set>
 
 #include "impl/feature_flags.h"
@@ -120,8 +122,39 @@ Status PruneUpdatedFields(const pb::Transaction::Update& update,
   return Status::Ok();
 }
 
+// Spec R65 (`fence data-pass`): a data pass that names the generation it
+// merges is refused once the head has compacted that generation.
+Status CheckDataPassFence(const pb::Transaction& t,
+                          const pb::IndexSection& head_section) {
+  const auto it =
+      t.transaction_properties().find(std::string(kDataPassProperty));
+  if (it == t.transaction_properties().end()) return Status::Ok();
+  const std::string& value = it->second;
+  const std::size_t colon = value.find(':');
+  uint64_t generation = 0;
+  const char* end = value.data() + value.size();
+  if (colon == std::string::npos ||
+      std::from_chars(value.data() + colon + 1, end, generation).ptr != end) {
+    return Refuse("malformed data-pass fence '" + value + "'");
+  }
+  MEMWAL_ASSIGN_OR_RETURN(const std::optional<pb::MemWalIndexDetails> details,
+                          MemWalDetails(head_section));
+  if (!details.has_value()) return Status::Ok();
+  for (const auto& [shard, compacted] :
+       Generations(details->compacted_sstables())) {
+    if (UuidHex(shard) == value.substr(0, colon) && generation <= compacted) {
+      return Refuse("data pass of an already compacted generation " +
+                    std::to_string(generation) + " of shard " +
+                    value.substr(0, colon));
+    }
+  }
+  return Status::Ok();
+}
+
 Status ApplyUpdate(const pb::Transaction::Update& update,
                    const BuildInput& input, ManifestFile* file) {
+  MEMWAL_RETURN_IF_ERROR(
+      CheckDataPassFence(*input.transaction, file->index_section));
   pb::Manifest* manifest = &file->manifest;
   for (const uint64_t id : update.removed_fragment_ids()) {
     MEMWAL_RETURN_IF_ERROR(RemoveFragment(manifest, id));

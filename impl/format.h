@@ -49,6 +49,9 @@ inline constexpr std::string_view kMemWalDir = "_mem_wal/";
 // transaction_properties key naming the index of an empty repair CreateIndex
 // (our choice).
 inline constexpr std::string_view kRepairIndexProperty = "memwal-check.index";
+// transaction_properties key of a fenced compaction data pass (spec R65, `fence
+// data-pass`): "<shard uuid hex>:<generation>", the generation it merges.
+inline constexpr std::string_view kDataPassProperty = "memwal-check.data-pass";
 
 struct ManifestFile {
   pb::Manifest manifest;

@@ -36,6 +36,10 @@
 namespace memwal::impl {
 
 enum class GcMode { kAtomic, kStaleRead, kRecheck };
+// Spec R65: kDataPass = a compaction data pass without the marker names the
+// generation it merges (kDataPassProperty) and the build refuses it once that
+// generation is compacted; kNone = today's protocol, no fence.
+enum class Fence { kNone, kDataPass };
 
 // Where CleanupVersions keeps the manifests it removes from the table (so the
 // checker can still read every version): this prefix + the table root.
@@ -45,6 +49,7 @@ struct Options {
   Protocol protocol = Protocol::kDerived;
   ReadMode read = ReadMode::kStrict;
   GcMode gc = GcMode::kAtomic;
+  Fence fence = Fence::kNone;
   uint32_t bugs = 0;  // Set of BugBit(Bug).
   uint32_t shards = 1;
   uint32_t indexes = 1;

@@ -117,13 +117,17 @@ Status World::BeginCompactSsTable(uint32_t shard, bool marker) {
     pb::CompactedSsTable* entry = update->add_compacted_sstables();
     entry->mutable_shard_id()->set_uuid(shard_uuids_[shard]);
     entry->set_generation(generation);
+  } else if (options_.fence == Fence::kDataPass) {
+    (*t.mutable_transaction_properties())[std::string(kDataPassProperty)] =
+        UuidHex(shard_uuids_[shard]) + ":" + std::to_string(generation);
   }
   return Begin(std::move(t));
 }
 
 Status World::BeginUpdateColumns(uint64_t fragment, uint32_t index) {
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot read, Head());
-  const pb::DataFragment* original = FindFragment(read.file->manifest, fragment);
+  const pb::DataFragment* original =
+      FindFragment(read.file->manifest, fragment);
   if (original == nullptr) return NotEnabled("fragment is not live");
   if (index >= options_.indexes)
     return Status::InvalidArgument("no such field");

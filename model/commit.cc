@@ -292,6 +292,11 @@ bool OperationArm(const Config& config, const Txn& txn, const Proposal& t,
       return true;
     case OpKind::kCompactSsTable:
       if (txn.marker && !RecordCompacted(txn, head, next)) return false;
+      // R65: the fenced data pass is refused once its generation is compacted.
+      if (!txn.marker && config.fence == Fence::kDataPass &&
+          txn.generation <= head.compacted[txn.shard]) {
+        return false;
+      }
       AllocateFragment(state, next, RowBit(txn.shard, txn.generation));
       return true;
     case OpKind::kUpdateColumns:

@@ -14,6 +14,7 @@ constexpr std::array<std::string_view, 3> kReadNames = {"strict", "min",
 constexpr std::array<std::string_view, 3> kGcNames = {"atomic", "stale-read",
                                                       "recheck"};
 constexpr std::array<std::string_view, 2> kEnvNames = {"none", "foreign"};
+constexpr std::array<std::string_view, 2> kFenceNames = {"none", "data-pass"};
 
 // Spec section 8, row by row. For a model bug `reason` is the expected
 // violation; for an impl-only bug it is the spec's reason why no model action
@@ -148,6 +149,10 @@ Result<Env> ParseEnv(std::string_view name) {
   return ParseName<Env>(kEnvNames, "env", name);
 }
 
+Result<Fence> ParseFence(std::string_view name) {
+  return ParseName<Fence>(kFenceNames, "fence", name);
+}
+
 Env RequiredEnv(Bug bug) {
   switch (bug) {
     case Bug::kHalfSetFolded:
@@ -184,6 +189,9 @@ std::string_view Name(GcMode gc) {
 std::string_view Name(Env env) {
   return kEnvNames.at(static_cast<std::size_t>(env));
 }
+std::string_view Name(Fence fence) {
+  return kFenceNames.at(static_cast<std::size_t>(fence));
+}
 std::string_view Name(Bug bug) { return Info(bug).name; }
 
 Status CheckConfig(const Config& config) {
@@ -206,6 +214,7 @@ std::string ToString(const Config& config) {
          " read=" + std::string(Name(config.read)) +
          " gc=" + std::string(Name(config.gc)) +
          (IsForeign(config) ? " env=foreign" : "") +
+         (config.fence == Fence::kDataPass ? " fence=data-pass" : "") +
          " bugs=" + (bugs.empty() ? std::string("none") : bugs) +
          " bounds=" + std::string(PresetName(b)) +
          "(shards=" + std::to_string(b.shards) +

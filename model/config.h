@@ -30,6 +30,11 @@ enum class GcMode : uint8_t { kAtomic, kStaleRead, kRecheck };
 // table; `foreign` adds the environment actions R60-R62 (writers outside this
 // protocol version's code path).
 enum class Env : uint8_t { kNone, kForeign };
+// R65: `none` = today's protocol (a compaction data pass without the marker
+// is never fenced, the stale-data-pass finding of section 9); `data-pass` = the
+// proposed fence: a data pass names the generation it merges and the build
+// refuses it once that generation is compacted.
+enum class Fence : uint8_t { kNone, kDataPass };
 
 // Spec section 8, in the table's order.
 enum class Bug : uint8_t {
@@ -76,6 +81,7 @@ struct Config {
   ReadMode read = ReadMode::kStrict;
   GcMode gc = GcMode::kAtomic;
   Env env = Env::kNone;
+  Fence fence = Fence::kNone;
   uint32_t bugs = 0;  // bit (1 << Bug) per switched-on bug
   Bounds bounds = SmallBounds();
 
@@ -105,19 +111,22 @@ Result<Protocol> ParseProtocol(std::string_view name);
 Result<ReadMode> ParseReadMode(std::string_view name);
 Result<GcMode> ParseGcMode(std::string_view name);
 Result<Env> ParseEnv(std::string_view name);
+Result<Fence> ParseFence(std::string_view name);
 Result<Bug> ParseBug(std::string_view name);
 
 std::string_view Name(Protocol protocol);
 std::string_view Name(ReadMode read);
 std::string_view Name(GcMode gc);
 std::string_view Name(Env env);
+std::string_view Name(Fence fence);
 std::string_view Name(Bug bug);
 
 // OK when the bounds fit (CheckBounds) and every bug is a known switch.
 Status CheckConfig(const Config& config);
 
 // One line, e.g. "protocol=derived read=strict gc=atomic bugs=none
-// bounds=small(shards=1 ...)"; " env=foreign" follows gc=... only when set.
+// bounds=small(shards=1 ...)"; " env=foreign" and " fence=data-pass" follow
+// gc=... only when set.
 std::string ToString(const Config& config);
 
 }  // namespace memwal::model

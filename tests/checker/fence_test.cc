@@ -1,0 +1,104 @@
+// The proposed change R65 (`fence data-pass`, spec/protocol.md section 11): the
+// stale compaction data pass of section 9 breaks CatchupWithinCoverage without
+// the fence and is refused with it, on the model and, in lockstep, on the
+// implementation.
+#include <gtest/gtest.h>
+
+#include "checker/engine/search.h"
+#include "checker/lockstep.h"
+#include "checker/trace.h"
+#include "model/config.h"
+
+namespace memwal::checker {
+namespace {
+
+using model::Config;
+using model::Fence;
+using model::Protocol;
+
+Config FiveCommits(Protocol protocol, Fence fence) {
+  Config config;
+  config.protocol = protocol;
+  config.fence = fence;
+  config.bounds = model::SmallBounds();
+  config.bounds.commits = 5;
+  config.bounds.generations = 1;
+  return config;
+}
+
+TEST(DataPassFence, DerivedBreaksAtFiveCommitsWithoutTheFence) {
+  const SearchResult result = engine::SearchModel(
+      FiveCommits(Protocol::kDerived, Fence::kNone), {.symmetry = false});
+  ASSERT_TRUE(result.violation);
+  EXPECT_EQ(result.violation->invariant, "CatchupWithinCoverage");
+  EXPECT_EQ(result.violation->trace.size(), 11u);
+}
+
+TEST(DataPassFence, DerivedHoldsAtFiveCommitsWithTheFence) {
+  const SearchResult result = engine::SearchModel(
+      FiveCommits(Protocol::kDerived, Fence::kDataPass), {.symmetry = false});
+  EXPECT_EQ(result.verdict, Verdict::kOk);
+  EXPECT_FALSE(result.violation);
+  EXPECT_TRUE(result.stats.goals_missed.empty());
+  EXPECT_EQ(result.stats.states_distinct, 2'685'179u);
+}
+
+TEST(DataPassFence, UnconditionalHoldsAtSmallWithTheFence) {
+  Config config;
+  config.protocol = Protocol::kUnconditional;
+  config.fence = Fence::kDataPass;
+  const SearchResult result = engine::SearchModel(config, {.symmetry = false});
+  EXPECT_EQ(result.verdict, Verdict::kOk);
+  EXPECT_EQ(result.stats.states_distinct, 461'354u);
+}
+
+// Lockstep: the implementation breaks the invariant on the finding's trace
+// without the fence, and with it refuses the stale pass where the model does
+// (a disagreement would be ImplementationMatchesModel).
+TEST(DataPassFence, TheImplementationRefusesTheStalePassInLockstep) {
+  Config config;
+  config.protocol = Protocol::kUnconditional;
+  const SearchResult found = engine::SearchModel(config, {.symmetry = false});
+  ASSERT_TRUE(found.violation);
+  const std::vector<model::Action>& trace = found.violation->trace;
+  ASSERT_EQ(trace.size(), 9u);
+  const Result<ReplayResult> unfenced =
+      ReplayLockstep(LockstepSetup{.config = config}, trace, false);
+  ASSERT_TRUE(unfenced.ok()) << unfenced.status().message();
+  ASSERT_TRUE(unfenced->finding);
+  EXPECT_EQ(unfenced->finding->invariant, "CatchupWithinCoverage");
+  EXPECT_EQ(unfenced->step, 9u);
+  config.fence = Fence::kDataPass;
+  const Result<ReplayResult> fenced =
+      ReplayLockstep(LockstepSetup{.config = config}, trace, false);
+  ASSERT_TRUE(fenced.ok()) << fenced.status().message();
+  EXPECT_FALSE(fenced->finding)
+      << fenced->finding->invariant << ": " << fenced->finding->detail;
+  // The stale pass (step 8, the data pass Commit) was refused: no version.
+  ASSERT_EQ(fenced->states.size(), 10u);
+  EXPECT_EQ(fenced->states[8].version_count, fenced->states[7].version_count);
+}
+
+TEST(DataPassFence, TheDefaultConfigHasNoFence) {
+  EXPECT_EQ(Config{}.fence, Fence::kNone);
+  EXPECT_EQ(model::ToString(Config{}).find("fence"), std::string::npos);
+}
+
+TEST(DataPassFence, ATraceConfigKeepsTheFence) {
+  Config config;
+  config.fence = Fence::kDataPass;
+  // Through text, as a trace file is read.
+  const Result<Config> back =
+      ConfigFromJson(nlohmann::json::parse(ConfigToJson(config).dump()));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back.value().fence, Fence::kDataPass);
+  EXPECT_FALSE(ConfigToJson(Config{}).contains("fence"));
+}
+
+TEST(DataPassFence, AnUnknownFenceIsRefused) {
+  EXPECT_FALSE(model::ParseFence("marker").ok());
+  EXPECT_EQ(model::ParseFence("data-pass").value(), Fence::kDataPass);
+}
+
+}  // namespace
+}  // namespace memwal::checker
