@@ -1,7 +1,7 @@
 // The read-side rule functions of the model (model/read.h) and of the
 // implementation (impl/read.h), compared on random inputs (RE2's way of
-// checking a fast engine against a simple one): the exclusion watermark (R40)
-// and the retirement rule (R12).
+// checking a fast engine against a simple one): the exclusion watermark (R40),
+// the retirement rule (R12) and the catch-up derivation (R33).
 //
 // The inputs go past what the bounded search produces: progress and catch-up
 // lists in any shard order, explicit zero entries next to missing ones,
@@ -15,7 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "impl/catchup.h"
 #include "impl/read.h"
+#include "model/catchup.h"
 #include "model/read.h"
 #include "model/state.h"
 
@@ -157,6 +159,109 @@ RC_GTEST_PROP(RuleFunctions,
           impl::Retirable(retained, ShardName(s), static_cast<uint64_t>(g),
                           ImplProtocol(config.protocol));
       RC_ASSERT(got == want);
+    }
+  }
+}
+
+// Random segments for every index: absent, or one or two segments with
+// random uuids and covers.
+void RandomSegments(model::Version* version) {
+  for (int i = 0; i < model::kIndexesMax; ++i) {
+    version->segments[i] = {};
+    const int count = *rc::gen::inRange(0, model::kSegmentsMax + 1);
+    for (int k = 0; k < count; ++k) {
+      version->segments[i][k] =
+          model::Segment{.uuid = static_cast<uint8_t>(*rc::gen::inRange(1, 8)),
+                         .covers = static_cast<model::FragmentSet>(
+                             *rc::gen::inRange(0, 1 << model::kFragmentsMax))};
+    }
+  }
+  version->live = static_cast<model::FragmentSet>(
+      *rc::gen::inRange(0, 1 << model::kFragmentsMax));
+}
+
+impl::FragmentSet Fragments(model::FragmentSet set) {
+  impl::FragmentSet out;
+  for (int f = 0; f < model::kFragmentsMax; ++f) {
+    if ((set >> f) & 1u) out.insert(static_cast<uint64_t>(f));
+  }
+  return out;
+}
+
+impl::Segments ImplSegments(const model::Version& version) {
+  impl::Segments out;
+  for (int i = 0; i < model::kIndexesMax; ++i) {
+    for (const model::Segment& segment : version.segments[i]) {
+      if (segment.uuid == 0) continue;
+      out[IndexName(i)].push_back(
+          impl::Segment{.uuid = "uuid-" + std::to_string(segment.uuid),
+                        .covers = Fragments(segment.covers)});
+    }
+  }
+  return out;
+}
+
+impl::CatchupTable ImplCatchup(const model::Version& version) {
+  impl::CatchupTable table;
+  for (int i = 0; i < model::kIndexesMax; ++i) {
+    impl::ShardGenerations entry = RandomList(version.catchup[i].data());
+    const bool zeros_only =
+        std::all_of(entry.begin(), entry.end(),
+                    [](const auto& e) { return e.second == 0; });
+    if (!zeros_only) table[IndexName(i)] = std::move(entry);
+  }
+  return table;
+}
+
+uint64_t PositionIn(const impl::CatchupTable& table, int index, int shard) {
+  const auto it = table.find(IndexName(index));
+  if (it == table.end()) return 0;
+  for (const auto& [name, generation] : it->second) {
+    if (name == ShardName(shard)) return generation;
+  }
+  return 0;
+}
+
+// R33 on a head that requires catch-up, a read version and the version after
+// the operation, all random: positions above progress, segments changed or
+// not, read versions with or without the bit or live fragments.
+RC_GTEST_PROP(RuleFunctions,
+              TheDerivationOfTheImplementationIsTheModelsOnAnyVersions, ()) {
+  model::Config config = RandomConfig();
+  config.protocol = *rc::gen::element(model::Protocol::kDerived,
+                                      model::Protocol::kUnconditional);
+  config.bugs = 0;
+  if (*rc::gen::arbitrary<bool>())
+    config.bugs |= model::BugBit(model::Bug::kClaimPastReadVersion);
+  if (*rc::gen::arbitrary<bool>())
+    config.bugs |= model::BugBit(model::Bug::kUnchangedByUuidOnly);
+  model::Version head = RandomVersion();
+  model::Version read = RandomVersion();
+  model::Version next = RandomVersion();
+  head.reader_bit = head.writer_bit = true;  // requires catch-up
+  RandomSegments(&head);
+  RandomSegments(&read);
+  RandomSegments(&next);
+  for (int i = 0; i < model::kIndexesMax; ++i) {
+    if (*rc::gen::arbitrary<bool>()) next.segments[i] = head.segments[i];
+  }
+  impl::DerivationInput input;
+  if (config.protocol == model::Protocol::kUnconditional || read.reader_bit) {
+    input.read =
+        impl::ReadVersionState{.live = Fragments(read.live),
+                               .compacted = RandomList(read.compacted.data())};
+  }
+  input.head_compacted = RandomList(head.compacted.data());
+  input.before = ImplSegments(head);
+  input.after = ImplSegments(next);
+  input.new_compacted = RandomList(next.compacted.data());
+  input.old_catchup = ImplCatchup(head);
+  const impl::CatchupTable got = impl::DeriveCatchup(input, ImplBugs(config));
+  model::Derive(config, read, head, &next);
+  for (int i = 0; i < model::kIndexesMax; ++i) {
+    for (int s = 0; s < model::kShardsMax; ++s) {
+      const uint64_t want = model::IsPresent(next, i) ? next.catchup[i][s] : 0;
+      RC_ASSERT(PositionIn(got, i, s) == want);
     }
   }
 }
