@@ -164,6 +164,16 @@ std::string SecondsText(double seconds) {
   return text;
 }
 
+// "time-limit 60.00 s": the budget that stopped a search.
+std::string BudgetText(const std::string& stopped_by,
+                       const SearchOptions& search) {
+  if (stopped_by == "time-limit")
+    return "time-limit " + SecondsText(search.time_limit_s) + " s";
+  if (stopped_by == "max-states")
+    return "max-states " + std::to_string(search.max_states);
+  return stopped_by.empty() ? "liveness: max-states" : stopped_by;
+}
+
 std::vector<std::string> Cells(const VariantRow& row) {
   std::string steps = StepsText(row.steps);
   if (row.steps && row.steps_before && *row.steps_before != *row.steps)
@@ -253,6 +263,7 @@ VariantResult RunOne(const LockstepSetup& setup, const RunSettings& settings,
   result.states = search.stats.states_distinct;
   result.seconds = search.stats.seconds;
   result.stats = search.stats;
+  result.stopped_by = search.stopped_by;
   if (search.violation) {
     result.invariant = search.violation->invariant;
     result.detail = search.violation->detail;
@@ -319,9 +330,7 @@ VariantRow RunVariant(const Variant& variant, const RunSettings& settings) {
     row.invariant = result.verdict == Verdict::kOk
                         ? "the search completed without a violation"
                         : "the search stopped at its budget (" +
-                              SecondsText(run.search.time_limit_s) + " s or " +
-                              std::to_string(run.search.max_states) +
-                              " states)";
+                              BudgetText(result.stopped_by, run.search) + ")";
   }
   return row;
 }

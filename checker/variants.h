@@ -69,6 +69,7 @@ struct VariantResult {
   std::string trace_file{};
   std::string min_trace_file{};
   bool goal_missed = false;  // `invariant` is a goal never reached
+  std::string stopped_by{};  // the budget that ended the search, "" if none
   Stats stats{};
   std::string write_error{};  // why a trace file could not be written
 };
