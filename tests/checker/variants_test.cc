@@ -84,9 +84,12 @@ const Variant& Find(const std::vector<Variant>& variants,
   return variants.front();
 }
 
+// Model-only, with a time limit far above any row's search so that a loaded
+// machine does not turn a bug row into "not found" (kBugSearchSeconds).
 RunSettings ModelOnly() {
   RunSettings settings;
   settings.search.lockstep = false;
+  settings.search.time_limit_s = 3600;
   return settings;
 }
 
