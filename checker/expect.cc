@@ -163,33 +163,20 @@ JunitSuite Suite(const GateArgs& gate, const VariantResult& result) {
   return suite;
 }
 
-void PrintSummary(const GateArgs& gate, const VariantResult& result,
-                  std::ostream& out) {
-  out << "config: " << model::ToString(gate.check.config) << "\n"
-      << "verdict: " << VerdictText(result.verdict)
-      << "\nstates: " << result.states << " distinct"
-      << (gate.check.model_only ? " (model only)" : " (lockstep)") << "\n";
-  if (result.verdict != Verdict::kViolation) return;
-  if (result.goal_missed) {
-    out << "violation: goal " << result.invariant << " was never reached\n";
-    return;
+// A verdict an outcome can have: a run's or a row's, or the name of a
+// property whose violation is meant.
+bool KnownVerdict(const std::string& verdict) {
+  for (const char* known :
+       {"ok", "violation", "incomplete", "not found", "not applicable"}) {
+    if (verdict == known) return true;
   }
-  out << "violation: " << result.invariant << " after step "
-      << result.found.size() << "\n";
-  if (!result.detail.empty()) out << "why: " << result.detail << "\n";
-  if (result.minimized) {
-    out << "minimized: " << result.minimized->steps_before << " -> "
-        << result.minimized->steps_after << " steps\n";
+  if (model::FindInvariant(verdict) != nullptr) return true;
+  if (verdict == kImplementationMatchesModel || verdict == kLivenessName)
+    return true;
+  for (const model::Goal& goal : model::AllGoals()) {
+    if (verdict == goal.name) return true;
   }
-  out << "trace:\n"
-      << TraceText(result.minimized ? result.minimized->trace : result.found);
-  if (!result.trace_file.empty()) out << "found: " << result.trace_file << "\n";
-  out << ReproduceLine(gate, result) << "\n";
-}
-
-int ExitCode(Verdict verdict) {
-  if (verdict == Verdict::kOk) return kExitOk;
-  return verdict == Verdict::kViolation ? kExitViolation : kExitIncomplete;
+  return false;
 }
 
 }  // namespace
@@ -199,8 +186,13 @@ Result<Expectation> ParseExpectation(std::string_view text) {
   if (at == std::string_view::npos || at == 0 || at + 1 == text.size())
     return Usage("--expect needs NAME=VERDICT, not '" + std::string(text) +
                  "'");
-  return Expectation{std::string(text.substr(0, at)),
-                     std::string(text.substr(at + 1))};
+  Expectation expectation{std::string(text.substr(0, at)),
+                          std::string(text.substr(at + 1))};
+  if (!KnownVerdict(expectation.verdict))
+    return Usage("--expect: unknown verdict '" + expectation.verdict +
+                 "' (ok, violation, incomplete, not found, not applicable, "
+                 "or an invariant's or goal's name)");
+  return expectation;
 }
 
 bool Meets(const Expectation& expected, std::string_view verdict,
@@ -229,6 +221,52 @@ std::vector<std::string> Unmet(const std::vector<Expectation>& expectations,
   return unmet;
 }
 
+namespace {
+
+// The gate's view of a `check` run: its result, minimized when asked.
+VariantResult GateResult(const GateArgs& gate, const CheckRun& done) {
+  const SearchResult& search = done.result;
+  VariantResult result{.verdict = search.verdict,
+                       .states = search.stats.states_distinct,
+                       .seconds = search.stats.seconds,
+                       .trace_file = done.trace_file,
+                       .stats = search.stats};
+  if (!search.violation) return result;
+  result.invariant = search.violation->invariant;
+  result.detail = search.violation->detail;
+  result.found = search.violation->trace;
+  result.goal_missed = done.trace_file.empty();
+  if (!gate.minimize || result.goal_missed) return result;
+  const LockstepSetup setup{.config = done.check.config,
+                            .impl_only_bugs = gate.run.impl_only_bugs,
+                            .seed = done.check.seed};
+  result.minimized = Minimize(MinimizeInput{.setup = setup,
+                                            .lockstep = !done.check.model_only,
+                                            .invariant = result.invariant,
+                                            .trace = result.found});
+  return result;
+}
+
+// The expectations' report: one line each for the text, an array for --json.
+void ReportExpectations(const GateArgs& gate,
+                        const std::vector<std::string>& unmet,
+                        CheckExtras* extras) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Expectation& expected : gate.expectations) {
+    const bool met =
+        std::none_of(unmet.begin(), unmet.end(), [&](const std::string& line) {
+          return line.rfind(expected.name + ":", 0) == 0;
+        });
+    extras->text += "expect " + expected.name + "=" + expected.verdict + ": " +
+                    (met ? "met" : "NOT met") + "\n";
+    list.push_back(
+        {{"name", expected.name}, {"verdict", expected.verdict}, {"met", met}});
+  }
+  extras->fields["expectations"] = list;
+}
+
+}  // namespace
+
 int RunGateCheck(const std::vector<std::string>& args, std::ostream& out,
                  std::ostream& err) {
   Result<GateArgs> parsed = ParseGateArgs(args);
@@ -236,27 +274,22 @@ int RunGateCheck(const std::vector<std::string>& args, std::ostream& out,
     err << "memwal-check: " << parsed.status().message() << "\n";
     return kExitUsage;
   }
-  const GateArgs& gate = *parsed;
-  const LockstepSetup setup{.config = gate.check.config,
-                            .impl_only_bugs = gate.run.impl_only_bugs,
-                            .seed = gate.check.seed};
-  Order order = gate.run.order;
-  if (order == Order::kBfs && gate.check.explore.mode == SearchMode::kDfs)
-    order = Order::kDfs;
-  const RunSettings settings{
-      .search = SearchOptions{.order = order,
-                              .threads = gate.run.threads,
-                              .lockstep = !gate.check.model_only,
-                              .max_states = gate.check.explore.max_states,
-                              .time_limit_s = gate.check.explore.time_limit_s,
-                              .memory_limit_mb = gate.run.memory_limit_mb,
-                              .walks = gate.run.walks,
-                              .depth = gate.run.depth},
-      .liveness = gate.run.liveness,
-      .minimize = gate.minimize,
-      .out_dir = gate.check.out_dir};
-  const VariantResult result = RunOne(setup, settings, "");
-  PrintSummary(gate, result, out);
+  GateArgs& gate = *parsed;
+  Result<CheckRun> done = RunCheckSearch(gate.check, gate.run, out, err);
+  if (!done.ok()) {
+    err << "memwal-check: " << done.status().message() << "\n";
+    return kExitUsage;
+  }
+  gate.check = done->check;  // with env foreign where a bug needs it
+  const VariantResult result = GateResult(gate, *done);
+  CheckExtras extras;
+  if (result.minimized) {
+    extras.text +=
+        "minimized: " + std::to_string(result.minimized->steps_before) +
+        " -> " + std::to_string(result.minimized->steps_after) +
+        " steps\ntrace (minimized):\n" + TraceText(result.minimized->trace);
+    extras.fields["minimized_steps"] = result.minimized->steps_after;
+  }
   if (!gate.junit_path.empty()) {
     const Status written =
         WriteFileAtomically(gate.junit_path, JunitXml({Suite(gate, result)}));
@@ -264,24 +297,22 @@ int RunGateCheck(const std::vector<std::string>& args, std::ostream& out,
       err << "memwal-check: " << written.message() << "\n";
       return kExitUsage;
     }
-    out << "junit: " << gate.junit_path << "\n";
+    extras.text += "junit: " + gate.junit_path + "\n";
+    extras.fields["junit"] = gate.junit_path;
   }
-  if (gate.expectations.empty()) return ExitCode(result.verdict);
-  std::vector<NamedOutcome> outcomes = {
-      {"verdict", VerdictText(result.verdict), result.invariant}};
-  for (const Property& property : Properties(gate)) {
-    outcomes.push_back(
-        {property.name, PropertyVerdict(property, result), result.invariant});
+  std::vector<std::string> unmet;
+  if (!gate.expectations.empty()) {
+    std::vector<NamedOutcome> outcomes = {
+        {"verdict", VerdictText(result.verdict), result.invariant}};
+    for (const Property& property : Properties(gate)) {
+      outcomes.push_back(
+          {property.name, PropertyVerdict(property, result), result.invariant});
+    }
+    unmet = Unmet(gate.expectations, outcomes);
+    ReportExpectations(gate, unmet, &extras);
   }
-  const std::vector<std::string> unmet = Unmet(gate.expectations, outcomes);
-  for (const Expectation& expected : gate.expectations) {
-    const bool met =
-        std::none_of(unmet.begin(), unmet.end(), [&](const std::string& line) {
-          return line.rfind(expected.name + ":", 0) == 0;
-        });
-    out << "expect " << expected.name << "=" << expected.verdict << ": "
-        << (met ? "met" : "NOT met") << "\n";
-  }
+  const int code = ReportCheckRun(*done, gate.run, extras, out, err);
+  if (code == kExitUsage || gate.expectations.empty()) return code;
   for (const std::string& line : unmet)
     err << "expectation not met: " << line << "\n";
   return unmet.empty() ? kExitOk : kExitViolation;

@@ -332,6 +332,7 @@ Result<bool> ParseLockstepFlag(std::string_view flag, const FlagValue& value,
     }
     return true;
   }
+  if (flag == "--walks" || flag == "--depth") options->walks_given = true;
   if (flag == "--impl-bug") {
     MEMWAL_ASSIGN_OR_RETURN(const model::Bug bug, model::ParseBug(text));
     options->impl_only_bugs |= model::BugBit(bug);
@@ -423,13 +424,24 @@ Result<LockstepTrace> ParseLockstepTrace(std::string_view text) {
   return ReadTraceText(text);
 }
 
-int RunLockstepCheck(const CheckOptions& given, const RunOptions& run,
-                     std::ostream& out, std::ostream& err) {
-  CheckOptions check = given;
+Status RefuseContradictions(const CheckOptions& check, const RunOptions& run) {
+  if (check.model_only && run.impl_only_bugs != 0)
+    return Usage(
+        "--impl-bug needs lockstep: --model-only runs the model alone");
+  if (run.walks_given && run.order != Order::kRandom)
+    return Usage("--walks and --depth need --mode random");
+  return CheckBugsApply(check.config, run.impl_only_bugs);
+}
+
+Result<CheckRun> RunCheckSearch(const CheckOptions& given,
+                                const RunOptions& run, std::ostream& out,
+                                std::ostream& err) {
+  MEMWAL_RETURN_IF_ERROR(RefuseContradictions(given, run));
+  CheckRun done{.check = given};
+  CheckOptions& check = done.check;
   CatchInterrupts();
-  const std::string env_note =
-      EnableRequiredEnv(&check.config, run.impl_only_bugs);
-  if (!env_note.empty()) err << "memwal-check: " << env_note << "\n";
+  done.env_note = EnableRequiredEnv(&check.config, run.impl_only_bugs);
+  if (!done.env_note.empty()) err << "memwal-check: " << done.env_note << "\n";
   err << "seed=" << check.seed << "\n";
   if (!check.json) {
     out << "seed=" << check.seed
@@ -453,26 +465,36 @@ int RunLockstepCheck(const CheckOptions& given, const RunOptions& run,
     search.order = Order::kDfs;
   const bool terminal = &err == &std::cerr && isatty(2);
   if (terminal) search.status = &err;
-  SearchResult result = Search(SetupOf(check, run), search);
-  if (run.liveness && result.verdict == Verdict::kOk)
-    RunLiveness(check, run, &result);
-  Written written;
-  const bool has_trace = result.violation && HasTrace(*result.violation);
-  if (has_trace) {
-    Result<Written> write = WriteCounterexample(check, run, *result.violation);
-    if (!write.ok()) {
-      err << "memwal-check: " << write.status().ToString() << "\n";
-      return kExitUsage;
-    }
-    written = *write;
+  done.result = Search(SetupOf(check, run), search);
+  if (run.liveness && done.result.verdict == Verdict::kOk)
+    RunLiveness(check, run, &done.result);
+  if (done.result.violation && HasTrace(*done.result.violation)) {
+    MEMWAL_ASSIGN_OR_RETURN(
+        const Written written,
+        WriteCounterexample(check, run, *done.result.violation));
+    done.trace_file = written.trace_file;
+    done.itf_file = written.itf_file;
   }
+  return done;
+}
+
+int ReportCheckRun(const CheckRun& done, const RunOptions& run,
+                   const CheckExtras& extras, std::ostream& out,
+                   std::ostream& err) {
+  const CheckOptions& check = done.check;
+  const SearchResult& result = done.result;
+  const Written written{done.trace_file, done.itf_file};
+  const Written* files = done.trace_file.empty() ? nullptr : &written;
   if (check.json) {
-    json document =
-        ResultJson(check, run, result, has_trace ? &written : nullptr);
-    if (!env_note.empty()) document["note"] = env_note;
+    json document = ResultJson(check, run, result, files);
+    if (!done.env_note.empty()) document["note"] = done.env_note;
+    if (files != nullptr) document["itf_file"] = done.itf_file;
+    for (const auto& [key, value] : extras.fields.items())
+      document[key] = value;
     out << document.dump() << "\n";
   } else {
-    PrintText(check, run, result, has_trace ? &written : nullptr, out);
+    PrintText(check, run, result, files, out);
+    out << extras.text;
   }
   if (!run.html_dir.empty()) {
     const RunSummary summary{
@@ -482,14 +504,23 @@ int RunLockstepCheck(const CheckOptions& given, const RunOptions& run,
         .command_line = LockstepCommandLine(check, run),
         .stats = result.stats,
         .invariant = result.violation ? result.violation->invariant : ""};
-    const Status html = WriteCheckPages(run.html_dir, summary,
-                                        has_trace ? written.trace_file : "");
+    const Status html = WriteCheckPages(run.html_dir, summary, done.trace_file);
     if (!html.ok()) {
       err << "memwal-check: " << html.message() << "\n";
       return kExitUsage;
     }
   }
   return ExitCode(result.verdict);
+}
+
+int RunLockstepCheck(const CheckOptions& given, const RunOptions& run,
+                     std::ostream& out, std::ostream& err) {
+  Result<CheckRun> done = RunCheckSearch(given, run, out, err);
+  if (!done.ok()) {
+    err << "memwal-check: " << done.status().message() << "\n";
+    return kExitUsage;
+  }
+  return ReportCheckRun(*done, run, CheckExtras{}, out, err);
 }
 
 int RunLockstepReplay(const std::string& path, bool json_output,

@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -60,8 +61,9 @@ struct RunOptions {
   uint32_t impl_only_bugs = 0;  // model::BugBit values
   bool liveness = true;
   engine::Storage storage = engine::Storage::kFingerprint;
-  bool symmetry = true;    // where the configuration allows it
-  std::string html_dir{};  // empty: no HTML pages
+  bool symmetry = true;      // where the configuration allows it
+  std::string html_dir{};    // empty: no HTML pages
+  bool walks_given = false;  // --walks or --depth was on the command line
 };
 
 // Parses one of the options above; false when `flag` is not one. `value`
@@ -72,6 +74,41 @@ Result<bool> ParseLockstepFlag(std::string_view flag, const FlagValue& value,
 
 // Help lines for the options above.
 std::string LockstepHelp();
+
+// InvalidArgument (one line) for options that contradict each other:
+// --model-only with --impl-bug, a bug that does not apply to the protocol
+// (CheckBugsApply), --walks or --depth without --mode random.
+Status RefuseContradictions(const CheckOptions& check, const RunOptions& run);
+
+// One `check` run before it is reported: the options as run (env foreign
+// switched on where a bug needs it), the search with liveness after a clean
+// bfs/dfs run, and the counterexample files ("" when none was written).
+struct CheckRun {
+  CheckOptions check{};
+  std::string env_note{};
+  SearchResult result{};
+  std::string trace_file{};
+  std::string itf_file{};
+};
+
+// Runs the search of `check` (the text header goes to `out` unless --json).
+// A contradiction or an unwritable counterexample is an error.
+Result<CheckRun> RunCheckSearch(const CheckOptions& check,
+                                const RunOptions& run, std::ostream& out,
+                                std::ostream& err);
+
+// What the gate (checker/expect.h) adds to a run's report: keys merged into
+// the --json document, and lines printed after the text summary.
+struct CheckExtras {
+  nlohmann::json fields = nlohmann::json::object();
+  std::string text{};
+};
+
+// Prints `done` (text or --json, with `extras`) and writes --html; returns the
+// run's exit code, or 2 when a page cannot be written.
+int ReportCheckRun(const CheckRun& done, const RunOptions& run,
+                   const CheckExtras& extras, std::ostream& out,
+                   std::ostream& err);
 
 // Runs `check`: lockstep unless check.model_only. Returns the exit code.
 int RunLockstepCheck(const CheckOptions& check, const RunOptions& run,

@@ -21,21 +21,6 @@ namespace {
 
 using nlohmann::json;
 
-// The test in tests/impl that pins each bug the checker cannot find:
-// repair-spans-live-at-commit (every impl-only bug is reached under env
-// foreign, spec section 10).
-std::string ImplTest(model::Bug bug) {
-  switch (bug) {
-    // Its violation needs appends that never stop, which the liveness
-    // check's fairness excludes (spec section 8: "liveness under continuous
-    // appends").
-    case model::Bug::kRepairSpansLiveAtCommit:
-      return "Advance.SpanningLiveAtCommitRefusesARepairOutrunByAnAppend";
-    default:
-      return "";
-  }
-}
-
 // The protocol a bug runs under: the base one when the spec row applies to
 // it, else the first one the row names.
 model::Protocol ProtocolFor(const model::BugInfo& info, model::Protocol base) {
@@ -92,20 +77,6 @@ Variant Make(const model::Config& base, std::string name,
 // Two indexes at least, so that a per-index cap differs from `min`.
 void TwoIndexes(model::Config* config) {
   config->bounds.indexes = std::max(config->bounds.indexes, 2);
-}
-
-// What lockstep reports for each env bug (spec section 8).
-std::string EnvFinding(model::Bug bug) {
-  switch (bug) {
-    case model::Bug::kAdvanceReplacesPosition:
-      return "UnchangedPositionsNeverDrop";
-    case model::Bug::kInvalidationOnLegacy:
-      return "LegacyTablesAreUntouched";
-    case model::Bug::kCoveragePastCompaction:
-      return "CatchupWithinCompaction";
-    default:
-      return std::string(kImplementationMatchesModel);
-  }
 }
 
 // Env foreign (spec section 10) and the bounds at which its actions reach the
@@ -193,6 +164,16 @@ std::string SecondsText(double seconds) {
   return text;
 }
 
+// "time-limit 60.00 s": the budget that stopped a search.
+std::string BudgetText(const std::string& stopped_by,
+                       const SearchOptions& search) {
+  if (stopped_by == "time-limit")
+    return "time-limit " + SecondsText(search.time_limit_s) + " s";
+  if (stopped_by == "max-states")
+    return "max-states " + std::to_string(search.max_states);
+  return stopped_by.empty() ? "liveness: max-states" : stopped_by;
+}
+
 std::vector<std::string> Cells(const VariantRow& row) {
   std::string steps = StepsText(row.steps);
   if (row.steps && row.steps_before && *row.steps_before != *row.steps)
@@ -212,15 +193,7 @@ const std::vector<std::string> kHeader = {
 }  // namespace
 
 std::string VerdictText(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kOk:
-      return "ok";
-    case Verdict::kViolation:
-      return "violation";
-    case Verdict::kIncomplete:
-      return "incomplete";
-  }
-  return "";
+  return std::string(engine::Name(verdict));
 }
 
 std::vector<Variant> AllVariants(const model::Config& base) {
@@ -260,82 +233,18 @@ std::vector<Variant> AllVariants(const model::Config& base) {
     if (info.in_model) {
       config.bugs |= model::BugBit(info.bug);
       variant = Make(base, "bug=" + std::string(info.name), config);
-      variant.impl_test = ImplTest(info.bug);
     } else {
-      const bool env = model::RequiredEnv(info.bug) == model::Env::kForeign;
-      if (env) ForeignEnvFor(info.bug, &config);
+      if (model::RequiredEnv(info.bug) == model::Env::kForeign)
+        ForeignEnvFor(info.bug, &config);
       variant = Make(base, "bug=" + std::string(info.name), config);
       variant.setup.impl_only_bugs = model::BugBit(info.bug);
       variant.run =
           variant.run == "-" ? "impl only" : variant.run + ", impl only";
-      if (env) {
-        variant.replay = EnvReplayTrace(info.bug);
-        variant.lockstep_finding = EnvFinding(info.bug);
-        if (!variant.replay.empty()) variant.run += ", replay";
-      } else {
-        variant.impl_test = ImplTest(info.bug);
-      }
     }
+    variant.bug = true;
     variants.push_back(variant);
   }
   return variants;
-}
-
-std::vector<model::Action> EnvReplayTrace(model::Bug bug) {
-  using namespace model;  // NOLINT: the action names read as the spec's
-  const Action flush = FlushMemTable{0};
-  const Action compact = CompactSsTable{0, true};
-  switch (bug) {
-    case Bug::kAdvanceReplacesPosition:
-      // A repair credits generation 2; a caller's no-work repair claims 1.
-      return {flush,
-              flush,
-              Activate{},
-              Commit{0},
-              compact,
-              Commit{0},
-              compact,
-              Commit{0},
-              OptimizeIndex{0},
-              Commit{0},
-              CallerAdvance{0, static_cast<int>(AdvanceOffer::kOldest)},
-              Commit{0}};
-    case Bug::kCoveragePastCompaction:
-      // A build reads compacted 2, then rebases over a reset and a
-      // re-compaction of generation 1.
-      return {flush,     flush,     Activate{}, Commit{0},      compact,
-              Commit{0}, compact,   Commit{0},  CreateIndex{0}, ResetMemWal{},
-              compact,   Commit{1}, Commit{0}};
-    default:
-      return {};
-  }
-}
-
-// An env bug pinned by a replayed trace: lockstep re-executes it.
-VariantResult ReplayOne(const Variant& variant, const RunSettings& settings) {
-  VariantResult result;
-  const auto start = std::chrono::steady_clock::now();
-  const Result<ReplayResult> replay =
-      ReplayLockstep(variant.setup, variant.replay, false);
-  result.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  if (!replay.ok() || !replay->finding) return result;
-  result.verdict = Verdict::kViolation;
-  result.invariant = replay->finding->invariant;
-  result.detail = replay->finding->detail;
-  result.states = replay->step;
-  result.found = variant.replay;
-  if (settings.out_dir.empty()) return result;
-  const std::string dir =
-      (std::filesystem::path(settings.out_dir) / DirName(variant.name))
-          .string();
-  Result<std::string> found =
-      WriteTrace(dir, result.invariant + ".trace.json", variant.setup, true,
-                 result.invariant, result.found, result.detail);
-  if (found.ok()) result.trace_file = *found;
-  if (!found.ok()) result.write_error = found.status().message();
-  return result;
 }
 
 VariantResult RunOne(const LockstepSetup& setup, const RunSettings& settings,
@@ -346,6 +255,7 @@ VariantResult RunOne(const LockstepSetup& setup, const RunSettings& settings,
   result.states = search.stats.states_distinct;
   result.seconds = search.stats.seconds;
   result.stats = search.stats;
+  result.stopped_by = search.stopped_by;
   if (search.violation) {
     result.invariant = search.violation->invariant;
     result.detail = search.violation->detail;
@@ -385,22 +295,16 @@ VariantResult RunOne(const LockstepSetup& setup, const RunSettings& settings,
 
 VariantRow RunVariant(const Variant& variant, const RunSettings& settings) {
   VariantRow row{.variant = variant.name, .run = variant.run};
-  const std::string impl_test =
-      variant.impl_test.empty() ? "" : "impl test " + variant.impl_test;
   if (variant.setup.impl_only_bugs != 0 && !settings.search.lockstep) {
-    if (!variant.lockstep_finding.empty()) {
-      row.verdict = "lockstep";
-      row.invariant = "lockstep finds " + variant.lockstep_finding;
-      return row;
-    }
-    row.verdict = "impl test";
-    row.invariant = impl_test;
+    row.verdict = "not run";
+    row.invariant = "needs lockstep: only the implementation has this bug";
     return row;
   }
+  RunSettings run = settings;
+  if (variant.bug && run.search.time_limit_s == 0)
+    run.search.time_limit_s = kBugSearchSeconds;
   const VariantResult result =
-      variant.replay.empty()
-          ? RunOne(variant.setup, settings, DirName(variant.name))
-          : ReplayOne(variant, settings);
+      RunOne(variant.setup, run, DirName(variant.name));
   row.verdict = VerdictText(result.verdict);
   row.invariant = result.invariant;
   row.states = result.states;
@@ -413,9 +317,12 @@ VariantRow RunVariant(const Variant& variant, const RunSettings& settings) {
   row.trace_file =
       result.min_trace_file.empty() ? result.trace_file : result.min_trace_file;
   row.write_error = result.write_error;
-  if (!variant.impl_test.empty() && result.verdict == Verdict::kOk) {
-    row.verdict = "impl test";
-    row.invariant = impl_test;
+  if (variant.bug && result.verdict != Verdict::kViolation) {
+    row.verdict = "not found";
+    row.invariant = result.verdict == Verdict::kOk
+                        ? "the search completed without a violation"
+                        : "the search stopped at its budget (" +
+                              BudgetText(result.stopped_by, run.search) + ")";
   }
   return row;
 }
@@ -527,6 +434,12 @@ Result<VariantsArgs> ParseVariantsArgs(const std::vector<std::string>& args) {
   if (command.kind != Command::Kind::kCheck)
     return Status::InvalidArgument("variants: see variants --help");
   parsed.check = command.check;
+  if (parsed.run.impl_only_bugs != 0)
+    return Status::InvalidArgument(
+        "--impl-bug belongs to check; variants runs every bug row itself");
+  if (parsed.run.walks_given && parsed.run.order != Order::kRandom)
+    return Status::InvalidArgument("--walks and --depth need --mode random");
+  MEMWAL_RETURN_IF_ERROR(CheckBugsApply(parsed.check.config, 0));
   if (parsed.check.json && parsed.markdown)
     return Status::InvalidArgument("--json and --markdown exclude each other");
   return parsed;
@@ -544,7 +457,7 @@ std::string VariantsHelp() {
          "  --json | --markdown  output format (default: a text table)\n"
          "  --out DIR          counterexamples (default memwal-out)\n"
          "  --expect NAME=V    pin a variant's verdict (ok, violation, "
-         "incomplete, impl test)\n"
+         "incomplete, not found)\n"
          "                     or broken invariant; exit 1 when one is not "
          "met\n"
          "  --no-minimize      keep counterexamples as found\n"

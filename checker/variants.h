@@ -14,12 +14,12 @@
 // protocol the row names ("bit" -> derived); `read=single-index` and
 // `bug=single-index-watermark` need two indexes to differ from `min`, so they
 // run with indexes >= 2. A bug only the implementation expresses runs in
-// lockstep with the bug switched on in the implementation alone; when that
-// search passes (the model never drives the implementation into the bug),
-// its verdict is `impl test` and its invariant column names the test in
-// tests/impl that pins the bug. So does repair-spans-live-at-commit when the
-// search and liveness pass: its violation needs appends that never stop,
-// which the liveness check's fairness excludes.
+// lockstep with the bug switched on in the implementation alone (under env
+// foreign when model::RequiredEnv says so); under --model-only its row reads
+// "not run". Every verdict comes from a run of this invocation: a bug row is
+// "violation" when the search finds it, else "not found" with what the search
+// covered (a bug search stops after kBugSearchSeconds unless --time-limit
+// says otherwise).
 #ifndef MEMWAL_CHECKER_VARIANTS_H_
 #define MEMWAL_CHECKER_VARIANTS_H_
 
@@ -29,9 +29,9 @@
 #include <string>
 #include <vector>
 
+#include "checker/engine/search.h"
 #include "checker/lockstep.h"
 #include "checker/minimize.h"
-#include "checker/engine/search.h"
 
 namespace memwal::checker {
 
@@ -40,16 +40,11 @@ struct Variant {
   std::string name{};  // "default", "protocol=legacy", "bug=NAME", ...
   std::string run{};   // what differs from the base, e.g. "advance, indexes=2"
   LockstepSetup setup{};
-  std::string impl_test{};  // a bug the checker cannot find: its impl test
-  // An env bug (spec section 10) whose shortest trace needs more commits than
-  // a lockstep BFS covers in minutes: lockstep replays this trace instead.
-  std::vector<model::Action> replay{};
-  std::string lockstep_finding{};  // env bug: what lockstep reports
+  bool bug = false;  // a known-bug row: "violation" or "not found"
 };
 
-// The replayed trace of an env bug that needs five or six commits
-// (advance-replaces-position, coverage-past-compaction); empty for the others.
-std::vector<model::Action> EnvReplayTrace(model::Bug bug);
+// How long a bug row searches when --time-limit is not given.
+inline constexpr double kBugSearchSeconds = 60;
 
 // The variants for `base`, in table order: default, protocols, read modes, gc
 // modes, bugs (spec section 8 order).
@@ -74,12 +69,13 @@ struct VariantResult {
   std::string trace_file{};
   std::string min_trace_file{};
   bool goal_missed = false;  // `invariant` is a goal never reached
+  std::string stopped_by{};  // the budget that ended the search, "" if none
   Stats stats{};
   std::string write_error{};  // why a trace file could not be written
 };
 
-// "ok", "violation", "incomplete" (as checker/engine/search.h's Name(Verdict), which the
-// lockstep build may not link).
+// "ok", "violation", "incomplete" (as checker/engine/search.h's Name(Verdict),
+// which the lockstep build may not link).
 std::string VerdictText(Verdict verdict);
 
 VariantResult RunOne(const LockstepSetup& setup, const RunSettings& settings,
@@ -89,8 +85,9 @@ VariantResult RunOne(const LockstepSetup& setup, const RunSettings& settings,
 struct VariantRow {
   std::string variant{};
   std::string run{};
-  std::string verdict{};  // ok, violation, incomplete, impl test, lockstep
-                          // (an env bug in a model-only run)
+  std::string verdict{};  // ok, violation, incomplete, not found (a bug row
+                          // whose search found nothing), not run (an
+                          // implementation-only bug under --model-only)
   std::string invariant{};
   uint64_t states = 0;
   double seconds = 0;

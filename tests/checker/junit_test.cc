@@ -9,11 +9,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "checker/expect.h"
+#include "checker/lockstep_cli.h"
 #include "checker/trace.h"
 #include "model/invariants.h"
 
@@ -258,6 +260,88 @@ TEST(GateCheck, ExpectationsDecideTheExitCode) {
   EXPECT_EQ(run({"--expect", "CatchupWithinCoverage=violation"}), 1);
   EXPECT_EQ(run({"--expect", "NoSuchInvariant=ok"}), 1);
   EXPECT_EQ(run({"--expect", "bad"}), 2);
+  EXPECT_EQ(run({"--expect", "verdict=bogus"}), 2);
+  EXPECT_EQ(run({"--expect", "verdict=not run"}), 2);
+}
+
+// The acceptance line of issue 18: --impl-bug switches env foreign on in the
+// gate's path too, and --expect, --json, --html, --junit and the ITF trace all
+// come from the one run.
+TEST(GateCheck, ExpectJsonHtmlJunitAndItfComeFromOneLockstepRun) {
+  const std::string dir = TempDir("one-path");
+  const std::vector<std::string> base = {"check",
+                                         "--impl-bug",
+                                         "half-set-folded",
+                                         "--preset",
+                                         "tiny",
+                                         "--commits",
+                                         "3",
+                                         "--json",
+                                         "--html",
+                                         dir + "/html",
+                                         "--junit",
+                                         dir + "/junit.xml",
+                                         "--out",
+                                         dir + "/out",
+                                         "--threads",
+                                         "2"};
+  std::vector<std::string> args = base;
+  args.insert(args.end(), {"--expect", "verdict=violation"});
+  std::ostringstream out, err;
+  ASSERT_EQ(RunGateCheck(args, out, err), 0) << out.str() << err.str();
+  const nlohmann::json document = nlohmann::json::parse(out.str());
+  EXPECT_EQ(document["verdict"], "violation");
+  EXPECT_EQ(document["config"]["env"], "foreign") << document.dump();
+  EXPECT_EQ(document["violation"]["invariant"], "ImplementationMatchesModel");
+  EXPECT_EQ(document["expectations"][0]["met"], true);
+  EXPECT_EQ(document["junit"], dir + "/junit.xml");
+  EXPECT_TRUE(std::filesystem::exists(dir + "/html/summary.html"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/junit.xml"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/out/ImplementationMatchesModel"
+                                            ".itf.json"));
+  args = base;
+  args.insert(args.end(), {"--expect", "verdict=ok"});
+  std::ostringstream out2, err2;
+  EXPECT_EQ(RunGateCheck(args, out2, err2), 1) << err2.str();
+}
+
+// Options that contradict each other are refused with one line and exit 2,
+// in the plain path and in the gate's.
+TEST(GateCheck, ContradictionsAreRefusedInBothPaths) {
+  const std::vector<std::vector<std::string>> refused = {
+      {"check", "--model-only", "--impl-bug", "half-set-folded"},
+      {"check", "--protocol", "legacy", "--bug", "restore-walks-back"},
+      {"check", "--protocol", "derived", "--impl-bug",
+       "advance-without-inspected"},
+      {"check", "--walks", "5"},
+  };
+  for (const std::vector<std::string>& args : refused) {
+    std::ostringstream out, err;
+    EXPECT_EQ(RunMemwalCheck(args, out, err), 2) << args[1] << " " << args[2];
+    const std::string line = err.str();
+    EXPECT_EQ(std::count(line.begin(), line.end(), '\n'), 1) << line;
+    std::vector<std::string> gate = args;
+    gate.insert(gate.end(), {"--expect", "verdict=ok"});
+    std::ostringstream out2, err2;
+    EXPECT_EQ(RunGateCheck(gate, out2, err2), 2) << args[1] << " " << args[2];
+  }
+}
+
+// With no index no position can be credited or withdrawn and no bitmap
+// pruned: those goals are not applicable, and the run passes.
+TEST(GateCheck, GoalsThatNeedAnIndexAreNotApplicableAtZeroIndexes) {
+  const std::string dir = TempDir("zero-indexes");
+  std::ostringstream out, err;
+  EXPECT_EQ(RunMemwalCheck({"check", "--preset", "tiny", "--indexes", "0",
+                            "--model-only", "--json", "--out", dir},
+                           out, err),
+            0)
+      << out.str() << err.str();
+  const nlohmann::json document = nlohmann::json::parse(out.str());
+  EXPECT_EQ(document["reachability"]["ReachPositionCredited"],
+            "not applicable");
+  EXPECT_EQ(document["reachability"]["ReachBitmapPrunedInPlace"],
+            "not applicable");
 }
 
 TEST(GateSubcommand, LeavesPlainCheckAndReplayToTheRestOfTheCli) {
