@@ -33,19 +33,16 @@ const Layout& EncodingLayout() {
 // be undone first to last. `versions` is the encoding's version count.
 void DeltaVersions(std::string* bytes, std::size_t versions, bool undo) {
   const Layout& layout = EncodingLayout();
+  auto delta = [&](std::size_t k) {
+    char* previous = bytes->data() + layout.header + (k - 1) * layout.version;
+    char* record = previous + layout.version;
+    for (std::size_t b = 0; b < layout.version; ++b) record[b] ^= previous[b];
+  };
   if (undo) {
-    for (std::size_t k = 1; k < versions; ++k) {
-      char* record = bytes->data() + layout.header + k * layout.version;
-      for (std::size_t b = 0; b < layout.version; ++b)
-        record[b] ^= record[b - layout.version];
-    }
+    for (std::size_t k = 1; k < versions; ++k) delta(k);
     return;
   }
-  for (std::size_t k = versions; k-- > 1;) {
-    char* record = bytes->data() + layout.header + k * layout.version;
-    for (std::size_t b = 0; b < layout.version; ++b)
-      record[b] ^= record[b - layout.version];
-  }
+  for (std::size_t k = versions; k-- > 1;) delta(k);
 }
 
 }  // namespace
