@@ -327,8 +327,10 @@ class VersionCache {
     if (it == current_.end()) {
       const auto old = old_.find(blob.get());
       if (old == old_.end()) return nullptr;
-      Make(blob.get(), std::move(old->second));
+      // Out of old_ before Make, which may swap the generations.
+      Entry entry = std::move(old->second);
       old_.erase(old);
+      Make(blob.get(), std::move(entry));
       it = current_.find(blob.get());
     }
     if (it->second.shards != shards) return nullptr;
