@@ -66,19 +66,7 @@ Result<Side> ParseSide(const std::string& set,
 void RunSide(Side* side) {
   const CheckOptions& check = side->check;
   const RunOptions& run = side->run;
-  SearchOptions search{.order = run.order,
-                       .threads = run.threads,
-                       .lockstep = !check.model_only,
-                       .max_states = check.explore.max_states,
-                       .time_limit_s = check.explore.time_limit_s,
-                       .memory_limit_mb = run.memory_limit_mb,
-                       .walks = run.walks,
-                       .depth = run.depth,
-                       .status = nullptr};
-  search.storage = run.storage;
-  search.symmetry = run.symmetry;
-  if (run.order == Order::kBfs && check.explore.mode == SearchMode::kDfs)
-    search.order = Order::kDfs;
+  const SearchOptions search = SearchOptionsOf(check, run);
   side->result = Search(LockstepSetup{.config = check.config,
                                       .impl_only_bugs = run.impl_only_bugs,
                                       .seed = check.seed},

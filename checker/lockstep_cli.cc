@@ -15,6 +15,24 @@
 
 namespace memwal::checker {
 
+SearchOptions SearchOptionsOf(const CheckOptions& check,
+                              const RunOptions& run) {
+  SearchOptions search{.order = run.order,
+                       .threads = run.threads,
+                       .lockstep = !check.model_only,
+                       .max_states = check.explore.max_states,
+                       .time_limit_s = check.explore.time_limit_s,
+                       .memory_limit_mb = run.memory_limit_mb,
+                       .walks = run.walks,
+                       .depth = run.depth,
+                       .status = nullptr};
+  search.storage = run.storage;
+  search.symmetry = run.symmetry;
+  if (run.order == Order::kBfs && check.explore.mode == SearchMode::kDfs)
+    search.order = Order::kDfs;
+  return search;
+}
+
 int DefaultThreads() {
   const unsigned cores = std::thread::hardware_concurrency();
   return static_cast<int>(std::clamp(cores, 1u, 8u));
@@ -450,19 +468,7 @@ Result<CheckRun> RunCheckSearch(const CheckOptions& given,
         << "\nmode: " << (check.model_only ? "model-only " : "lockstep ")
         << Name(run.order) << ", threads " << run.threads << "\n";
   }
-  SearchOptions search{.order = run.order,
-                       .threads = run.threads,
-                       .lockstep = !check.model_only,
-                       .max_states = check.explore.max_states,
-                       .time_limit_s = check.explore.time_limit_s,
-                       .memory_limit_mb = run.memory_limit_mb,
-                       .walks = run.walks,
-                       .depth = run.depth,
-                       .status = nullptr};
-  search.storage = run.storage;
-  search.symmetry = run.symmetry;
-  if (run.order == Order::kBfs && check.explore.mode == SearchMode::kDfs)
-    search.order = Order::kDfs;
+  SearchOptions search = SearchOptionsOf(check, run);
   const bool terminal = &err == &std::cerr && isatty(2);
   if (terminal) search.status = &err;
   done.result = Search(SetupOf(check, run), search);

@@ -66,6 +66,9 @@ struct RunOptions {
   bool walks_given = false;  // --walks or --depth was on the command line
 };
 
+// The engine's options for `check` (CheckOptions and RunOptions as parsed).
+SearchOptions SearchOptionsOf(const CheckOptions& check, const RunOptions& run);
+
 // Parses one of the options above; false when `flag` is not one. `value`
 // returns the flag's argument (or an error when it is missing).
 using FlagValue = std::function<Result<std::string>(std::string_view flag)>;
