@@ -21,6 +21,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/flags.h"
 #include "base/output_file.h"
 #include "checker/engine/liveness.h"
 #include "checker/engine/search.h"
@@ -226,36 +227,40 @@ struct BenchOptions {
 
 Result<BenchOptions> ParseBench(const std::vector<std::string>& args) {
   BenchOptions options;
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    const std::string& flag = args[k];
-    if (flag == "--json") {
-      options.json = true;
-      continue;
-    }
-    if (flag == "--no-default-check") {
-      options.default_check = false;
-      continue;
-    }
-    if (k + 1 >= args.size())
-      return Status::InvalidArgument("unknown or incomplete flag '" + flag +
-                                     "'");
-    const std::string& value = args[++k];
-    const int number = std::atoi(value.c_str());
-    if (flag == "--preset") {
-      options.preset = value;
-    } else if (flag == "--reps" && number >= 1 && number <= 20) {
-      options.reps = number;
-    } else if (flag == "--threads" && number >= 1 && number <= 64) {
-      options.threads = number;
-    } else if (flag == "--work-dir") {
-      options.work_dir = value;
-    } else if (flag == "--lockstep-states" && number >= 1) {
-      options.lockstep_states = static_cast<uint64_t>(number);
-    } else {
-      return Status::InvalidArgument("bad flag or value '" + flag + " " +
-                                     value + "'");
-    }
-  }
+  // An integer flag within [low, high].
+  auto number = [](std::string name, auto* field, uint64_t low, uint64_t high) {
+    return Valued(name, [name, field, low, high](std::string_view value) {
+      Result<uint64_t> n = ParseUnsigned(name, value);
+      if (!n.ok()) return n.status();
+      if (*n < low || *n > high)
+        return Status::InvalidArgument(name + " must be " +
+                                       std::to_string(low) + ".." +
+                                       std::to_string(high));
+      *field = static_cast<std::remove_reference_t<decltype(*field)>>(*n);
+      return Status::Ok();
+    });
+  };
+  const std::vector<Flag> flags = {
+      Switch("--json", [&options] { options.json = true; }),
+      Switch("--no-default-check",
+             [&options] { options.default_check = false; }),
+      Valued("--preset",
+             [&options](std::string_view value) {
+               options.preset = value;
+               return Status::Ok();
+             }),
+      number("--reps", &options.reps, 1, 20),
+      number("--threads", &options.threads, 1, 64),
+      Valued("--work-dir",
+             [&options](std::string_view value) {
+               if (value.empty())
+                 return Status::InvalidArgument("--work-dir needs a directory");
+               options.work_dir = value;
+               return Status::Ok();
+             }),
+      number("--lockstep-states", &options.lockstep_states, 1, UINT64_MAX),
+  };
+  MEMWAL_RETURN_IF_ERROR(ParseFlags("bench", args, flags).status());
   MEMWAL_RETURN_IF_ERROR(model::ParsePreset(options.preset).status());
   return options;
 }

@@ -28,9 +28,6 @@ engine::Options SearchOptionsOf(const CheckOptions& check,
                          .status = nullptr};
   search.storage = run.storage;
   search.symmetry = run.symmetry;
-  if (run.order == engine::Order::kBfs &&
-      check.explore.mode == SearchMode::kDfs)
-    search.order = engine::Order::kDfs;
   return search;
 }
 
@@ -44,15 +41,6 @@ using nlohmann::json;
 
 Status Usage(std::string_view message) {
   return Status::InvalidArgument(message);
-}
-
-Result<uint64_t> Unsigned(std::string_view flag, const std::string& text) {
-  if (text.empty() || text.size() > 18 ||
-      text.find_first_not_of("0123456789") != std::string::npos) {
-    return Usage(std::string(flag) + " needs a non-negative integer, not '" +
-                 text + "'");
-  }
-  return std::stoull(text);
 }
 
 struct Written {
@@ -305,72 +293,6 @@ void RunLiveness(const CheckOptions& check, const RunOptions& run,
 
 }  // namespace
 
-Result<bool> ParseLockstepFlag(std::string_view flag, const FlagValue& value,
-                               RunOptions* options) {
-  if (flag == "--liveness" || flag == "--no-liveness") {
-    options->liveness = flag == "--liveness";
-    return true;
-  }
-  if (flag == "--symmetry" || flag == "--no-symmetry") {
-    options->symmetry = flag == "--symmetry";
-    return true;
-  }
-  if (flag == "--storage") {
-    MEMWAL_ASSIGN_OR_RETURN(const std::string text, value(flag));
-    if (text == "fingerprint") {
-      options->storage = engine::Storage::kFingerprint;
-    } else if (text == "exact") {
-      options->storage = engine::Storage::kExact;
-    } else {
-      return Usage("--storage must be fingerprint or exact");
-    }
-    return true;
-  }
-  if (flag == "--html") {
-    MEMWAL_ASSIGN_OR_RETURN(options->html_dir, value(flag));
-    if (options->html_dir.empty()) return Usage("--html needs a directory");
-    return true;
-  }
-  if (flag != "--threads" && flag != "--mode" && flag != "--walks" &&
-      flag != "--depth" && flag != "--memory-limit" && flag != "--impl-bug") {
-    return false;
-  }
-  MEMWAL_ASSIGN_OR_RETURN(const std::string text, value(flag));
-  if (flag == "--mode") {
-    if (text == "bfs") {
-      options->order = engine::Order::kBfs;
-    } else if (text == "dfs") {
-      options->order = engine::Order::kDfs;
-    } else if (text == "random") {
-      options->order = engine::Order::kRandom;
-    } else {
-      return Usage("--mode must be bfs, dfs or random");
-    }
-    return true;
-  }
-  if (flag == "--walks" || flag == "--depth") options->walks_given = true;
-  if (flag == "--impl-bug") {
-    MEMWAL_ASSIGN_OR_RETURN(const model::Bug bug, model::ParseBug(text));
-    options->impl_only_bugs |= model::BugBit(bug);
-    return true;
-  }
-  MEMWAL_ASSIGN_OR_RETURN(const uint64_t number, Unsigned(flag, text));
-  if (flag == "--threads") {
-    if (number < 1 || number > 256) return Usage("--threads must be 1..256");
-    options->threads = static_cast<int>(number);
-  } else if (flag == "--walks") {
-    if (number < 1) return Usage("--walks must be at least 1");
-    options->walks = number;
-  } else if (flag == "--depth") {
-    if (number < 1 || number > 10000) return Usage("--depth must be 1..10000");
-    options->depth = static_cast<int>(number);
-  } else {
-    if (number < 1) return Usage("--memory-limit must be at least 1 (MB)");
-    options->memory_limit_mb = number;
-  }
-  return true;
-}
-
 std::string LockstepHelp() {
   return "  --model-only     explore the model alone (default: lockstep with "
          "the implementation)\n"
@@ -575,29 +497,14 @@ int RunLockstepReplay(const std::string& path, bool json_output,
 
 int RunMemwalCheck(const std::vector<std::string>& args, std::ostream& out,
                    std::ostream& err) {
-  RunOptions run;
-  std::vector<std::string> rest;
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    const FlagValue value = [&](std::string_view flag) -> Result<std::string> {
-      if (k + 1 >= args.size())
-        return Usage(std::string(flag) + " needs a value");
-      return args[++k];
-    };
-    Result<bool> used = ParseLockstepFlag(args[k], value, &run);
-    if (!used.ok()) {
-      err << "memwal-check: " << used.status().message() << "\n";
-      return kExitUsage;
-    }
-    if (!*used) rest.push_back(args[k]);
-  }
-  Result<Command> command = ParseCommandLine(rest);
+  Result<Command> command = ParseCommandLine(args);
   if (!command.ok()) {
     err << "memwal-check: " << command.status().message() << "\n";
     return kExitUsage;
   }
   switch (command->kind) {
     case Command::Kind::kCheck:
-      return RunLockstepCheck(command->check, run, out, err);
+      return RunLockstepCheck(command->check, command->run, out, err);
     case Command::Kind::kReplay:
       return RunLockstepReplay(command->replay.trace_path, command->replay.json,
                                out, err);

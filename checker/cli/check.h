@@ -3,7 +3,8 @@
 // options, the summary (text or --json), counterexample files, and `replay`
 // on both sides.
 //
-// Options added to `check` (parsed by ParseLockstepFlag):
+// Options added to `check` (all of check's options are one table,
+// CheckFlagSet in checker/cli/cli.h):
 //   --threads N          BFS/random workers (default: cores, at most 8); same
 //   counts for any N
 //   --mode bfs|dfs|random
@@ -45,34 +46,9 @@
 
 namespace memwal::checker::cli {
 
-// The default worker count: the machine's cores, at most 8. Counts and traces
-// do not depend on it (checker/engine/search.h), only the wall time does.
-int DefaultThreads();
-
-// What `check` needs beyond CheckOptions.
-struct RunOptions {
-  engine::Order order = engine::Order::kBfs;
-  int threads = DefaultThreads();
-  uint64_t walks = 1000;
-  int depth = 30;
-  uint64_t memory_limit_mb = 0;
-  uint32_t impl_only_bugs = 0;  // model::BugBit values
-  bool liveness = true;
-  engine::Storage storage = engine::Storage::kFingerprint;
-  bool symmetry = true;      // where the configuration allows it
-  std::string html_dir{};    // empty: no HTML pages
-  bool walks_given = false;  // --walks or --depth was on the command line
-};
-
 // The engine's options for `check` (CheckOptions and RunOptions as parsed).
 engine::Options SearchOptionsOf(const CheckOptions& check,
                                 const RunOptions& run);
-
-// Parses one of the options above; false when `flag` is not one. `value`
-// returns the flag's argument (or an error when it is missing).
-using FlagValue = std::function<Result<std::string>(std::string_view flag)>;
-Result<bool> ParseLockstepFlag(std::string_view flag, const FlagValue& value,
-                               RunOptions* options);
 
 // Help lines for the options above.
 std::string LockstepHelp();
@@ -122,10 +98,9 @@ int RunLockstepCheck(const CheckOptions& check, const RunOptions& run,
 int RunLockstepReplay(const std::string& path, bool json, std::ostream& out,
                       std::ostream& err);
 
-// The whole command line (argv without the program name): the options above
-// are taken out first, the rest goes to ParseCommandLine (checker/cli.h);
-// `check`, `replay` and `check --help` run here, everything else through
-// RunCommand (checker/cli.h).
+// The whole command line (argv without the program name), parsed by
+// ParseCommandLine (checker/cli/cli.h); `check`, `replay` and `check --help`
+// run here, everything else through RunCommand (checker/cli/cli.h).
 int RunMemwalCheck(const std::vector<std::string>& args, std::ostream& out,
                    std::ostream& err);
 

@@ -2,6 +2,7 @@
 #include "checker/cli/cli.h"
 
 #include <sstream>
+#include <utility>
 
 #include "base/output_file.h"
 
@@ -12,198 +13,194 @@ Status Usage(std::string_view message) {
   return Status::InvalidArgument(message);
 }
 
-Result<uint64_t> ParseUnsigned(std::string_view flag, std::string_view text) {
-  const bool digits =
-      !text.empty() && text.find_first_not_of("0123456789") == text.npos;
-  if (!digits) {
-    return Usage(std::string(flag) + " needs a non-negative integer, not '" +
-                 Escaped(text, 40) + "'");
-  }
-  // 18 digits always fit; longer numbers are refused as out of range, not as
-  // "not an integer".
-  if (text.size() > 18) {
-    return Usage(std::string(flag) +
-                 " is out of range (at most 18 digits, not '" +
-                 Escaped(text, 40) + "')");
-  }
-  uint64_t value = 0;
-  for (char c : text) value = value * 10 + static_cast<uint64_t>(c - '0');
-  return value;
-}
-
 Result<int> ParseBound(std::string_view flag, std::string_view text) {
   MEMWAL_ASSIGN_OR_RETURN(const uint64_t value, ParseUnsigned(flag, text));
   if (value > 255) return Usage(std::string(flag) + " is out of range");
   return static_cast<int>(value);
 }
 
-// Walks argv with one-argument lookahead for flag values.
-class Args {
- public:
-  explicit Args(const std::vector<std::string>& args) : args_(args) {}
-  bool Done() const { return next_ >= args_.size(); }
-  const std::string& Next() { return args_[next_++]; }
-  Result<std::string> Value(std::string_view flag) {
-    if (Done()) return Usage(std::string(flag) + " needs a value");
-    return Next();
-  }
-
- private:
-  const std::vector<std::string>& args_;
-  std::size_t next_ = 0;
-};
-
-// Sets one bound flag ("--shards" ...) on `bounds`; false when `flag` is not a
-// bound flag.
-Result<bool> ParseBoundFlag(std::string_view flag, Args* args,
-                            model::Bounds* bounds) {
-  int* field = nullptr;
-  if (flag == "--shards") field = &bounds->shards;
-  if (flag == "--generations") field = &bounds->generations;
-  if (flag == "--fragments") field = &bounds->fragments;
-  if (flag == "--indexes") field = &bounds->indexes;
-  if (flag == "--commits") field = &bounds->commits;
-  if (flag == "--inflight") field = &bounds->inflight;
-  if (field == nullptr) return false;
-  MEMWAL_ASSIGN_OR_RETURN(const std::string value, args->Value(flag));
-  MEMWAL_ASSIGN_OR_RETURN(*field, ParseBound(flag, value));
-  return true;
+// A flag whose value `parse` turns into *field.
+template <typename T, typename Parse>
+Flag Parsed(std::string name, T* field, Parse parse) {
+  return Valued(std::move(name), [field, parse](std::string_view value) {
+    MEMWAL_ASSIGN_OR_RETURN(*field, parse(std::string(value)));
+    return Status::Ok();
+  });
 }
 
-// Parses one switch flag of `check`; false when `flag` is not a switch flag.
-Result<bool> ParseSwitchFlag(std::string_view flag, Args* args,
-                             CheckOptions* options) {
-  model::Config& config = options->config;
-  if (flag == "--model-only") {
-    options->model_only = true;
-    return true;
-  }
-  if (flag == "--json") {
-    options->json = true;
-    return true;
-  }
-  if (flag != "--protocol" && flag != "--read" && flag != "--gc" &&
-      flag != "--env" && flag != "--fence" && flag != "--bug") {
-    return false;
-  }
-  MEMWAL_ASSIGN_OR_RETURN(const std::string value, args->Value(flag));
-  if (flag == "--protocol") {
-    MEMWAL_ASSIGN_OR_RETURN(config.protocol, model::ParseProtocol(value));
-  } else if (flag == "--read") {
-    MEMWAL_ASSIGN_OR_RETURN(config.read, model::ParseReadMode(value));
-  } else if (flag == "--gc") {
-    MEMWAL_ASSIGN_OR_RETURN(config.gc, model::ParseGcMode(value));
-  } else if (flag == "--env") {
-    MEMWAL_ASSIGN_OR_RETURN(config.env, model::ParseEnv(value));
-  } else if (flag == "--fence") {
-    MEMWAL_ASSIGN_OR_RETURN(config.fence, model::ParseFence(value));
-  } else {
-    MEMWAL_ASSIGN_OR_RETURN(const model::Bug bug, model::ParseBug(value));
-    config.bugs |= model::BugBit(bug);
-  }
-  return true;
+// An unsigned flag within [low, high].
+template <typename T>
+Flag Number(std::string name, T* field, uint64_t low, uint64_t high,
+            std::string range) {
+  return Valued(
+      name, [name, field, low, high, range](std::string_view value) -> Status {
+        MEMWAL_ASSIGN_OR_RETURN(const uint64_t number,
+                                ParseUnsigned(name, value));
+        if (number < low || number > high)
+          return Usage(name + " must be " + range);
+        *field = static_cast<T>(number);
+        return Status::Ok();
+      });
 }
 
-// Parses one run flag of `check` (mode, budgets, seed, out); false when it is
-// not one.
-Result<bool> ParseRunFlag(std::string_view flag, Args* args,
-                          CheckOptions* options) {
-  if (flag != "--mode" && flag != "--max-states" && flag != "--time-limit" &&
-      flag != "--seed" && flag != "--out") {
-    return false;
-  }
-  MEMWAL_ASSIGN_OR_RETURN(const std::string value, args->Value(flag));
-  if (flag == "--mode") {
-    if (value != "bfs" && value != "dfs")
-      return Usage("--mode must be bfs or dfs");
-    options->explore.mode =
-        value == "bfs" ? SearchMode::kBfs : SearchMode::kDfs;
-  } else if (flag == "--max-states") {
-    MEMWAL_ASSIGN_OR_RETURN(options->explore.max_states,
-                            ParseUnsigned(flag, value));
-    if (options->explore.max_states == 0)
-      return Usage("--max-states must be at least 1");
-  } else if (flag == "--time-limit") {
-    MEMWAL_ASSIGN_OR_RETURN(const uint64_t seconds, ParseUnsigned(flag, value));
-    // As --max-states: 0 is refused, not read as "no limit" (omit the flag).
-    if (seconds == 0) return Usage("--time-limit must be at least 1");
-    options->explore.time_limit_s = static_cast<double>(seconds);
-  } else if (flag == "--seed") {
-    MEMWAL_ASSIGN_OR_RETURN(options->seed, ParseUnsigned(flag, value));
-  } else {
-    if (value.empty()) return Usage("--out needs a directory");
-    options->out_dir = value;
-  }
-  return true;
+Result<Command> ParseCheck(const std::vector<std::string>& args) {
+  CheckFlagSet set;
+  MEMWAL_ASSIGN_OR_RETURN(const ParsedFlags parsed,
+                          ParseFlags("check", args, set.Flags()));
+  if (parsed.help) return Command{.kind = Command::Kind::kCheckHelp};
+  MEMWAL_RETURN_IF_ERROR(set.Finish());
+  return Command{
+      .kind = Command::Kind::kCheck, .check = set.check, .run = set.run};
 }
 
-Result<Command> ParseCheck(Args* args) {
-  Command command{.kind = Command::Kind::kCheck};
-  CheckOptions& options = command.check;
-  model::Bounds overrides{-1, -1, -1, -1, -1, -1};
-  while (!args->Done()) {
-    const std::string flag = args->Next();
-    if (flag == "--help" || flag == "-h")
-      return Command{.kind = Command::Kind::kCheckHelp};
-    if (flag == "--preset") {
-      MEMWAL_ASSIGN_OR_RETURN(const std::string name, args->Value(flag));
-      MEMWAL_ASSIGN_OR_RETURN(options.config.bounds, model::ParsePreset(name));
-      continue;
-    }
-    MEMWAL_ASSIGN_OR_RETURN(bool used, ParseBoundFlag(flag, args, &overrides));
-    if (!used) {
-      MEMWAL_ASSIGN_OR_RETURN(used, ParseSwitchFlag(flag, args, &options));
-    }
-    if (!used) {
-      MEMWAL_ASSIGN_OR_RETURN(used, ParseRunFlag(flag, args, &options));
-    }
-    if (!used)
-      return Usage("check: unknown option '" + flag + "' (see check --help)");
-  }
-  model::Bounds& b = options.config.bounds;
-  for (auto [field, value] : {std::pair{&b.shards, overrides.shards},
-                              {&b.generations, overrides.generations},
-                              {&b.fragments, overrides.fragments},
-                              {&b.indexes, overrides.indexes},
-                              {&b.commits, overrides.commits},
-                              {&b.inflight, overrides.inflight}}) {
-    if (value >= 0) *field = value;
-  }
-  MEMWAL_RETURN_IF_ERROR(model::CheckConfig(options.config));
-  return command;
-}
-
-Result<Command> ParseReplay(Args* args) {
+Result<Command> ParseReplay(const std::vector<std::string>& args) {
   Command command{.kind = Command::Kind::kReplay};
-  while (!args->Done()) {
-    const std::string arg = args->Next();
-    if (arg == "--help" || arg == "-h")
-      return Command{.kind = Command::Kind::kReplayHelp};
-    if (arg == "--json") {
-      command.replay.json = true;
-    } else if (!arg.empty() && arg[0] == '-') {
-      return Usage("replay: unknown option '" + arg + "' (see replay --help)");
-    } else if (command.replay.trace_path.empty()) {
-      command.replay.trace_path = arg;
-    } else {
-      return Usage("replay takes one TRACE file");
-    }
-  }
-  if (command.replay.trace_path.empty())
-    return Usage("replay needs a TRACE file");
+  const std::vector<Flag> flags = {
+      Switch("--json", [&command] { command.replay.json = true; })};
+  MEMWAL_ASSIGN_OR_RETURN(const ParsedFlags parsed,
+                          ParseFlags("replay", args, flags, 1));
+  if (parsed.help) return Command{.kind = Command::Kind::kReplayHelp};
+  if (parsed.positional.empty()) return Usage("replay needs a TRACE file");
+  command.replay.trace_path = parsed.positional[0];
   return command;
 }
 
 }  // namespace
 
+std::vector<Flag> CheckFlagSet::Flags() {
+  model::Config& config = check.config;
+  std::vector<Flag> flags = {
+      // The configuration (spec sections 1 and 8).
+      Parsed("--protocol", &config.protocol, model::ParseProtocol),
+      Parsed("--read", &config.read, model::ParseReadMode),
+      Parsed("--gc", &config.gc, model::ParseGcMode),
+      Parsed("--env", &config.env, model::ParseEnv),
+      Parsed("--fence", &config.fence, model::ParseFence),
+      Valued("--bug",
+             [&config](std::string_view value) -> Status {
+               MEMWAL_ASSIGN_OR_RETURN(const model::Bug bug,
+                                       model::ParseBug(std::string(value)));
+               config.bugs |= model::BugBit(bug);
+               return Status::Ok();
+             }),
+      Valued("--impl-bug",
+             [this](std::string_view value) -> Status {
+               MEMWAL_ASSIGN_OR_RETURN(const model::Bug bug,
+                                       model::ParseBug(std::string(value)));
+               run.impl_only_bugs |= model::BugBit(bug);
+               return Status::Ok();
+             }),
+      // The bounds (spec section 2).
+      Parsed("--preset", &config.bounds, model::ParsePreset),
+      Parsed("--shards", &overrides_.shards,
+             [](const std::string& v) { return ParseBound("--shards", v); }),
+      Parsed(
+          "--generations", &overrides_.generations,
+          [](const std::string& v) { return ParseBound("--generations", v); }),
+      Parsed("--fragments", &overrides_.fragments,
+             [](const std::string& v) { return ParseBound("--fragments", v); }),
+      Parsed("--indexes", &overrides_.indexes,
+             [](const std::string& v) { return ParseBound("--indexes", v); }),
+      Parsed("--commits", &overrides_.commits,
+             [](const std::string& v) { return ParseBound("--commits", v); }),
+      Parsed("--inflight", &overrides_.inflight,
+             [](const std::string& v) { return ParseBound("--inflight", v); }),
+      // The run.
+      Switch("--model-only", [this] { check.model_only = true; }),
+      Switch("--json", [this] { check.json = true; }),
+      // 0 is refused, not read as "no limit": omit the flag for none.
+      Number("--max-states", &check.explore.max_states, 1, UINT64_MAX,
+             "at least 1"),
+      Number("--time-limit", &check.explore.time_limit_s, 1, UINT64_MAX,
+             "at least 1"),
+      Number("--seed", &check.seed, 0, UINT64_MAX, "a non-negative integer"),
+      Valued("--out",
+             [this](std::string_view value) -> Status {
+               if (value.empty()) return Usage("--out needs a directory");
+               check.out_dir = value;
+               return Status::Ok();
+             }),
+      // The search (checker/engine/search.h) and lockstep.
+      Valued("--mode",
+             [this](std::string_view value) -> Status {
+               if (value == "bfs") {
+                 run.order = engine::Order::kBfs;
+               } else if (value == "dfs") {
+                 run.order = engine::Order::kDfs;
+               } else if (value == "random") {
+                 run.order = engine::Order::kRandom;
+               } else {
+                 return Usage("--mode must be bfs, dfs or random");
+               }
+               return Status::Ok();
+             }),
+      Number("--threads", &run.threads, 1, 256, "1..256"),
+      Valued("--walks",
+             [this](std::string_view value) -> Status {
+               MEMWAL_ASSIGN_OR_RETURN(run.walks,
+                                       ParseUnsigned("--walks", value));
+               if (run.walks < 1) return Usage("--walks must be at least 1");
+               run.walks_given = true;
+               return Status::Ok();
+             }),
+      Valued("--depth",
+             [this](std::string_view value) -> Status {
+               MEMWAL_ASSIGN_OR_RETURN(const uint64_t depth,
+                                       ParseUnsigned("--depth", value));
+               if (depth < 1 || depth > 10000)
+                 return Usage("--depth must be 1..10000");
+               run.depth = static_cast<int>(depth);
+               run.walks_given = true;
+               return Status::Ok();
+             }),
+      Number("--memory-limit", &run.memory_limit_mb, 1, UINT64_MAX,
+             "at least 1 (MB)"),
+      Switch("--liveness", [this] { run.liveness = true; }),
+      Switch("--no-liveness", [this] { run.liveness = false; }),
+      Switch("--symmetry", [this] { run.symmetry = true; }),
+      Switch("--no-symmetry", [this] { run.symmetry = false; }),
+      Valued("--storage",
+             [this](std::string_view value) -> Status {
+               if (value == "fingerprint") {
+                 run.storage = engine::Storage::kFingerprint;
+               } else if (value == "exact") {
+                 run.storage = engine::Storage::kExact;
+               } else {
+                 return Usage("--storage must be fingerprint or exact");
+               }
+               return Status::Ok();
+             }),
+      Valued("--html",
+             [this](std::string_view value) -> Status {
+               if (value.empty()) return Usage("--html needs a directory");
+               run.html_dir = value;
+               return Status::Ok();
+             }),
+  };
+  return flags;
+}
+
+Status CheckFlagSet::Finish() {
+  model::Bounds& b = check.config.bounds;
+  for (auto [field, value] : {std::pair{&b.shards, overrides_.shards},
+                              {&b.generations, overrides_.generations},
+                              {&b.fragments, overrides_.fragments},
+                              {&b.indexes, overrides_.indexes},
+                              {&b.commits, overrides_.commits},
+                              {&b.inflight, overrides_.inflight}}) {
+    if (value >= 0) *field = value;
+  }
+  return model::CheckConfig(check.config);
+}
+
 Result<Command> ParseCommandLine(const std::vector<std::string>& argv) {
-  Args args(argv);
-  if (args.Done()) return Usage("missing command (see memwal-check --help)");
-  const std::string command = args.Next();
+  if (argv.empty()) return Usage("missing command (see memwal-check --help)");
+  const std::string& command = argv[0];
+  const std::vector<std::string> args(argv.begin() + 1, argv.end());
   if (command == "--help" || command == "-h" || command == "help")
     return Command{};
-  if (command == "check") return ParseCheck(&args);
-  if (command == "replay") return ParseReplay(&args);
+  if (command == "check") return ParseCheck(args);
+  if (command == "replay") return ParseReplay(args);
   return Usage("unknown command '" + command + "' (see memwal-check --help)");
 }
 
@@ -312,7 +309,6 @@ std::string CheckCommandLine(const CheckOptions& options) {
          << " --indexes " << c.bounds.indexes << " --commits "
          << c.bounds.commits << " --inflight " << c.bounds.inflight;
   }
-  if (options.explore.mode == SearchMode::kDfs) line << " --mode dfs";
   line << " --seed " << options.seed;
   return line.str();
 }

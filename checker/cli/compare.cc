@@ -38,27 +38,18 @@ Result<Side> ParseSide(const std::string& set,
   args.insert(args.end(), common.begin(), common.end());
   Side side;
   side.set = set;
-  std::vector<std::string> rest = {"check"};
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    const FlagValue value = [&](std::string_view flag) -> Result<std::string> {
-      if (k + 1 >= args.size())
-        return Usage(std::string(flag) + " needs a value");
-      return args[++k];
-    };
-    MEMWAL_ASSIGN_OR_RETURN(const bool used,
-                            ParseLockstepFlag(args[k], value, &side.run));
-    if (!used) rest.push_back(args[k]);
-  }
+  CheckFlagSet flags;
+  MEMWAL_ASSIGN_OR_RETURN(const ParsedFlags parsed,
+                          ParseFlags("compare", args, flags.Flags()));
+  if (parsed.help) return Usage("compare: see compare --help");
+  MEMWAL_RETURN_IF_ERROR(flags.Finish());
+  side.run = flags.run;
   if (!side.run.html_dir.empty())
     return Usage("compare takes --html DIR once, before the switch sets' runs");
-  MEMWAL_ASSIGN_OR_RETURN(const Command command, ParseCommandLine(rest));
-  if (command.kind != Command::Kind::kCheck)
-    return Usage(
-        "compare: unexpected argument (see memwal-check compare "
-        "--help)");
-  if (command.check.json)
+  const CheckOptions& check = flags.check;
+  if (check.json)
     return Usage("compare prints text, --markdown or --html, not --json");
-  side.check = command.check;
+  side.check = check;
   side.note = EnableRequiredEnv(&side.check.config, side.run.impl_only_bugs);
   return side;
 }
@@ -135,7 +126,6 @@ std::string CounterexampleHeadline(const Side& side) {
   const std::size_t n = side.result.violation->trace.size();
   const bool shortest =
       side.run.order == engine::Order::kBfs &&
-      side.check.explore.mode != SearchMode::kDfs &&
       side.result.violation->invariant != engine::kLivenessName;
   return std::to_string(n) + " steps" + (shortest ? " (shortest)" : "");
 }
@@ -357,18 +347,32 @@ int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out,
   }
   bool markdown = false;
   std::string html_dir;
+  // check's options after the two sets apply to both sides: they are
+  // collected here (unknown ones refused) and parsed again per side.
   std::vector<std::string> common;
-  for (std::size_t k = 2; k < args.size(); ++k) {
-    if (args[k] == "--markdown") {
-      markdown = true;
-    } else if (args[k] == "--html") {
-      if (k + 1 >= args.size() || args[k + 1].empty())
-        return usage("--html needs a directory");
-      html_dir = args[++k];
-    } else {
-      common.push_back(args[k]);
-    }
+  CheckFlagSet check_flags;
+  std::vector<Flag> flags;
+  for (const Flag& flag : check_flags.Flags()) {
+    if (flag.name == "--html") continue;
+    flags.push_back(
+        Flag{.name = flag.name,
+             .takes_value = flag.takes_value,
+             .apply = [&common, name = flag.name,
+                       valued = flag.takes_value](std::string_view value) {
+               common.push_back(name);
+               if (valued) common.emplace_back(value);
+               return Status::Ok();
+             }});
   }
+  flags.push_back(Switch("--markdown", [&markdown] { markdown = true; }));
+  flags.push_back(Valued("--html", [&html_dir](std::string_view dir) {
+    if (dir.empty()) return Status::InvalidArgument("--html needs a directory");
+    html_dir = dir;
+    return Status::Ok();
+  }));
+  const Result<ParsedFlags> parsed = ParseFlags(
+      "compare", std::vector<std::string>(args.begin() + 2, args.end()), flags);
+  if (!parsed.ok()) return usage(std::string(parsed.status().message()));
   Result<Side> a = ParseSide(args[0], common);
   if (!a.ok()) return usage(a.status().message());
   Result<Side> b = ParseSide(args[1], common);

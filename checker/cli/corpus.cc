@@ -399,73 +399,91 @@ struct CorpusCommand {
   bool operations = false;              // --operations
 };
 
-// Takes --count and --depth out; the rest is `check`'s grammar (variant
-// options, bounds, --seed, --out), parsed by ParseCommandLine.
+// corpus's own options, then check's table (variant options, bounds, --seed,
+// --out and the rest of CheckFlagSet).
 Result<CorpusCommand> ParseCorpus(const std::vector<std::string>& args) {
   CorpusCommand command;
-  std::vector<std::string> check = {"check"};
   bool has_out = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& flag = args[i];
-    if (flag == "--help" || flag == "-h") {
-      command.help = true;
-      return command;
+  CheckFlagSet set;
+  std::vector<Flag> flags;
+  // corpus takes check's configuration, bounds, budgets, seed and --out; the
+  // search and lockstep options do not apply to random walks on the model.
+  const std::set<std::string> taken = {
+      "--protocol",    "--read",      "--gc",      "--env",
+      "--fence",       "--bug",       "--preset",  "--shards",
+      "--generations", "--fragments", "--indexes", "--commits",
+      "--inflight",    "--seed",      "--out",     "--max-states",
+      "--time-limit"};
+  for (Flag& flag : set.Flags()) {
+    if (!taken.contains(flag.name)) continue;
+    if (flag.name == "--out") {
+      flag.apply = [&has_out, apply = flag.apply](std::string_view dir) {
+        has_out = true;
+        return apply(dir);
+      };
     }
-    if (flag == "--count" || flag == "--depth") {
-      if (i + 1 == args.size()) return Usage(flag + " needs a value");
-      MEMWAL_ASSIGN_OR_RETURN(const uint64_t n, Unsigned(flag, args[++i]));
-      if (n == 0) return Usage(flag + " must be at least 1");
-      if (flag == "--count") command.options.count = n;
-      if (flag == "--depth") {
-        if (n > kCorpusStepsMax)
-          return Usage("--depth must be at most " +
-                       std::to_string(kCorpusStepsMax));
-        command.options.depth = static_cast<int>(n);
-      }
-      continue;
-    }
-    if (flag == "--resume" || flag == "--force") {
-      const CorpusDirMode mode =
-          flag == "--resume" ? CorpusDirMode::kResume : CorpusDirMode::kForce;
-      if (command.mode != CorpusDirMode::kNew && command.mode != mode)
-        return Usage("--resume and --force exclude each other");
-      command.mode = mode;
-      continue;
-    }
-    if (flag == "--memory-limit") {
-      if (i + 1 == args.size()) return Usage(flag + " needs a value");
-      MEMWAL_ASSIGN_OR_RETURN(const uint64_t mb, Unsigned(flag, args[++i]));
-      if (mb == 0) return Usage(flag + " must be at least 1");
-      command.options.memory_limit_mb = mb;
-      continue;
-    }
-    if (flag == "--tables" || flag == "--operations") {
-      (flag == "--tables" ? command.tables : command.operations) = true;
-      continue;
-    }
-    if (flag == "--include") {
-      if (i + 1 == args.size()) return Usage("--include needs a trace file");
-      command.includes.push_back(args[++i]);
-      continue;
-    }
-    if (flag == "--out") has_out = true;
-    check.push_back(flag);
+    flags.push_back(std::move(flag));
+  }
+  for (const char* name : {"--count", "--depth"}) {
+    flags.push_back(Valued(
+        name,
+        [&command, flag = std::string(name)](std::string_view value) -> Status {
+          MEMWAL_ASSIGN_OR_RETURN(const uint64_t n,
+                                  Unsigned(flag, std::string(value)));
+          if (n == 0) return Usage(flag + " must be at least 1");
+          if (flag == "--count") command.options.count = n;
+          if (flag == "--depth") {
+            if (n > kCorpusStepsMax)
+              return Usage("--depth must be at most " +
+                           std::to_string(kCorpusStepsMax));
+            command.options.depth = static_cast<int>(n);
+          }
+          return Status::Ok();
+        }));
+  }
+  for (const CorpusDirMode mode :
+       {CorpusDirMode::kResume, CorpusDirMode::kForce}) {
+    const std::string name =
+        mode == CorpusDirMode::kResume ? "--resume" : "--force";
+    flags.push_back(
+        Flag{.name = name,
+             .takes_value = false,
+             .apply = [&command, mode](std::string_view) -> Status {
+               if (command.mode != CorpusDirMode::kNew && command.mode != mode)
+                 return Usage("--resume and --force exclude each other");
+               command.mode = mode;
+               return Status::Ok();
+             }});
+  }
+  flags.push_back(
+      Valued("--memory-limit", [&command](std::string_view value) -> Status {
+        MEMWAL_ASSIGN_OR_RETURN(const uint64_t mb,
+                                Unsigned("--memory-limit", std::string(value)));
+        if (mb == 0) return Usage("--memory-limit must be at least 1");
+        command.options.memory_limit_mb = mb;
+        return Status::Ok();
+      }));
+  flags.push_back(Switch("--tables", [&command] { command.tables = true; }));
+  flags.push_back(
+      Switch("--operations", [&command] { command.operations = true; }));
+  flags.push_back(Valued("--include", [&command](std::string_view path) {
+    command.includes.emplace_back(path);
+    return Status::Ok();
+  }));
+  MEMWAL_ASSIGN_OR_RETURN(const ParsedFlags parsed,
+                          ParseFlags("corpus", args, flags));
+  if (parsed.help) {
+    command.help = true;
+    return command;
   }
   if (!has_out) return Usage("corpus needs --out DIR");
-  Result<Command> parsed = ParseCommandLine(check);
-  if (!parsed.ok()) {
-    std::string message(parsed.status().message());
-    if (message.rfind("check: ", 0) == 0)
-      message = "corpus: " + message.substr(7);
-    return Usage(message);
-  }
-  if (parsed->kind != Command::Kind::kCheck)
-    return Usage("corpus: unexpected arguments (see corpus --help)");
-  command.options.config = parsed->check.config;
-  command.options.seed = parsed->check.seed;
-  command.options.time_limit_s = parsed->check.explore.time_limit_s;
-  command.options.max_states = parsed->check.explore.max_states;
-  command.dir = parsed->check.out_dir;
+  MEMWAL_RETURN_IF_ERROR(set.Finish());
+  const CheckOptions* check = &set.check;
+  command.options.config = check->config;
+  command.options.seed = check->seed;
+  command.options.time_limit_s = check->explore.time_limit_s;
+  command.options.max_states = check->explore.max_states;
+  command.dir = check->out_dir;
   return command;
 }
 

@@ -30,37 +30,30 @@ struct GateArgs {
 
 Result<GateArgs> ParseGateArgs(const std::vector<std::string>& args) {
   GateArgs parsed;
-  std::vector<std::string> rest;
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    const std::string& flag = args[k];
-    auto value = [&](std::string_view name) -> Result<std::string> {
-      if (k + 1 >= args.size())
-        return Usage(std::string(name) + " needs a value");
-      return args[++k];
-    };
-    if (flag == "--junit") {
-      MEMWAL_ASSIGN_OR_RETURN(parsed.junit_path, value(flag));
-      continue;
-    }
-    if (flag == "--expect") {
-      MEMWAL_ASSIGN_OR_RETURN(const std::string text, value(flag));
-      MEMWAL_ASSIGN_OR_RETURN(const Expectation expectation,
-                              ParseExpectation(text));
-      parsed.expectations.push_back(expectation);
-      continue;
-    }
-    if (flag == "--no-minimize") {
-      parsed.minimize = false;
-      continue;
-    }
-    MEMWAL_ASSIGN_OR_RETURN(const bool used,
-                            ParseLockstepFlag(flag, value, &parsed.run));
-    if (!used) rest.push_back(flag);
-  }
-  MEMWAL_ASSIGN_OR_RETURN(const Command command, ParseCommandLine(rest));
-  if (command.kind != Command::Kind::kCheck)
+  if (args.empty() || args[0] != "check")
     return Usage("--junit and --expect belong to check");
-  parsed.check = command.check;
+  CheckFlagSet set;
+  std::vector<Flag> flags = set.Flags();
+  flags.push_back(Valued("--junit", [&](std::string_view path) {
+    parsed.junit_path = path;
+    return Status::Ok();
+  }));
+  flags.push_back(Valued("--expect", [&](std::string_view text) -> Status {
+    MEMWAL_ASSIGN_OR_RETURN(const Expectation expectation,
+                            ParseExpectation(text));
+    parsed.expectations.push_back(expectation);
+    return Status::Ok();
+  }));
+  flags.push_back(Switch("--no-minimize", [&] { parsed.minimize = false; }));
+  MEMWAL_ASSIGN_OR_RETURN(
+      const ParsedFlags given,
+      ParseFlags("check",
+                 std::vector<std::string>(args.begin() + 1, args.end()),
+                 flags));
+  if (given.help) return Usage("check: see check --help");
+  MEMWAL_RETURN_IF_ERROR(set.Finish());
+  parsed.check = set.check;
+  parsed.run = set.run;
   return parsed;
 }
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "base/flags.h"
 #include "base/output_file.h"
 #include "checker/cli/check.h"
 #include "checker/cli/cli.h"
@@ -249,20 +250,16 @@ struct MinimizeArgs {
 
 Result<MinimizeArgs> ParseMinimizeArgs(const std::vector<std::string>& args) {
   MinimizeArgs parsed;
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    if (args[k] == "--json") {
-      parsed.json = true;
-    } else if (args[k] == "--out") {
-      if (k + 1 >= args.size()) return Usage("--out needs a directory");
-      parsed.out_dir = args[++k];
-    } else if (!args[k].empty() && args[k][0] == '-') {
-      return Usage("unknown minimize option " + args[k]);
-    } else if (parsed.path.empty()) {
-      parsed.path = args[k];
-    } else {
-      return Usage("minimize takes one trace file");
-    }
-  }
+  const std::vector<Flag> flags = {
+      Switch("--json", [&parsed] { parsed.json = true; }),
+      Valued("--out", [&parsed](std::string_view dir) {
+        if (dir.empty()) return Usage("--out needs a directory");
+        parsed.out_dir = dir;
+        return Status::Ok();
+      })};
+  MEMWAL_ASSIGN_OR_RETURN(const ParsedFlags given,
+                          ParseFlags("minimize", args, flags, 1));
+  if (!given.positional.empty()) parsed.path = given.positional[0];
   if (parsed.path.empty()) return Usage("minimize needs a trace file");
   return parsed;
 }

@@ -402,42 +402,27 @@ struct VariantsArgs {
 
 Result<VariantsArgs> ParseVariantsArgs(const std::vector<std::string>& args) {
   VariantsArgs parsed;
-  std::vector<std::string> rest = {"check"};
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    const std::string& flag = args[k];
-    auto value = [&](std::string_view name) -> Result<std::string> {
-      if (k + 1 >= args.size())
-        return Status::InvalidArgument(std::string(name) + " needs a value");
-      return args[++k];
-    };
-    if (flag == "--markdown") {
-      parsed.markdown = true;
-      continue;
-    }
-    if (flag == "--no-minimize") {
-      parsed.minimize = false;
-      continue;
-    }
-    if (flag == "--only") {
-      MEMWAL_ASSIGN_OR_RETURN(const std::string name, value(flag));
-      parsed.only.push_back(name);
-      continue;
-    }
-    if (flag == "--expect") {
-      MEMWAL_ASSIGN_OR_RETURN(const std::string text, value(flag));
-      MEMWAL_ASSIGN_OR_RETURN(const Expectation expectation,
-                              ParseExpectation(text));
-      parsed.expectations.push_back(expectation);
-      continue;
-    }
-    MEMWAL_ASSIGN_OR_RETURN(const bool used,
-                            ParseLockstepFlag(flag, value, &parsed.run));
-    if (!used) rest.push_back(flag);
-  }
-  MEMWAL_ASSIGN_OR_RETURN(const Command command, ParseCommandLine(rest));
-  if (command.kind != Command::Kind::kCheck)
+  CheckFlagSet set;
+  std::vector<Flag> flags = set.Flags();
+  flags.push_back(Switch("--markdown", [&] { parsed.markdown = true; }));
+  flags.push_back(Switch("--no-minimize", [&] { parsed.minimize = false; }));
+  flags.push_back(Valued("--only", [&](std::string_view name) {
+    parsed.only.emplace_back(name);
+    return Status::Ok();
+  }));
+  flags.push_back(Valued("--expect", [&](std::string_view text) -> Status {
+    MEMWAL_ASSIGN_OR_RETURN(const Expectation expectation,
+                            ParseExpectation(std::string(text)));
+    parsed.expectations.push_back(expectation);
+    return Status::Ok();
+  }));
+  MEMWAL_ASSIGN_OR_RETURN(const ParsedFlags given,
+                          ParseFlags("variants", args, flags));
+  if (given.help)
     return Status::InvalidArgument("variants: see variants --help");
-  parsed.check = command.check;
+  MEMWAL_RETURN_IF_ERROR(set.Finish());
+  parsed.check = set.check;
+  parsed.run = set.run;
   if (parsed.run.impl_only_bugs != 0)
     return Status::InvalidArgument(
         "--impl-bug belongs to check; variants runs every bug row itself");

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "base/flags.h"
 #include "base/output_file.h"
 #include "checker/report/trace_reader.h"
 #include "model/invariants.h"
@@ -496,29 +497,26 @@ std::string ReportHelp() {
 int RunReportCommand(const std::vector<std::string>& args, std::ostream& out,
                      std::ostream& err) {
   std::string trace_path, rows_path, out_path;
-  for (std::size_t k = 0; k < args.size(); ++k) {
-    const std::string& arg = args[k];
-    if (arg == "--help" || arg == "-h") {
-      out << ReportHelp();
-      return 0;
-    }
-    if (arg == "--out" || arg == "--variants") {
-      if (k + 1 >= args.size()) {
-        err << "memwal-check report: " << arg << " needs a value\n";
-        return 2;
-      }
-      (arg == "--out" ? out_path : rows_path) = args[++k];
-    } else if (!arg.empty() && arg[0] == '-') {
-      err << "memwal-check report: unknown option '" << arg
-          << "' (see report --help)\n";
-      return 2;
-    } else if (trace_path.empty()) {
-      trace_path = arg;
-    } else {
-      err << "memwal-check report: takes one TRACE file\n";
-      return 2;
-    }
+  const std::vector<Flag> flags = {
+      Valued("--out",
+             [&out_path](std::string_view path) {
+               out_path = path;
+               return Status::Ok();
+             }),
+      Valued("--variants", [&rows_path](std::string_view path) {
+        rows_path = path;
+        return Status::Ok();
+      })};
+  const Result<ParsedFlags> parsed = ParseFlags("report", args, flags, 1);
+  if (!parsed.ok()) {
+    err << "memwal-check " << parsed.status().message() << "\n";
+    return 2;
   }
+  if (parsed->help) {
+    out << ReportHelp();
+    return 0;
+  }
+  if (!parsed->positional.empty()) trace_path = parsed->positional[0];
   if (out_path.empty() || trace_path.empty() == rows_path.empty()) {
     err << "memwal-check report: needs TRACE or --variants ROWS.json, and "
            "--out\n";

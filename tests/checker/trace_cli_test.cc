@@ -109,7 +109,7 @@ TEST(Cli, ParsesPresetsOverridesAndSwitches) {
   EXPECT_EQ(options.config.protocol, model::Protocol::kAdvance);
   EXPECT_TRUE(model::Has(options.config, model::Bug::kUnchangedByUuidOnly));
   EXPECT_EQ(options.config.gc, model::GcMode::kRecheck);
-  EXPECT_EQ(options.explore.mode, cli::SearchMode::kDfs);
+  EXPECT_EQ(command->run.order, engine::Order::kDfs);
   EXPECT_EQ(options.explore.max_states, 9u);
 }
 
