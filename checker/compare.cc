@@ -51,6 +51,9 @@ Result<Side> ParseSide(const std::string& set,
   }
   if (!side.run.html_dir.empty())
     return Usage("compare takes --html DIR once, before the switch sets' runs");
+  if (side.run.keep_going)
+    return Usage(
+        "--continue belongs to check; compare shows one verdict a side");
   MEMWAL_ASSIGN_OR_RETURN(const Command command, ParseCommandLine(rest));
   if (command.kind != Command::Kind::kCheck)
     return Usage(
