@@ -158,8 +158,15 @@ RC_GTEST_PROP(RuleFunctions,
   for (std::size_t k = 0; k < named.size(); ++k) {
     model::Advance& advance = k == 0 ? advances.own : advances.other;
     advance.index = named[k];
-    advance.expected = *rc::gen::arbitrary<bool>() ? next.segments[named[k]]
-                                                   : RandomSegments();
+    // The built segments, or the built ones with one uuid replaced (same
+    // coverage: only the uuid fence can refuse it), or any segments.
+    const int expected_kind =
+        *rc::gen::weightedElement<int>({{6, 0}, {2, 1}, {2, 2}});
+    advance.expected =
+        expected_kind == 2 ? RandomSegments() : next.segments[named[k]];
+    if (expected_kind == 1 && advance.expected[0].uuid != 0)
+      advance.expected[0].uuid = static_cast<uint8_t>(advance.expected[0].uuid +
+                                                      4 * model::kSegmentsMax);
     advance.cut = *rc::gen::inRange(-1, 3);
     std::array<uint8_t, model::kShardsMax> claim{};
     for (int s = 0; s < model::kShardsMax; ++s) {

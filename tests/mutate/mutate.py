@@ -164,8 +164,10 @@ def main():
     obj = os.path.join(options.build_dir, "obj")
     sync_tree(ROOT, src)
     if not os.path.exists(os.path.join(obj, "CMakeCache.txt")):
+        launcher = (["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"]
+                    if shutil.which("ccache") else [])
         subprocess.check_call(["cmake", "-S", src, "-B", obj,
-                               "-DCMAKE_BUILD_TYPE=Release"],
+                               "-DCMAKE_BUILD_TYPE=Release"] + launcher,
                               stdout=subprocess.DEVNULL)
     log = os.path.join(options.build_dir, "build.log")
     checker = os.path.join(obj, "memwal-check")
