@@ -112,6 +112,7 @@ TEST(Continue, OnACleanConfigurationIsAnOrdinaryCompleteSearch) {
   config.bounds = model::TinyBounds();
   const SearchResult plain = Explore(config, 1, false);
   const SearchResult continued = Explore(config, 1, true);
+  EXPECT_EQ(plain.verdict, Verdict::kOk);
   EXPECT_EQ(continued.verdict, plain.verdict);
   EXPECT_EQ(continued.stats.states_distinct, plain.stats.states_distinct);
   EXPECT_TRUE(continued.violations.size() == plain.violations.size());
