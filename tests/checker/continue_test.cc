@@ -10,16 +10,21 @@
 #include <string>
 #include <vector>
 
-#include "checker/cli.h"
-#include "checker/compare.h"
+#include "checker/cli/check.h"
+#include "checker/cli/cli.h"
+#include "checker/cli/compare.h"
 #include "checker/engine/search.h"
-#include "checker/lockstep_cli.h"
 #include "model/config.h"
 #include "model/invariants.h"
 
 namespace memwal::checker {
 namespace {
 
+using cli::RunCompareCommand;
+using cli::RunMemwalCheck;
+using engine::SearchResult;
+using engine::SearchViolation;
+using engine::Verdict;
 using model::Bug;
 using model::Config;
 
