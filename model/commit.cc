@@ -4,27 +4,12 @@
 #include <algorithm>
 
 #include "model/catchup.h"
+#include "model/conflict.h"
 #include "model/read.h"
 #include "model/rules.h"
 
 namespace memwal::model {
 namespace {
-
-enum class Conflict : uint8_t { kOk, kRetryable, kIncompatible };
-
-// What the conflict rules see of the transaction being committed.
-struct Proposal {
-  LanceOp op;
-  FragmentSet fragments = 0;  // Delete {f}; UpdateColumns {f}; Rewrite {f1, f2}
-  FragmentSet new_covers =
-      0;  // user CreateIndex: its new segment's covers (pruned by R31a)
-  uint8_t index = 0;  // user CreateIndex: the name
-  uint8_t names = 0;  // user CreateIndex: every name it works on (an
-                      // IndexSet; R61's other-index advance adds one)
-  uint8_t progress_shard =
-      0;  // compacted_sstables carried, if progress_generation > 0
-  uint8_t progress_generation = 0;
-};
 
 // R61 other-index: the index the second advance names, as Op::index's high
 // nibble (1 + index); 0 for every other transaction.
@@ -138,6 +123,8 @@ Conflict ProgressAgainst(const Op& c, const Proposal& t) {
   }
 }
 
+}  // namespace
+
 // R31: classifies the committed op `c` against the transaction `t`.
 Conflict Judge(const Op& c, const Proposal& t) {
   MEMWAL_ASSERT(c.kind != OpKind::kInit);
@@ -161,6 +148,8 @@ Conflict Judge(const Op& c, const Proposal& t) {
       return Conflict::kIncompatible;
   }
 }
+
+namespace {
 
 // R30 step 1: the verdict over every version committed after the read version,
 // oldest first. A compatible Update prunes t's new segments of the field it

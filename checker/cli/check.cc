@@ -28,6 +28,7 @@ engine::Options SearchOptionsOf(const CheckOptions& check,
                          .status = nullptr};
   search.storage = run.storage;
   search.symmetry = run.symmetry;
+  search.keep_going = run.keep_going;
   return search;
 }
 
@@ -254,6 +255,41 @@ json ResultJson(const CheckOptions& check, const RunOptions& run,
       {"seed", check.seed}};
 }
 
+// --continue: every distinct violation, with its trace file.
+json ViolationsJson(const CheckRun& done) {
+  json list = json::array();
+  const std::vector<engine::SearchViolation>& all = done.result.violations;
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    const engine::SearchViolation& v = all[k];
+    const bool files = k < done.files.size() && !done.files[k].first.empty();
+    json steps = json::array();
+    for (const model::Action& action : v.trace)
+      steps.push_back(model::ToString(action));
+    list.push_back(
+        json{{"invariant", v.invariant},
+             {"step", HasTrace(v) ? json(v.trace.size()) : json(nullptr)},
+             {"trace", steps},
+             {"trace_file", files ? json(done.files[k].first) : json(nullptr)},
+             {"itf_file", files ? json(done.files[k].second) : json(nullptr)},
+             {"detail", v.detail}});
+  }
+  return list;
+}
+
+// --continue, text: the violations after the first (PrintText shows it).
+void PrintMoreViolations(const CheckRun& done, const RunOptions& run,
+                         std::ostream& out) {
+  const std::vector<engine::SearchViolation>& all = done.result.violations;
+  out << "distinct violations (--continue): " << all.size() << "\n";
+  for (std::size_t k = 1; k < all.size(); ++k) {
+    const bool files = k < done.files.size() && !done.files[k].first.empty();
+    const Written written =
+        files ? Written{done.files[k].first, done.files[k].second} : Written{};
+    out << "\n[" << k + 1 << " of " << all.size() << "] ";
+    PrintViolation(done.check, run, all[k], files ? &written : nullptr, out);
+  }
+}
+
 int ExitCode(engine::Verdict verdict) {
   switch (verdict) {
     case engine::Verdict::kOk:
@@ -320,7 +356,11 @@ std::string LockstepHelp() {
          "                   graph after a clean bfs/dfs run; --liveness "
          "turns it back on)\n"
          "  --html DIR       write summary.html and the counterexample's page "
-         "to DIR\n";
+         "to DIR\n"
+         "  --continue       bfs: go on after a violation and report every "
+         "distinct broken\n"
+         "                   invariant with its shortest trace (TLC's "
+         "-continue)\n";
 }
 
 std::string LockstepCommandLine(const CheckOptions& check,
@@ -345,6 +385,7 @@ std::string LockstepCommandLine(const CheckOptions& check,
   if (!run.liveness) line += " --no-liveness";
   if (run.storage == engine::Storage::kExact) line += " --storage exact";
   if (!run.symmetry) line += " --no-symmetry";
+  if (run.keep_going) line += " --continue";
   return line;
 }
 
@@ -354,6 +395,8 @@ Status RefuseContradictions(const CheckOptions& check, const RunOptions& run) {
         "--impl-bug needs lockstep: --model-only runs the model alone");
   if (run.walks_given && run.order != engine::Order::kRandom)
     return Usage("--walks and --depth need --mode random");
+  if (run.keep_going && run.order != engine::Order::kBfs)
+    return Usage("--continue needs --mode bfs");
   return CheckBugsApply(check.config, run.impl_only_bugs);
 }
 
@@ -387,6 +430,17 @@ Result<CheckRun> RunCheckSearch(const CheckOptions& given,
     done.trace_file = written.trace_file;
     done.itf_file = written.itf_file;
   }
+  if (run.keep_going) {
+    for (const engine::SearchViolation& v : done.result.violations) {
+      if (!HasTrace(v)) {
+        done.files.emplace_back();
+        continue;
+      }
+      MEMWAL_ASSIGN_OR_RETURN(const Written written,
+                              WriteCounterexample(check, run, v));
+      done.files.emplace_back(written.trace_file, written.itf_file);
+    }
+  }
   return done;
 }
 
@@ -401,11 +455,13 @@ int ReportCheckRun(const CheckRun& done, const RunOptions& run,
     json document = ResultJson(check, run, result, files);
     if (!done.env_note.empty()) document["note"] = done.env_note;
     if (files != nullptr) document["itf_file"] = done.itf_file;
+    if (run.keep_going) document["violations"] = ViolationsJson(done);
     for (const auto& [key, value] : extras.fields.items())
       document[key] = value;
     out << document.dump() << "\n";
   } else {
     PrintText(check, run, result, files, out);
+    if (run.keep_going) PrintMoreViolations(done, run, out);
     out << extras.text;
   }
   if (!run.html_dir.empty()) {

@@ -17,6 +17,9 @@
 //                        turns it back on
 //   --html DIR           write DIR/summary.html (state-space summary) and the
 //                        counterexample's page (checker/report.h)
+//   --continue           bfs: a violation does not end the search; every
+//                        distinct broken invariant is reported with its
+//                        shortest trace (--json: "violations", a list)
 //
 // Trace files, format version 2 (checker/trace.h's version 1 plus two keys):
 //   "lockstep": true|false   whether the run drove the implementation
@@ -36,6 +39,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -67,6 +71,9 @@ struct CheckRun {
   engine::SearchResult result{};
   std::string trace_file{};
   std::string itf_file{};
+  // --continue: the trace and ITF files of every violation, in the order of
+  // SearchResult::violations (the first is trace_file, itf_file).
+  std::vector<std::pair<std::string, std::string>> files{};
 };
 
 // Runs the search of `check` (the text header goes to `out` unless --json).

@@ -155,6 +155,7 @@ std::vector<Flag> CheckFlagSet::Flags() {
              }),
       Number("--memory-limit", &run.memory_limit_mb, 1, UINT64_MAX,
              "at least 1 (MB)"),
+      Switch("--continue", [this] { run.keep_going = true; }),
       Switch("--liveness", [this] { run.liveness = true; }),
       Switch("--no-liveness", [this] { run.liveness = false; }),
       Switch("--symmetry", [this] { run.symmetry = true; }),

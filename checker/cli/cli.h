@@ -58,6 +58,7 @@ struct RunOptions {
   bool symmetry = true;      // where the configuration allows it
   std::string html_dir{};    // empty: no HTML pages
   bool walks_given = false;  // --walks or --depth was on the command line
+  bool keep_going = false;   // --continue (bfs): every distinct violation
 };
 
 struct ReplayOptions {

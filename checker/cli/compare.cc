@@ -46,6 +46,9 @@ Result<Side> ParseSide(const std::string& set,
   side.run = flags.run;
   if (!side.run.html_dir.empty())
     return Usage("compare takes --html DIR once, before the switch sets' runs");
+  if (side.run.keep_going)
+    return Usage(
+        "--continue belongs to check; compare shows one verdict a side");
   const CheckOptions& check = flags.check;
   if (check.json)
     return Usage("compare prints text, --markdown or --html, not --json");

@@ -428,6 +428,9 @@ Result<VariantsArgs> ParseVariantsArgs(const std::vector<std::string>& args) {
         "--impl-bug belongs to check; variants runs every bug row itself");
   if (parsed.run.walks_given && parsed.run.order != engine::Order::kRandom)
     return Status::InvalidArgument("--walks and --depth need --mode random");
+  if (parsed.run.keep_going)
+    return Status::InvalidArgument(
+        "--continue belongs to check; a variants row reports one verdict");
   MEMWAL_RETURN_IF_ERROR(CheckBugsApply(parsed.check.config, 0));
   if (parsed.check.json && parsed.markdown)
     return Status::InvalidArgument("--json and --markdown exclude each other");

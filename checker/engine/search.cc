@@ -241,6 +241,7 @@ struct Chunk {
   std::vector<std::string> keys{};  // exact mode
   Counters counters{};
   std::optional<Found> found{};
+  std::vector<Found> founds{};  // Options::keep_going: first per invariant
 };
 
 // A finished random walk, waiting to be merged in walk order.
@@ -315,6 +316,9 @@ class Engine {
   }
   void ShowStatus(int depth, std::size_t frontier);
   void Fail(const lockstep::Finding& finding, std::vector<Action> trace);
+  SearchViolation Rebuild(const lockstep::Finding& finding,
+                          std::vector<Action> trace) const;
+  bool KnownViolation(const std::string& invariant) const;
   SearchResult Finish();
 
   const lockstep::LockstepSetup& setup_;
@@ -384,7 +388,8 @@ void Engine::ShowStatus(int depth, std::size_t frontier) {
 }
 
 // Rebuilds the states (and the implementation's side) by replaying the trace.
-void Engine::Fail(const lockstep::Finding& finding, std::vector<Action> trace) {
+SearchViolation Engine::Rebuild(const lockstep::Finding& finding,
+                                std::vector<Action> trace) const {
   SearchViolation violation{.invariant = finding.invariant,
                             .detail = finding.detail,
                             .trace = std::move(trace)};
@@ -393,12 +398,26 @@ void Engine::Fail(const lockstep::Finding& finding, std::vector<Action> trace) {
   MEMWAL_ASSERT(replay.ok());
   violation.states = std::move(replay->states);
   violation.impl_state = std::move(replay->impl_dump);
-  // Replay is deterministic, so it meets the same finding at the same step.
+  // Replay is deterministic, so it meets the same finding at the same step
+  // (with keep_going, a state may break several invariants: replay names the
+  // first, the finding may be another one of the same state).
   MEMWAL_ASSERT(replay->finding.has_value() &&
-                replay->finding->invariant == finding.invariant &&
                 replay->step == violation.trace.size());
+  MEMWAL_ASSERT(options_.keep_going ||
+                replay->finding->invariant == finding.invariant);
+  return violation;
+}
+
+void Engine::Fail(const lockstep::Finding& finding, std::vector<Action> trace) {
   result_.verdict = Verdict::kViolation;
-  result_.violation = std::move(violation);
+  result_.violation = Rebuild(finding, std::move(trace));
+}
+
+bool Engine::KnownViolation(const std::string& invariant) const {
+  for (const SearchViolation& known : result_.violations) {
+    if (known.invariant == invariant) return true;
+  }
+  return false;
 }
 
 bool Engine::Start(State* root, WorldPtr* world) {
@@ -451,20 +470,45 @@ void Engine::ExpandChunk(PackedList<Slot>* level, Chunk* chunk) {
     for (std::size_t a = 0; a < actions.size(); ++a) {
       Successor next = Expand(state, slot.world.get(), actions[a],
                               &chunk->counters, /*check_model=*/false);
+      // True when the chunk ends here (not with keep_going, which records
+      // the first finding of each invariant and goes on).
       auto found = [&](lockstep::Finding finding) {
-        chunk->found = Found{.key = (uint64_t{p} << 16) | a,
-                             .finding = std::move(finding),
-                             .parent = slot.node,
-                             .action = actions[a]};
+        Found at{.key = (uint64_t{p} << 16) | a,
+                 .finding = std::move(finding),
+                 .parent = slot.node,
+                 .action = actions[a]};
+        if (!options_.keep_going) {
+          chunk->found = std::move(at);
+          return true;
+        }
+        for (const Found& known : chunk->founds) {
+          if (known.finding.invariant == at.finding.invariant) return false;
+        }
+        chunk->founds.push_back(std::move(at));
+        return false;
       };
-      if (next.finding) return found(std::move(*next.finding));
+      if (next.finding) {
+        if (found(std::move(*next.finding))) return;
+        continue;  // keep_going: a broken state is not expanded
+      }
       const uint64_t fingerprint = keying_.Fingerprint(next.state);
       if (exact()) keying_.Packed(next.state, &key);
       if (seen_.Contains(fingerprint, key)) continue;
       if (!exact() && !in_chunk.insert(fingerprint).second) continue;
-      if (slot.world == nullptr) {
-        if (std::optional<lockstep::Finding> broken = CheckModel(next.state))
-          return found(std::move(*broken));
+      if (slot.world == nullptr && options_.keep_going) {
+        bool broken = false;
+        for (const model::Invariant& invariant : model::AllInvariants()) {
+          if (invariant.holds(setup_.config, next.state)) continue;
+          broken = true;
+          found(lockstep::Finding{std::string(invariant.name),
+                                  "broken on the model"});
+        }
+        if (broken) continue;
+      } else if (slot.world == nullptr) {
+        if (std::optional<lockstep::Finding> broken = CheckModel(next.state)) {
+          found(std::move(*broken));
+          return;
+        }
       }
       Pack(next.state, &packed);
       CandidateExtra extra{.fingerprint = fingerprint,
@@ -518,6 +562,16 @@ bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
     }
     chunk.out.Clear();
     chunk.keys.clear();
+  }
+  // keep_going: the level's findings in (parent position, action index)
+  // order, the first of each invariant not met on an earlier level.
+  for (std::size_t c = 0; c < last; ++c) {
+    for (const Found& found : (*chunks)[c].founds) {
+      if (KnownViolation(found.finding.invariant)) continue;
+      std::vector<Action> trace = traces_.PathTo(found.parent);
+      trace.push_back(found.action);
+      result_.violations.push_back(Rebuild(found.finding, std::move(trace)));
+    }
   }
   if (last > 0 && (*chunks)[last - 1].found) {
     const Found& found = *(*chunks)[last - 1].found;
@@ -753,7 +807,16 @@ SearchResult Engine::Finish() {
     list.emplace_back(goals[g].name);
   }
   if (options_.status != nullptr) *options_.status << "\n";
-  if (result_.verdict == Verdict::kViolation) return std::move(result_);
+  if (!result_.violations.empty()) {  // keep_going
+    result_.verdict = Verdict::kViolation;
+    result_.violation = result_.violations.front();
+    if (Stopped()) result_.stopped_by = std::string(StopName(stop_.load()));
+    return std::move(result_);
+  }
+  if (result_.verdict == Verdict::kViolation) {
+    result_.violations = {*result_.violation};
+    return std::move(result_);
+  }
   if (Stopped()) {
     result_.verdict = Verdict::kIncomplete;
     result_.stopped_by = std::string(StopName(stop_.load()));
@@ -766,6 +829,7 @@ SearchResult Engine::Finish() {
         SearchViolation{.invariant = stats.goals_missed.front(),
                         .detail = "goal never reached",
                         .states = {model::Init(setup_.config.bounds)}};
+    result_.violations = {*result_.violation};
   }
   return std::move(result_);
 }
@@ -865,6 +929,7 @@ SearchResult Search(const lockstep::LockstepSetup& setup,
                     const Options& options) {
   MEMWAL_ASSERT(model::CheckConfig(setup.config).ok());
   MEMWAL_ASSERT(options.threads >= 1 && options.max_states >= 1);
+  MEMWAL_ASSERT(!options.keep_going || options.order == Order::kBfs);
   Engine engine(setup, options);
   return engine.Run();
 }

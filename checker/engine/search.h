@@ -24,10 +24,12 @@
 // (parent position, action index), so the first discoverer of a state does not
 // depend on the schedule. A finding ends the run at the smallest (parent
 // position, action index) of its level, and the counters cover exactly the
-// transitions up to it. DFS runs on one thread. Random walk k draws from
-// SplitMix64(seed, k); walks run in parallel, each records its own new
-// states, and the merge walks them in walk order (checker/engine/search.cc),
-// so counts do not depend on the thread count either.
+// transitions up to it; with Options::keep_going the run goes on, and each
+// invariant's first finding in that order is kept. DFS runs on one thread.
+// Random walk k draws from SplitMix64(seed, k); walks run in parallel, each
+// records its own new states, and the merge walks them in walk order
+// (checker/engine/search.cc), so counts do not depend on the thread count
+// either.
 //
 // Budgets (max_states, time_limit_s, memory_limit_mb) only decide when the run
 // stops (verdict incomplete, exit 3, with the counts so far); which states are
@@ -83,6 +85,13 @@ struct Options {
   uint64_t walks = 1000;           // random
   int depth = 30;                  // random: steps per walk
   std::ostream* status = nullptr;  // live status line (a terminal), or null
+  // BFS only (TLC's -continue): a violation does not end the run. A state that
+  // breaks an invariant is not expanded further (every trace reported breaks
+  // only at its last step) and the search goes on with the rest of the
+  // frontier; SearchResult::violations keeps, per distinct invariant, the
+  // first violation in BFS order (a shortest trace for it). Model-only, every
+  // invariant a new state breaks is recorded, not only the first.
+  bool keep_going = false;
 };
 
 struct Stats {
@@ -120,7 +129,11 @@ struct SearchViolation {
 struct SearchResult {
   Verdict verdict = Verdict::kOk;
   Stats stats;
-  std::optional<SearchViolation> violation;
+  std::optional<SearchViolation> violation;  // the first of `violations`
+  // Options::keep_going: one per distinct invariant, in the order first met
+  // (BFS level, then parent position, then action index). Otherwise the one
+  // violation, if any.
+  std::vector<SearchViolation> violations;
   std::string stopped_by;  // "max-states", "time-limit", "memory-limit"
   uint64_t frontier_max = 0;
 };

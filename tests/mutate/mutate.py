@@ -9,7 +9,10 @@ files whose bytes changed, so object files are reused), configures
 BUILD_DIR/obj, and per mutant: writes the mutated file, rebuilds memwal-check
 (one object file and the links), runs the gate commands of
 tests/mutate/gate.txt in order until one does not exit as it does on the
-unmutated build, and restores the file. A mutant is killed when a gate command
+unmutated build, and restores the file. A gate line `test PATH ARGS` runs the
+test binary PATH of the build (rebuilt too) instead of memwal-check, with
+RC_PARAMS fixed so that its rapidcheck properties draw the same inputs on
+every mutant. A mutant is killed when a gate command
 exits otherwise (or runs past its timeout); it survives when every command
 exits as expected. A mutant that does not compile is reported apart and not
 counted. Prints per mutant the verdict, the command that killed it and the
@@ -87,10 +90,22 @@ def mutated_text(text, mutant):
     return text[:at] + mutant["to"] + text[at + len(mutant["from"]):]
 
 
-def build(obj, log):
+RC_PARAMS = "seed=18 max_success=1000"
+
+
+def gate_targets(gate):
+    """The build targets the gate runs: memwal-check and its test binaries."""
+    targets = ["memwal-check"]
+    for _, args in gate:
+        if args[0] == "test":
+            targets.append(os.path.basename(args[1]))
+    return targets
+
+
+def build(obj, log, targets=("memwal-check",)):
     with open(log, "w") as out:
         code = subprocess.call(["nice", "-n", "5", "cmake", "--build", obj,
-                                "-j2", "--target", "memwal-check"],
+                                "-j2", "--target"] + list(targets),
                                stdout=out, stderr=subprocess.STDOUT)
     return code == 0
 
@@ -101,10 +116,15 @@ def run_gate(checker, gate, timeout_s, work):
     for expected, args in gate:
         out_dir = os.path.join(work, "gate-out")
         shutil.rmtree(out_dir, ignore_errors=True)
+        if args[0] == "test":
+            command = [os.path.join(os.path.dirname(checker), args[1])] + args[2:]
+        else:
+            command = [checker] + args + ["--out", out_dir]
         try:
-            code = subprocess.call([checker] + args + ["--out", out_dir],
+            code = subprocess.call(command,
                                    stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL,
+                                   env=dict(os.environ, RC_PARAMS=RC_PARAMS),
                                    timeout=timeout_s)
         except subprocess.TimeoutExpired:
             return " ".join(args) + " (timeout)", time.monotonic() - start
@@ -144,13 +164,16 @@ def main():
     obj = os.path.join(options.build_dir, "obj")
     sync_tree(ROOT, src)
     if not os.path.exists(os.path.join(obj, "CMakeCache.txt")):
+        launcher = (["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"]
+                    if shutil.which("ccache") else [])
         subprocess.check_call(["cmake", "-S", src, "-B", obj,
-                               "-DCMAKE_BUILD_TYPE=Release"],
+                               "-DCMAKE_BUILD_TYPE=Release"] + launcher,
                               stdout=subprocess.DEVNULL)
     log = os.path.join(options.build_dir, "build.log")
     checker = os.path.join(obj, "memwal-check")
+    targets = gate_targets(gate)
     print(f"building {obj} (log: {log})", file=sys.stderr, flush=True)
-    if not build(obj, log):
+    if not build(obj, log, targets):
         fail(f"the unmutated tree does not build (see {log})")
     if not options.skip_baseline:
         killed, seconds = run_gate(checker, gate, options.timeout, options.build_dir)
@@ -166,7 +189,7 @@ def main():
             f.write(mutated_text(original, m))
         started = time.monotonic()
         try:
-            built = build(obj, log)
+            built = build(obj, log, targets)
             build_s = time.monotonic() - started
             if built:
                 killed, seconds = run_gate(checker, gate, options.timeout,
@@ -183,7 +206,7 @@ def main():
         results.append((m, verdict, why, seconds))
         print(f"{m['id']:36} {m['category']:24} {verdict:8} "
               f"{seconds:7.1f} s (build {build_s:.0f} s)  {why}", flush=True)
-    if not build(obj, log):  # leave the build matching the tree
+    if not build(obj, log, targets):  # leave the build matching the tree
         fail(f"the restored tree does not build (see {log})")
     counted = [r for r in results if r[1] != "no build"]
     killed = [r for r in counted if r[1] == "killed"]
