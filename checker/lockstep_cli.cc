@@ -305,10 +305,35 @@ void RunLiveness(const CheckOptions& check, const RunOptions& run,
                                       .states = live.states_on_trace};
 }
 
+json DistributedJson(const CheckRun& done) {
+  const engine::DistributedStats& levels = *done.distributed;
+  const Stats& stats = done.result.stats;
+  const double states =
+      static_cast<double>(std::max<uint64_t>(1, stats.states_distinct));
+  return json{{"ranks", levels.ranks},
+              {"bytes_exchanged", levels.bytes_exchanged},
+              {"bytes_exchanged_per_state",
+               static_cast<double>(levels.bytes_exchanged) / states},
+              {"states_per_rank", levels.states_per_rank},
+              {"expanded_per_rank", levels.expanded_per_rank},
+              {"states_per_second_per_rank",
+               stats.seconds > 0 ? static_cast<double>(stats.states_distinct) /
+                                       stats.seconds / levels.ranks
+                                 : 0.0},
+              {"worlds_rederived", levels.worlds_rederived},
+              {"rederive_seconds", levels.rederive_seconds},
+              {"snapshots", levels.snapshots},
+              {"resumed_level", levels.resumed_level}};
+}
+
 }  // namespace
 
 Result<bool> ParseLockstepFlag(std::string_view flag, const FlagValue& value,
                                RunOptions* options) {
+  MEMWAL_ASSIGN_OR_RETURN(
+      const bool scale_out,
+      engine::ParseScaleOutFlag(flag, value, &options->scale_out));
+  if (scale_out) return true;
   if (flag == "--liveness" || flag == "--no-liveness") {
     options->liveness = flag == "--liveness";
     return true;
@@ -400,7 +425,8 @@ std::string LockstepHelp() {
          "                   graph after a clean bfs/dfs run; --liveness "
          "turns it back on)\n"
          "  --html DIR       write summary.html and the counterexample's page "
-         "to DIR\n";
+         "to DIR\n" +
+         engine::ScaleOutHelp();
 }
 
 std::string LockstepCommandLine(const CheckOptions& check,
@@ -457,11 +483,14 @@ Result<CheckRun> RunCheckSearch(const CheckOptions& given,
   MEMWAL_RETURN_IF_ERROR(RefuseContradictions(given, run));
   CheckRun done{.check = given};
   CheckOptions& check = done.check;
+  // Under mpirun, rank 0 alone reports and writes files.
+  const bool rank0 = !run.scale_out.active() || engine::WorldRank() == 0;
   CatchInterrupts();
   done.env_note = EnableRequiredEnv(&check.config, run.impl_only_bugs);
-  if (!done.env_note.empty()) err << "memwal-check: " << done.env_note << "\n";
-  err << "seed=" << check.seed << "\n";
-  if (!check.json) {
+  if (!done.env_note.empty() && rank0)
+    err << "memwal-check: " << done.env_note << "\n";
+  if (rank0) err << "seed=" << check.seed << "\n";
+  if (!check.json && rank0) {
     out << "seed=" << check.seed
         << "\nconfig: " << model::ToString(check.config)
         << "\nimpl-only bugs: " << BugNames(run.impl_only_bugs).dump()
@@ -471,7 +500,17 @@ Result<CheckRun> RunCheckSearch(const CheckOptions& given,
   SearchOptions search = SearchOptionsOf(check, run);
   const bool terminal = &err == &std::cerr && isatty(2);
   if (terminal) search.status = &err;
-  done.result = Search(SetupOf(check, run), search);
+  if (run.scale_out.active()) {
+    MEMWAL_ASSIGN_OR_RETURN(
+        engine::DistributedResult levels,
+        engine::SearchLevels(SetupOf(check, run), search, run.scale_out,
+                             engine::WorldComm()));
+    done.result = std::move(levels.result);
+    done.distributed = levels.dist;
+  } else {
+    done.result = Search(SetupOf(check, run), search);
+  }
+  if (!rank0) return done;
   if (run.liveness && done.result.verdict == Verdict::kOk)
     RunLiveness(check, run, &done.result);
   if (done.result.violation && HasTrace(*done.result.violation)) {
@@ -497,9 +536,21 @@ int ReportCheckRun(const CheckRun& done, const RunOptions& run,
     if (files != nullptr) document["itf_file"] = done.itf_file;
     for (const auto& [key, value] : extras.fields.items())
       document[key] = value;
+    if (done.distributed) document["distributed"] = DistributedJson(done);
     out << document.dump() << "\n";
   } else {
     PrintText(check, run, result, files, out);
+    if (done.distributed) {
+      const json levels = DistributedJson(done);
+      out << "ranks: " << levels["ranks"] << ", bytes exchanged "
+          << levels["bytes_exchanged"] << " ("
+          << levels["bytes_exchanged_per_state"] << " per state)";
+      if (levels["resumed_level"] != 0)
+        out << ", resumed at level " << levels["resumed_level"];
+      if (levels["snapshots"] != 0)
+        out << ", snapshots " << levels["snapshots"];
+      out << "\n";
+    }
     out << extras.text;
   }
   if (!run.html_dir.empty()) {
@@ -522,11 +573,20 @@ int ReportCheckRun(const CheckRun& done, const RunOptions& run,
 int RunLockstepCheck(const CheckOptions& given, const RunOptions& run,
                      std::ostream& out, std::ostream& err) {
   Result<CheckRun> done = RunCheckSearch(given, run, out, err);
+  const bool ranks = run.scale_out.active();
+  const bool rank0 = !ranks || engine::WorldRank() == 0;
+  int code = kExitUsage;
   if (!done.ok()) {
-    err << "memwal-check: " << done.status().message() << "\n";
-    return kExitUsage;
+    if (rank0) err << "memwal-check: " << done.status().message() << "\n";
+  } else if (rank0) {
+    code = ReportCheckRun(*done, run, CheckExtras{}, out, err);
   }
-  return ReportCheckRun(*done, run, CheckExtras{}, out, err);
+  if (!ranks) return code;
+  // Every rank waits for rank 0's report and exits with its code (mpirun
+  // aborts the job when a rank exits non-zero while others still run).
+  std::string text = std::to_string(code);
+  engine::WorldComm().Broadcast(&text, 0);
+  return std::stoi(text);
 }
 
 int RunLockstepReplay(const std::string& path, bool json_output,

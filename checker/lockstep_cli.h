@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -39,6 +40,7 @@
 
 #include "base/status.h"
 #include "checker/cli.h"
+#include "checker/engine/distributed.h"
 #include "checker/engine/search.h"
 #include "checker/engine/seen_set.h"
 #include "checker/trace.h"
@@ -64,6 +66,8 @@ struct RunOptions {
   bool symmetry = true;      // where the configuration allows it
   std::string html_dir{};    // empty: no HTML pages
   bool walks_given = false;  // --walks or --depth was on the command line
+  // --distributed, --checkpoint, --resume (checker/engine/distributed.h).
+  engine::ScaleOut scale_out{};
 };
 
 // The engine's options for `check` (CheckOptions and RunOptions as parsed).
@@ -92,6 +96,8 @@ struct CheckRun {
   SearchResult result{};
   std::string trace_file{};
   std::string itf_file{};
+  // A run of the level engine (--distributed, --checkpoint, --resume).
+  std::optional<engine::DistributedStats> distributed{};
 };
 
 // Runs the search of `check` (the text header goes to `out` unless --json).
