@@ -25,6 +25,7 @@
 #include "checker/engine/search.h"
 #include "checker/liveness.h"
 #include "checker/lockstep.h"
+#include "checker/scale_bench.h"
 #include "model/actions.h"
 #include "model/invariants.h"
 #include "model/state.h"
@@ -557,6 +558,9 @@ Result<SpinRun> RunSpin(const model::Config& config,
 int RunBenchCommand(const std::vector<std::string>& args, std::ostream& out,
                     std::ostream& err) {
   for (const std::string& arg : args) {
+    if (arg == "--distributed") return RunScaleBench(args, out, err);
+  }
+  for (const std::string& arg : args) {
     if (arg == "--help" || arg == "-h") {
       out << "usage: memwal-check bench [--preset tiny|small|medium|large] "
              "[--reps N] [--threads N]\n"
@@ -565,7 +569,9 @@ int RunBenchCommand(const std::vector<std::string>& args, std::ostream& out,
              "Promela model and our\nfingerprint-mode search on the same "
              "bounds, N repetitions each (median), and\nprints states/s, "
              "their ratio, bytes per stored state, thread speed-up and the\n"
-             "lockstep search's transitions/s with its time shares.\n";
+             "lockstep search's transitions/s with its time shares.\n"
+             "bench --distributed [--json]: the distributed search under "
+             "mpirun -np 1 and 2\n(checker/scale_bench.h).\n";
       return 0;
     }
   }
