@@ -2,6 +2,7 @@
 #include "checker/lockstep_cli.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <sstream>
 #include <thread>
@@ -542,9 +543,13 @@ int ReportCheckRun(const CheckRun& done, const RunOptions& run,
     PrintText(check, run, result, files, out);
     if (done.distributed) {
       const json levels = DistributedJson(done);
+      char per_state[32];
+      std::snprintf(per_state, sizeof(per_state), "%.1f",
+                    levels["bytes_exchanged_per_state"].get<double>());
       out << "ranks: " << levels["ranks"] << ", bytes exchanged "
-          << levels["bytes_exchanged"] << " ("
-          << levels["bytes_exchanged_per_state"] << " per state)";
+          << levels["bytes_exchanged"] << " (" << per_state
+          << " per state), lockstep Worlds re-derived "
+          << levels["worlds_rederived"];
       if (levels["resumed_level"] != 0)
         out << ", resumed at level " << levels["resumed_level"];
       if (levels["snapshots"] != 0)

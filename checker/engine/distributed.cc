@@ -460,17 +460,18 @@ bool LevelEngine::Level() {
   chunks.clear();
 
   // 2. Ask the owners which successors are first discoverers.
-  std::vector<std::string> send(ranks());
+  std::vector<Encoder> records(ranks());
   std::vector<std::vector<std::size_t>> sent(ranks());  // candidate indices
   for (std::size_t k = 0; k < candidates.size(); ++k) {
     const int owner = Owner(candidates[k].fingerprint, ranks());
-    Encoder record;
-    record.U64(candidates[k].fingerprint);
-    record.U64(candidates[k].key);
-    if (exact()) record.Bytes(candidates[k].exact);
-    send[owner] += record.out();
+    records[owner].U64(candidates[k].fingerprint);
+    records[owner].U64(candidates[k].key);
+    if (exact()) records[owner].Bytes(candidates[k].exact);
     sent[owner].push_back(k);
   }
+  std::vector<std::string> send(ranks());
+  for (int owner = 0; owner < ranks(); ++owner)
+    send[owner] = std::move(records[owner].out());
   const std::vector<std::string> received = comm_.AllToAll(std::move(send));
   std::vector<Pending> pending;
   std::vector<std::string> replies(ranks());
