@@ -207,6 +207,8 @@ class LevelEngine {
   uint64_t depth_ = 1;
   uint64_t level_total_ = 0;
   uint64_t level_begin_ = 0;
+  // Rank r expands the level's positions [slices_[r], slices_[r + 1]).
+  std::vector<uint64_t> slices_;
   std::vector<Item> level_;
   uint64_t states_total_ = 0;  // over ranks
   int depth_max_ = 0;
@@ -356,6 +358,8 @@ bool LevelEngine::Start() {
   }
   level_total_ = 1;
   level_begin_ = 0;
+  slices_.assign(ranks() + 1, 1);
+  slices_[0] = 0;
   if (rank() == 0) {
     Item item;
     Pack(root, &item.packed);
@@ -593,9 +597,7 @@ bool LevelEngine::Level() {
     // The rank holding the finding's parent tells every rank.
     const uint64_t parent = found_key >> 16;
     int holder = 0;
-    while (holder + 1 < ranks() &&
-           SliceBegin(level_total_, holder + 1, ranks()) <= parent)
-      ++holder;
+    while (slices_[holder + 1] <= parent) ++holder;
     std::string message;
     if (rank() == holder) {
       MEMWAL_ASSERT(local_found && local_found->key == found_key);
@@ -656,12 +658,29 @@ bool LevelEngine::Level() {
     if (r < rank()) offset += counts[r];
     total += counts[r];
   }
+  // Each rank keeps its own block while every block is within a quarter of
+  // the even share (fewer lockstep Worlds to re-derive); otherwise the level
+  // is re-sliced evenly. Either way every rank computes the same slices.
+  std::vector<uint64_t> slices(ranks() + 1, 0);
+  {
+    bool balanced = true;
+    const double share = static_cast<double>(total) / ranks();
+    for (int r = 0; r < ranks(); ++r) {
+      slices[r + 1] = slices[r] + counts[r];
+      if (std::abs(static_cast<double>(counts[r]) - share) > share / 4 + 1)
+        balanced = false;
+    }
+    if (!balanced) {
+      for (int r = 0; r <= ranks(); ++r)
+        slices[r] = SliceBegin(total, r, ranks());
+    }
+  }
   std::vector<std::string> moving(ranks());
   std::vector<std::size_t> keep_begin(ranks(), 0), keep_end(ranks(), 0);
   for (int target = 0; target < ranks(); ++target) {
-    const uint64_t begin = std::max(offset, SliceBegin(total, target, ranks()));
-    const uint64_t end = std::min(offset + next_local.size(),
-                                  SliceBegin(total, target + 1, ranks()));
+    const uint64_t begin = std::max(offset, slices[target]);
+    const uint64_t end =
+        std::min<uint64_t>(offset + next_local.size(), slices[target + 1]);
     if (begin >= end) continue;
     keep_begin[target] = begin - offset;
     keep_end[target] = end - offset;
@@ -695,9 +714,9 @@ bool LevelEngine::Level() {
     }
   }
   level_total_ = total;
-  level_begin_ = SliceBegin(total, rank(), ranks());
-  MEMWAL_ASSERT(level_.size() ==
-                SliceBegin(total, rank() + 1, ranks()) - level_begin_);
+  slices_ = std::move(slices);
+  level_begin_ = slices_[rank()];
+  MEMWAL_ASSERT(level_.size() == slices_[rank() + 1] - level_begin_);
   ++depth_;
   return total > 0;
 }
@@ -709,6 +728,7 @@ std::string LevelEngine::Encode() const {
   out.U64(states_total_);
   out.U64(static_cast<uint64_t>(depth_max_));
   out.U64(frontier_max_);
+  for (const uint64_t begin : slices_) out.U64(begin);
   out.U64(counters_.transitions);
   for (const uint64_t count : counters_.coverage) out.U64(count);
   out.U64(counters_.goals);
@@ -737,6 +757,11 @@ Status LevelEngine::Decode(const std::string& payload) {
   in.U64(&states_total_);
   in.U64(&depth_max);
   in.U64(&frontier_max_);
+  slices_.assign(ranks() + 1, 0);
+  for (uint64_t& begin : slices_) in.U64(&begin);
+  if (!in.ok() || slices_[0] != 0 || slices_.back() != level_total_ ||
+      !std::is_sorted(slices_.begin(), slices_.end()))
+    return Status::Corruption("the snapshot's slices do not decode");
   in.U64(&counters_.transitions);
   for (uint64_t& value : counters_.coverage) in.U64(&value);
   in.U64(&counters_.goals);
@@ -774,9 +799,8 @@ Status LevelEngine::Decode(const std::string& payload) {
   }
   if (!in.done())
     return Status::Corruption("the snapshot's payload does not decode");
-  level_begin_ = SliceBegin(level_total_, rank(), ranks());
-  if (level_.size() !=
-      SliceBegin(level_total_, rank() + 1, ranks()) - level_begin_)
+  level_begin_ = slices_[rank()];
+  if (level_.size() != slices_[rank() + 1] - level_begin_)
     return Status::Corruption("the snapshot's frontier has the wrong size");
   return Status::Ok();
 }
