@@ -24,8 +24,10 @@
 //      holding the finding's parent recounts its slice up to it);
 //   4. the first discoverers of rank r are, in key order, a contiguous block
 //      of the next level (keys of rank r's slice precede rank r+1's), placed
-//      by an exclusive prefix of the counts over ranks; then the next level is
-//      re-sliced evenly, each state moving with its path (2 bytes per step).
+//      by an exclusive prefix of the counts over ranks; a rank keeps its block
+//      while every block is within a quarter of the even share, otherwise the
+//      next level is re-sliced evenly, each state that moves taking its path
+//      (2 bytes per step).
 //      A lockstep state that moves to another rank re-derives its
 //      impl::World by replaying the path from Init on the implementation
 //      (bench/README.md has the measurement against shipping the World's
