@@ -12,14 +12,22 @@
 #include <unordered_set>
 
 #include "checker/engine/checkpoint.h"
+#include "checker/engine/interrupt.h"
 #include "checker/engine/packed.h"
-#include "checker/interrupt.h"
-#include "checker/trace.h"
 #include "model/invariants.h"
 
 namespace memwal::checker::engine {
 namespace {
 
+using lockstep::ApplyToWorld;
+using lockstep::CheckInit;
+using lockstep::Finding;
+using lockstep::InitWorld;
+using lockstep::kImplementationMatchesModel;
+using lockstep::LockstepSetup;
+using lockstep::ReplayLockstep;
+using lockstep::ReplayResult;
+using lockstep::StepLockstep;
 using model::Action;
 using model::State;
 
@@ -927,18 +935,21 @@ Result<DistributedResult> LevelEngine::Run() {
 
 }  // namespace
 
-uint64_t ConfigurationHash(const LockstepSetup& setup, const Options& options) {
-  nlohmann::json description = {{"config", ConfigToJson(setup.config)},
-                                {"seed", setup.seed},
-                                {"impl_only_bugs", setup.impl_only_bugs},
-                                {"lockstep", options.lockstep},
-                                {"storage", std::string(Name(options.storage))},
-                                {"symmetry", options.symmetry},
-                                {"order", std::string(Name(options.order))}};
-  return Checksum64(description.dump());
+uint64_t ConfigurationHash(const lockstep::LockstepSetup& setup,
+                           const Options& options) {
+  const std::string description =
+      model::ToString(setup.config) +
+      " bugs=" + std::to_string(setup.config.bugs) +
+      " seed=" + std::to_string(setup.seed) +
+      " impl_only_bugs=" + std::to_string(setup.impl_only_bugs) +
+      " lockstep=" + std::to_string(options.lockstep) +
+      " storage=" + std::string(Name(options.storage)) +
+      " symmetry=" + std::to_string(options.symmetry) +
+      " order=" + std::string(Name(options.order));
+  return Checksum64(description);
 }
 
-Result<DistributedResult> SearchLevels(const LockstepSetup& setup,
+Result<DistributedResult> SearchLevels(const lockstep::LockstepSetup& setup,
                                        const Options& options,
                                        const ScaleOut& scale, Comm& comm) {
   MEMWAL_ASSERT(model::CheckConfig(setup.config).ok());

@@ -60,7 +60,7 @@
 #include "base/status.h"
 #include "checker/engine/comm.h"
 #include "checker/engine/search.h"
-#include "checker/lockstep.h"
+#include "checker/lockstep/lockstep.h"
 
 namespace memwal::checker::engine {
 
@@ -96,14 +96,15 @@ struct DistributedResult {
 // Collective over `comm`. InvalidArgument for options it cannot run (not
 // bfs) or a snapshot of another configuration; Corruption for a corrupt
 // snapshot; IoError when a checkpoint cannot be written.
-Result<DistributedResult> SearchLevels(const LockstepSetup& setup,
+Result<DistributedResult> SearchLevels(const lockstep::LockstepSetup& setup,
                                        const Options& options,
                                        const ScaleOut& scale, Comm& comm);
 
 // The hash a snapshot is tied to: the model configuration, seed,
 // implementation-only bugs, lockstep, storage and symmetry (not budgets,
 // threads or ranks, which do not change the answer; ranks are checked apart).
-uint64_t ConfigurationHash(const LockstepSetup& setup, const Options& options);
+uint64_t ConfigurationHash(const lockstep::LockstepSetup& setup,
+                           const Options& options);
 
 // --distributed, --checkpoint DIR, --checkpoint-every SECONDS, --resume DIR.
 // False when `flag` is not one of them.

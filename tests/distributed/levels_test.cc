@@ -45,7 +45,7 @@ std::string TempDir(const std::string& name) {
 }
 
 void ExpectSameOnOneRank(const Options& options, int commits = 3) {
-  LockstepSetup setup{.config = Tiny3()};
+  lockstep::LockstepSetup setup{.config = Tiny3()};
   setup.config.bounds.commits = commits;
   const SearchResult threaded = Search(setup, options);
   Result<DistributedResult> levels =
@@ -65,7 +65,7 @@ TEST(LevelEngine, OneRankCountsWhatTheThreadedSearchCountsInLockstep) {
 }
 
 TEST(LevelEngine, ABugsCounterexampleIsTheThreadedSearchsTrace) {
-  LockstepSetup setup{.config = Tiny3()};
+  lockstep::LockstepSetup setup{.config = Tiny3()};
   setup.config.bugs = model::BugBit(*model::ParseBug("restore-walks-back"));
   const Options options{.threads = 2, .lockstep = true};
   const SearchResult threaded = Search(setup, options);
@@ -77,7 +77,7 @@ TEST(LevelEngine, ABugsCounterexampleIsTheThreadedSearchsTrace) {
 }
 
 TEST(LevelEngine, ARunStoppedAfterASnapshotResumesToTheUninterruptedCounts) {
-  const LockstepSetup setup{.config = Tiny3()};
+  const lockstep::LockstepSetup setup{.config = Tiny3()};
   const Options whole_options{.threads = 1, .lockstep = false};
   const SearchResult whole = Search(setup, whole_options);
   const std::string dir = TempDir("resume");
@@ -99,7 +99,7 @@ TEST(LevelEngine, ARunStoppedAfterASnapshotResumesToTheUninterruptedCounts) {
 }
 
 TEST(LevelEngine, ASnapshotOfAnotherConfigurationOrACorruptOneIsRefused) {
-  const LockstepSetup setup{.config = Tiny3()};
+  const lockstep::LockstepSetup setup{.config = Tiny3()};
   const Options options{.threads = 1, .lockstep = false};
   const std::string dir = TempDir("refuse");
   ASSERT_TRUE(
@@ -107,7 +107,7 @@ TEST(LevelEngine, ASnapshotOfAnotherConfigurationOrACorruptOneIsRefused) {
                    ScaleOut{.checkpoint_dir = dir, .checkpoint_every_s = 0},
                    WorldComm())
           .ok());
-  LockstepSetup other = setup;
+  lockstep::LockstepSetup other = setup;
   other.seed = 7;
   Result<DistributedResult> refused =
       SearchLevels(other, options, ScaleOut{.resume_dir = dir}, WorldComm());
