@@ -23,6 +23,7 @@
 
 #include "base/flags.h"
 #include "base/output_file.h"
+#include "checker/cli/scale_bench.h"
 #include "checker/engine/liveness.h"
 #include "checker/engine/search.h"
 #include "checker/lockstep/lockstep.h"
@@ -564,6 +565,9 @@ Result<SpinRun> RunSpin(const model::Config& config,
 int RunBenchCommand(const std::vector<std::string>& args, std::ostream& out,
                     std::ostream& err) {
   for (const std::string& arg : args) {
+    if (arg == "--distributed") return RunScaleBench(args, out, err);
+  }
+  for (const std::string& arg : args) {
     if (arg == "--help" || arg == "-h") {
       out << "usage: memwal-check bench [--preset tiny|small|medium|large] "
              "[--reps N] [--threads N]\n"
@@ -572,7 +576,9 @@ int RunBenchCommand(const std::vector<std::string>& args, std::ostream& out,
              "Promela model and our\nfingerprint-mode search on the same "
              "bounds, N repetitions each (median), and\nprints states/s, "
              "their ratio, bytes per stored state, thread speed-up and the\n"
-             "lockstep search's transitions/s with its time shares.\n";
+             "lockstep search's transitions/s with its time shares.\n"
+             "bench --distributed [--json]: the distributed search under "
+             "mpirun -np 1 and 2\n(checker/scale_bench.h).\n";
       return 0;
     }
   }

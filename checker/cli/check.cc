@@ -2,6 +2,7 @@
 #include "checker/cli/check.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <sstream>
 #include <thread>
@@ -327,6 +328,27 @@ void RunLiveness(const CheckOptions& check, const RunOptions& run,
                               .states = live.states_on_trace};
 }
 
+json DistributedJson(const CheckRun& done) {
+  const engine::DistributedStats& levels = *done.distributed;
+  const engine::Stats& stats = done.result.stats;
+  const double states =
+      static_cast<double>(std::max<uint64_t>(1, stats.states_distinct));
+  return json{{"ranks", levels.ranks},
+              {"bytes_exchanged", levels.bytes_exchanged},
+              {"bytes_exchanged_per_state",
+               static_cast<double>(levels.bytes_exchanged) / states},
+              {"states_per_rank", levels.states_per_rank},
+              {"expanded_per_rank", levels.expanded_per_rank},
+              {"states_per_second_per_rank",
+               stats.seconds > 0 ? static_cast<double>(stats.states_distinct) /
+                                       stats.seconds / levels.ranks
+                                 : 0.0},
+              {"worlds_rederived", levels.worlds_rederived},
+              {"rederive_seconds", levels.rederive_seconds},
+              {"snapshots", levels.snapshots},
+              {"resumed_level", levels.resumed_level}};
+}
+
 }  // namespace
 
 std::string LockstepHelp() {
@@ -360,7 +382,8 @@ std::string LockstepHelp() {
          "  --continue       bfs: go on after a violation and report every "
          "distinct broken\n"
          "                   invariant with its shortest trace (TLC's "
-         "-continue)\n";
+         "-continue)\n" +
+         engine::ScaleOutHelp();
 }
 
 std::string LockstepCommandLine(const CheckOptions& check,
@@ -406,11 +429,14 @@ Result<CheckRun> RunCheckSearch(const CheckOptions& given,
   MEMWAL_RETURN_IF_ERROR(RefuseContradictions(given, run));
   CheckRun done{.check = given};
   CheckOptions& check = done.check;
+  // Under mpirun, rank 0 alone reports and writes files.
+  const bool rank0 = !run.scale_out.active() || engine::WorldRank() == 0;
   engine::CatchInterrupts();
   done.env_note = EnableRequiredEnv(&check.config, run.impl_only_bugs);
-  if (!done.env_note.empty()) err << "memwal-check: " << done.env_note << "\n";
-  err << "seed=" << check.seed << "\n";
-  if (!check.json) {
+  if (!done.env_note.empty() && rank0)
+    err << "memwal-check: " << done.env_note << "\n";
+  if (rank0) err << "seed=" << check.seed << "\n";
+  if (!check.json && rank0) {
     out << "seed=" << check.seed
         << "\nconfig: " << model::ToString(check.config)
         << "\nimpl-only bugs: " << report::BugNames(run.impl_only_bugs).dump()
@@ -420,7 +446,17 @@ Result<CheckRun> RunCheckSearch(const CheckOptions& given,
   engine::Options search = SearchOptionsOf(check, run);
   const bool terminal = &err == &std::cerr && isatty(2);
   if (terminal) search.status = &err;
-  done.result = engine::Search(SetupOf(check, run), search);
+  if (run.scale_out.active()) {
+    MEMWAL_ASSIGN_OR_RETURN(
+        engine::DistributedResult levels,
+        engine::SearchLevels(SetupOf(check, run), search, run.scale_out,
+                             engine::WorldComm()));
+    done.result = std::move(levels.result);
+    done.distributed = levels.dist;
+  } else {
+    done.result = engine::Search(SetupOf(check, run), search);
+  }
+  if (!rank0) return done;
   if (run.liveness && done.result.verdict == engine::Verdict::kOk)
     RunLiveness(check, run, &done.result);
   if (done.result.violation && HasTrace(*done.result.violation)) {
@@ -458,10 +494,26 @@ int ReportCheckRun(const CheckRun& done, const RunOptions& run,
     if (run.keep_going) document["violations"] = ViolationsJson(done);
     for (const auto& [key, value] : extras.fields.items())
       document[key] = value;
+    if (done.distributed) document["distributed"] = DistributedJson(done);
     out << document.dump() << "\n";
   } else {
     PrintText(check, run, result, files, out);
     if (run.keep_going) PrintMoreViolations(done, run, out);
+    if (done.distributed) {
+      const json levels = DistributedJson(done);
+      char per_state[32];
+      std::snprintf(per_state, sizeof(per_state), "%.1f",
+                    levels["bytes_exchanged_per_state"].get<double>());
+      out << "ranks: " << levels["ranks"] << ", bytes exchanged "
+          << levels["bytes_exchanged"] << " (" << per_state
+          << " per state), lockstep Worlds re-derived "
+          << levels["worlds_rederived"];
+      if (levels["resumed_level"] != 0)
+        out << ", resumed at level " << levels["resumed_level"];
+      if (levels["snapshots"] != 0)
+        out << ", snapshots " << levels["snapshots"];
+      out << "\n";
+    }
     out << extras.text;
   }
   if (!run.html_dir.empty()) {
@@ -485,11 +537,20 @@ int ReportCheckRun(const CheckRun& done, const RunOptions& run,
 int RunLockstepCheck(const CheckOptions& given, const RunOptions& run,
                      std::ostream& out, std::ostream& err) {
   Result<CheckRun> done = RunCheckSearch(given, run, out, err);
+  const bool ranks = run.scale_out.active();
+  const bool rank0 = !ranks || engine::WorldRank() == 0;
+  int code = kExitUsage;
   if (!done.ok()) {
-    err << "memwal-check: " << done.status().message() << "\n";
-    return kExitUsage;
+    if (rank0) err << "memwal-check: " << done.status().message() << "\n";
+  } else if (rank0) {
+    code = ReportCheckRun(*done, run, CheckExtras{}, out, err);
   }
-  return ReportCheckRun(*done, run, CheckExtras{}, out, err);
+  if (!ranks) return code;
+  // Every rank waits for rank 0's report and exits with its code (mpirun
+  // aborts the job when a rank exits non-zero while others still run).
+  std::string text = std::to_string(code);
+  engine::WorldComm().Broadcast(&text, 0);
+  return std::stoi(text);
 }
 
 int RunLockstepReplay(const std::string& path, bool json_output,

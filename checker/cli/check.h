@@ -36,6 +36,7 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -44,6 +45,7 @@
 
 #include "base/status.h"
 #include "checker/cli/cli.h"
+#include "checker/engine/distributed.h"
 #include "checker/engine/search.h"
 #include "checker/engine/seen_set.h"
 #include "checker/report/trace.h"
@@ -74,6 +76,8 @@ struct CheckRun {
   // --continue: the trace and ITF files of every violation, in the order of
   // SearchResult::violations (the first is trace_file, itf_file).
   std::vector<std::pair<std::string, std::string>> files{};
+  // A run of the level engine (--distributed, --checkpoint, --resume).
+  std::optional<engine::DistributedStats> distributed{};
 };
 
 // Runs the search of `check` (the text header goes to `out` unless --json).

@@ -178,6 +178,26 @@ std::vector<Flag> CheckFlagSet::Flags() {
                return Status::Ok();
              }),
   };
+  // --distributed, --checkpoint, --checkpoint-every, --resume (the level
+  // engine's own parser, checker/engine/distributed.h).
+  for (const auto& [name, valued] : {std::pair{"--distributed", false},
+                                     {"--checkpoint", true},
+                                     {"--checkpoint-every", true},
+                                     {"--resume", true},
+                                     {"--pause-after-snapshot", true}}) {
+    flags.push_back(
+        Flag{.name = name,
+             .takes_value = valued,
+             .apply = [this, flag = std::string(name)](std::string_view value) {
+               return engine::ParseScaleOutFlag(
+                          flag,
+                          [value](std::string_view) -> Result<std::string> {
+                            return std::string(value);
+                          },
+                          &run.scale_out)
+                   .status();
+             }});
+  }
   return flags;
 }
 

@@ -15,6 +15,7 @@
 
 #include "base/flags.h"
 #include "base/status.h"
+#include "checker/engine/distributed.h"
 #include "checker/engine/search.h"
 #include "model/config.h"
 
@@ -59,6 +60,8 @@ struct RunOptions {
   std::string html_dir{};    // empty: no HTML pages
   bool walks_given = false;  // --walks or --depth was on the command line
   bool keep_going = false;   // --continue (bfs): every distinct violation
+  // --distributed, --checkpoint, --resume (checker/engine/distributed.h).
+  engine::ScaleOut scale_out{};
 };
 
 struct ReplayOptions {

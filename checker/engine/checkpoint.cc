@@ -1,0 +1,248 @@
+// Atomic snapshots of a search (checker/engine/checkpoint.h).
+#include "checker/engine/checkpoint.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+namespace memwal::checker::engine {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kMagic = "memwal-check snapshot 1";
+
+std::string LevelName(uint64_t level) {
+  char name[32];
+  std::snprintf(name, sizeof(name), "%08llu",
+                static_cast<unsigned long long>(level));
+  return name;
+}
+
+Status SyncPath(const std::string& path, bool directory) {
+  const int fd =
+      ::open(path.c_str(), directory ? O_RDONLY | O_DIRECTORY : O_RDONLY);
+  if (fd < 0)
+    return Status::IoError("cannot open " + path + ": " + std::strerror(errno));
+  const int synced = ::fsync(fd);
+  ::close(fd);
+  if (synced != 0)
+    return Status::IoError("cannot fsync " + path + ": " +
+                           std::strerror(errno));
+  return Status::Ok();
+}
+
+Status WriteSynced(const std::string& path, std::string_view bytes) {
+  {
+    std::ofstream file(path, std::ios::binary | std::ios::trunc);
+    file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    file.close();
+    if (!file) return Status::IoError("cannot write " + path);
+  }
+  return SyncPath(path, false);
+}
+
+Result<std::string> ReadWhole(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Status::IoError("cannot read " + path);
+  std::ostringstream bytes;
+  bytes << file.rdbuf();
+  return bytes.str();
+}
+
+// The same status on every rank: the first failing rank's message.
+Status Agree(Comm& comm, const Status& mine) {
+  const uint64_t failed = comm.AllReduce(mine.ok() ? 0 : 1, Reduce::kSum);
+  if (failed == 0) return Status::Ok();
+  const std::vector<uint64_t> bad = comm.AllGather(mine.ok() ? 0 : 1);
+  int root = 0;
+  while (bad[root] == 0) ++root;
+  std::string message = mine.ok() ? "" : mine.message();
+  uint64_t code = mine.ok() ? 0 : static_cast<uint64_t>(mine.code());
+  comm.Broadcast(&message, root);
+  std::string code_text = std::to_string(code);
+  comm.Broadcast(&code_text, root);
+  switch (static_cast<StatusCode>(std::stoull(code_text))) {
+    case StatusCode::kInvalidArgument:
+      return Status::InvalidArgument(message);
+    case StatusCode::kCorruption:
+      return Status::Corruption(message);
+    default:
+      return Status::IoError(message);
+  }
+}
+
+}  // namespace
+
+uint64_t Checksum64(std::string_view bytes) {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const char c : bytes) {
+    hash ^= static_cast<uint8_t>(c);
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
+void Encoder::U64(uint64_t value) {
+  char bytes[8];
+  for (int k = 0; k < 8; ++k) bytes[k] = static_cast<char>(value >> (8 * k));
+  out_.append(bytes, 8);
+}
+
+void Encoder::Bytes(std::string_view bytes) {
+  U64(bytes.size());
+  out_.append(bytes);
+}
+
+bool Decoder::U64(uint64_t* value) {
+  if (!ok_ || in_.size() - at_ < 8) return ok_ = false;
+  *value = 0;
+  for (int k = 0; k < 8; ++k)
+    *value |= uint64_t{static_cast<uint8_t>(in_[at_ + k])} << (8 * k);
+  at_ += 8;
+  return true;
+}
+
+bool Decoder::Bytes(std::string* bytes) {
+  uint64_t size = 0;
+  if (!U64(&size)) return false;
+  if (in_.size() - at_ < size) return ok_ = false;
+  bytes->assign(in_.substr(at_, size));
+  at_ += size;
+  return true;
+}
+
+Status WriteSnapshot(Comm& comm, const std::string& dir, uint64_t config_hash,
+                     uint64_t level, const std::string& payload) {
+  const std::string temp = (fs::path(dir) / (".tmp-" + LevelName(level)));
+  const std::string file = "rank-" + std::to_string(comm.rank());
+  Status status = Status::Ok();
+  if (comm.rank() == 0) {
+    std::error_code error;
+    fs::create_directories(dir, error);
+    fs::remove_all(temp, error);
+    fs::create_directories(temp, error);
+    if (error)
+      status =
+          Status::IoError("cannot create " + temp + ": " + error.message());
+  }
+  MEMWAL_RETURN_IF_ERROR(Agree(comm, status));
+  status = WriteSynced((fs::path(temp) / file).string(), payload);
+  MEMWAL_RETURN_IF_ERROR(Agree(comm, status));
+  const std::vector<uint64_t> sizes = comm.AllGather(payload.size());
+  const std::vector<uint64_t> sums = comm.AllGather(Checksum64(payload));
+  if (comm.rank() == 0) {
+    std::ostringstream manifest;
+    manifest << kMagic << "\nconfig " << config_hash << "\nranks "
+             << comm.size() << "\nlevel " << level << "\n";
+    for (int r = 0; r < comm.size(); ++r)
+      manifest << "rank-" << r << " " << sizes[r] << " " << sums[r] << "\n";
+    std::string text = manifest.str();
+    text += "checksum " + std::to_string(Checksum64(text)) + "\n";
+    const std::string final_dir =
+        (fs::path(dir) / ("snapshot-" + LevelName(level))).string();
+    status = WriteSynced((fs::path(temp) / "MANIFEST").string(), text);
+    if (status.ok()) status = SyncPath(temp, true);
+    std::error_code error;
+    if (status.ok()) {
+      fs::remove_all(final_dir, error);
+      fs::rename(temp, final_dir, error);
+      if (error)
+        status =
+            Status::IoError("cannot rename " + temp + ": " + error.message());
+    }
+    if (status.ok()) status = SyncPath(dir, true);
+    const std::string current = (fs::path(dir) / "CURRENT").string();
+    if (status.ok())
+      status =
+          WriteSynced(current + ".tmp", "snapshot-" + LevelName(level) + "\n");
+    if (status.ok()) {
+      fs::rename(current + ".tmp", current, error);
+      if (error)
+        status = Status::IoError("cannot rename " + current + ": " +
+                                 error.message());
+    }
+    if (status.ok()) status = SyncPath(dir, true);
+    if (status.ok()) {
+      // Older snapshots (and abandoned temporary directories).
+      for (const fs::directory_entry& entry :
+           fs::directory_iterator(dir, error)) {
+        const std::string name = entry.path().filename().string();
+        if (entry.path() != fs::path(final_dir) &&
+            (name.starts_with("snapshot-") || name.starts_with(".tmp-")))
+          fs::remove_all(entry.path(), error);
+      }
+    }
+  }
+  return Agree(comm, status);
+}
+
+Result<Snapshot> ReadSnapshot(Comm& comm, const std::string& dir,
+                              uint64_t config_hash) {
+  Snapshot snapshot;
+  auto read = [&]() -> Status {
+    const std::string where = "snapshot " + dir;
+    Result<std::string> current = ReadWhole((fs::path(dir) / "CURRENT"));
+    if (!current.ok())
+      return Status::InvalidArgument(where + " has no CURRENT: not a snapshot");
+    std::string name = *current;
+    while (!name.empty() && name.back() == '\n') name.pop_back();
+    if (name.find('/') != std::string::npos || !name.starts_with("snapshot-"))
+      return Status::Corruption(where + ": CURRENT is corrupt");
+    const fs::path snap = fs::path(dir) / name;
+    Result<std::string> manifest = ReadWhole((snap / "MANIFEST").string());
+    if (!manifest.ok())
+      return Status::Corruption(where + ": " + name + "/MANIFEST is missing");
+    const std::size_t sum_at = manifest->rfind("checksum ");
+    if (sum_at == std::string::npos ||
+        manifest->substr(sum_at) !=
+            "checksum " +
+                std::to_string(Checksum64(manifest->substr(0, sum_at))) + "\n")
+      return Status::Corruption(where + ": the manifest's checksum differs");
+    std::istringstream lines(manifest->substr(0, sum_at));
+    std::string magic;
+    std::getline(lines, magic);
+    if (magic != kMagic)
+      return Status::Corruption(where + ": not a memwal-check snapshot");
+    std::string key;
+    uint64_t config = 0;
+    int ranks = 0;
+    if (!(lines >> key >> config) || key != "config" ||
+        !(lines >> key >> ranks) || key != "ranks" ||
+        !(lines >> key >> snapshot.level) || key != "level")
+      return Status::Corruption(where + ": the manifest is corrupt");
+    if (config != config_hash)
+      return Status::InvalidArgument(where +
+                                     " is of another configuration (its hash " +
+                                     std::to_string(config) + ", this run's " +
+                                     std::to_string(config_hash) + ")");
+    if (ranks != comm.size())
+      return Status::InvalidArgument(
+          where + " was written by " + std::to_string(ranks) +
+          " ranks; resume it with " + std::to_string(ranks));
+    uint64_t size = 0;
+    uint64_t sum = 0;
+    for (int r = 0; r <= comm.rank(); ++r) {
+      if (!(lines >> key >> size >> sum) || key != "rank-" + std::to_string(r))
+        return Status::Corruption(where + ": the manifest is corrupt");
+    }
+    Result<std::string> payload =
+        ReadWhole((snap / ("rank-" + std::to_string(comm.rank()))).string());
+    if (!payload.ok() || payload->size() != size || Checksum64(*payload) != sum)
+      return Status::Corruption(where + ": rank-" +
+                                std::to_string(comm.rank()) +
+                                " does not match its size and checksum");
+    snapshot.payload = std::move(*payload);
+    return Status::Ok();
+  };
+  MEMWAL_RETURN_IF_ERROR(Agree(comm, read()));
+  return snapshot;
+}
+
+}  // namespace memwal::checker::engine
