@@ -64,6 +64,7 @@ Result<bool> ParseBoundFlag(std::string_view flag, Args* args,
   if (flag == "--indexes") field = &bounds->indexes;
   if (flag == "--commits") field = &bounds->commits;
   if (flag == "--inflight") field = &bounds->inflight;
+  if (flag == "--reinstalls") field = &bounds->reinstalls;
   if (field == nullptr) return false;
   MEMWAL_ASSIGN_OR_RETURN(const std::string value, args->Value(flag));
   MEMWAL_ASSIGN_OR_RETURN(*field, ParseBound(flag, value));
@@ -140,7 +141,7 @@ Result<bool> ParseRunFlag(std::string_view flag, Args* args,
 Result<Command> ParseCheck(Args* args) {
   Command command{.kind = Command::Kind::kCheck};
   CheckOptions& options = command.check;
-  model::Bounds overrides{-1, -1, -1, -1, -1, -1};
+  model::Bounds overrides{-1, -1, -1, -1, -1, -1, -1};
   while (!args->Done()) {
     const std::string flag = args->Next();
     if (flag == "--help" || flag == "-h")
@@ -166,7 +167,8 @@ Result<Command> ParseCheck(Args* args) {
                               {&b.fragments, overrides.fragments},
                               {&b.indexes, overrides.indexes},
                               {&b.commits, overrides.commits},
-                              {&b.inflight, overrides.inflight}}) {
+                              {&b.inflight, overrides.inflight},
+                              {&b.reinstalls, overrides.reinstalls}}) {
     if (value >= 0) *field = value;
   }
   MEMWAL_RETURN_IF_ERROR(model::CheckConfig(options.config));
@@ -257,6 +259,8 @@ std::string CheckHelp() {
           "                   and 2 indexes: what ./memwal check runs)\n"
           "  --shards N --generations N --fragments N --indexes N --commits N "
           "--inflight N\n"
+          "  --reinstalls N   at most N MemWAL re-installs (R39) per run "
+          "(gate: 1, others: 0)\n"
           "                   override single bounds of the preset\n"
           "run:\n"
           "  (lockstep, modes, threads, liveness: see the options after the "
@@ -311,6 +315,8 @@ std::string CheckCommandLine(const CheckOptions& options) {
          << c.bounds.generations << " --fragments " << c.bounds.fragments
          << " --indexes " << c.bounds.indexes << " --commits "
          << c.bounds.commits << " --inflight " << c.bounds.inflight;
+    if (c.bounds.reinstalls != 0)
+      line << " --reinstalls " << c.bounds.reinstalls;
   }
   if (options.explore.mode == SearchMode::kDfs) line << " --mode dfs";
   line << " --seed " << options.seed;
