@@ -223,7 +223,9 @@ std::string ToString(const Config& config) {
          " indexes=" + std::to_string(b.indexes) +
          " commits=" + std::to_string(b.commits) +
          " inflight=" + std::to_string(b.inflight) +
-         " reinstalls=" + std::to_string(b.reinstalls) + ")";
+         (b.reinstalls != 0 ? " reinstalls=" + std::to_string(b.reinstalls)
+                            : std::string()) +
+         ")";
 }
 
 }  // namespace memwal::model

@@ -16,7 +16,8 @@ namespace {
 using model::Action;
 using model::Outcome;
 
-LockstepSetup Setup(int reinstalls, int commits = 4, int generations = 1) {
+LockstepSetup ReinstallSetup(int reinstalls, int commits = 4,
+                             int generations = 1) {
   LockstepSetup setup;
   setup.config.protocol = model::Protocol::kUnconditional;
   setup.config.bounds = model::GateBounds();
@@ -53,8 +54,14 @@ std::vector<Outcome> Lockstep(const LockstepSetup& setup,
 TEST(LockstepReinstall, TheGateExploresTheReinstallFromInit) {
   model::Config gate;
   gate.bounds = model::GateBounds();
+  // Under `derived` (the gate's protocol) once the table is activated.
+  model::Outcome outcome;
+  model::State state =
+      model::Apply(gate, model::Init(gate.bounds), model::Activate{}, &outcome);
+  state = model::Apply(gate, state, model::Commit{0}, &outcome);
+  ASSERT_EQ(outcome, Outcome::kPublished);
   std::vector<Action> enabled;
-  model::EnabledActions(gate, model::Init(gate.bounds), &enabled);
+  model::EnabledActions(gate, state, &enabled);
   bool found = false;
   for (const Action& action : enabled)
     found = found || std::holds_alternative<model::ReinstallMemWal>(action);
@@ -66,7 +73,7 @@ TEST(LockstepReinstall, TheGateExploresTheReinstallFromInit) {
 TEST(LockstepReinstall, RebasedOverACompactionBothSidesReplaceThatProgress) {
   model::State last;
   const std::vector<Outcome> outcomes = Lockstep(
-      Setup(1),
+      ReinstallSetup(1),
       {model::FlushMemTable{0}, model::ReinstallMemWal{},
        model::CompactSsTable{0, true}, model::Commit{1}, model::Commit{0}},
       &last);
@@ -80,7 +87,7 @@ TEST(LockstepReinstall, RebasedOverACompactionBothSidesReplaceThatProgress) {
 TEST(LockstepReinstall, RebasedOverAProgressCommitBothSidesKeepIt) {
   model::State last;
   const std::vector<Outcome> outcomes =
-      Lockstep(Setup(1),
+      Lockstep(ReinstallSetup(1),
                {model::FlushMemTable{0}, model::CompactSsTable{0, false},
                 model::Commit{0}, model::ReinstallMemWal{},
                 model::RecordProgress{0}, model::Commit{1}, model::Commit{0}},
@@ -91,13 +98,14 @@ TEST(LockstepReinstall, RebasedOverAProgressCommitBothSidesKeepIt) {
 }
 
 TEST(LockstepReinstall, ANewerProgressCommitMeetingAnInstallRetriesOnBoth) {
-  const std::vector<Outcome> outcomes = Lockstep(
-      Setup(1, 6, 2), {model::FlushMemTable{0}, model::FlushMemTable{0},
-                       model::CompactSsTable{0, false}, model::Commit{0},
-                       model::RecordProgress{0}, model::Commit{0},
-                       model::CompactSsTable{0, false}, model::Commit{0},
-                       model::ReinstallMemWal{}, model::RecordProgress{0},
-                       model::Commit{0}, model::Commit{0}});
+  const std::vector<Outcome> outcomes =
+      Lockstep(ReinstallSetup(1, 6, 2),
+               {model::FlushMemTable{0}, model::FlushMemTable{0},
+                model::CompactSsTable{0, false}, model::Commit{0},
+                model::RecordProgress{0}, model::Commit{0},
+                model::CompactSsTable{0, false}, model::Commit{0},
+                model::ReinstallMemWal{}, model::RecordProgress{0},
+                model::Commit{0}, model::Commit{0}});
   ASSERT_EQ(outcomes.size(), 12u);
   EXPECT_EQ(outcomes[10], Outcome::kPublished);
   EXPECT_EQ(outcomes[11], Outcome::kRetry);
@@ -106,7 +114,7 @@ TEST(LockstepReinstall, ANewerProgressCommitMeetingAnInstallRetriesOnBoth) {
 // The other install is env foreign's MemWAL reset (R62): Lance's two
 // installs of the singleton system index.
 TEST(LockstepReinstall, AnInstallMeetingAMemWalResetRetriesOnBoth) {
-  LockstepSetup setup = Setup(1);
+  LockstepSetup setup = ReinstallSetup(1);
   setup.config.env = model::Env::kForeign;
   const std::vector<Outcome> outcomes =
       Lockstep(setup, {model::FlushMemTable{0}, model::CompactSsTable{0, true},
@@ -117,9 +125,10 @@ TEST(LockstepReinstall, AnInstallMeetingAMemWalResetRetriesOnBoth) {
 }
 
 TEST(LockstepReinstall, RebasedOverARestoreIsRefusedOnBoth) {
-  const std::vector<Outcome> outcomes = Lockstep(
-      Setup(1), {model::Append{}, model::Commit{0}, model::ReinstallMemWal{},
-                 model::Restore{1}, model::Commit{0}});
+  const std::vector<Outcome> outcomes =
+      Lockstep(ReinstallSetup(1),
+               {model::Append{}, model::Commit{0}, model::ReinstallMemWal{},
+                model::Restore{1}, model::Commit{0}});
   ASSERT_EQ(outcomes.size(), 5u);
   EXPECT_EQ(outcomes[4], Outcome::kRefused);
 }
