@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "checker/lockstep.h"
+#include "checker/trace.h"
 #include "model/actions.h"
 #include "model/bounds.h"
 
@@ -131,6 +132,25 @@ TEST(LockstepReinstall, RebasedOverARestoreIsRefusedOnBoth) {
                 model::Restore{1}, model::Commit{0}});
   ASSERT_EQ(outcomes.size(), 5u);
   EXPECT_EQ(outcomes[4], Outcome::kRefused);
+}
+
+// A trace's config carries the bound only when set, so older traces (no
+// "reinstalls" key) still read, as 0.
+TEST(LockstepReinstall, TheReinstallBoundRoundTripsThroughATracesConfig) {
+  model::Config gate;
+  gate.bounds = model::GateBounds();
+  // Through text, as a trace file is read.
+  const nlohmann::json json = nlohmann::json::parse(ConfigToJson(gate).dump());
+  EXPECT_EQ(json["bounds"]["reinstalls"], 1);
+  const Result<model::Config> back = ConfigFromJson(json);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->bounds, gate.bounds);
+  model::Config tiny;
+  tiny.bounds = model::TinyBounds();
+  EXPECT_FALSE(ConfigToJson(tiny)["bounds"].contains("reinstalls"));
+  nlohmann::json bad = json;
+  bad["bounds"]["reinstalls"] = model::kReinstallsMax + 1;
+  EXPECT_FALSE(ConfigFromJson(bad).ok());
 }
 
 }  // namespace
