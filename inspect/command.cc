@@ -2,6 +2,7 @@
 // see inspect.h.
 #include <charconv>
 
+#include "base/flags.h"
 #include "base/output_file.h"
 #include "inspect/inspect.h"
 #include "inspect/render.h"
@@ -41,38 +42,24 @@ Result<uint64_t> ParseVersion(std::string_view text) {
   return value;
 }
 
-// Handles an option that takes a value; `*i` is advanced past it.
-Status ParseValued(const std::vector<std::string>& args, size_t* i, Args* out) {
-  const std::string& flag = args[*i];
-  if (*i + 1 >= args.size())
-    return Status::InvalidArgument(flag + " needs a value");
-  const std::string& value = args[++*i];
-  if (flag == "--version") {
-    MEMWAL_ASSIGN_OR_RETURN(out->options.version, ParseVersion(value));
-  } else {
-    MEMWAL_ASSIGN_OR_RETURN(out->options.protocol, ParseProtocol(value));
-  }
-  return Status::Ok();
-}
-
 Result<Args> ParseArgs(const std::vector<std::string>& args) {
   Args out;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--json") {
-      out.json = true;
-    } else if (arg == "--help" || arg == "-h") {
-      out.help = true;
-    } else if (arg == "--version" || arg == "--protocol") {
-      MEMWAL_RETURN_IF_ERROR(ParseValued(args, &i, &out));
-    } else if (arg.starts_with("-")) {
-      return Status::InvalidArgument("unknown option " + arg);
-    } else if (out.table_dir.empty()) {
-      out.table_dir = arg;
-    } else {
-      return Status::InvalidArgument("more than one TABLE_DIR (" + arg + ")");
-    }
-  }
+  const std::vector<Flag> flags = {
+      Switch("--json", [&out] { out.json = true; }),
+      Valued("--version",
+             [&out](std::string_view value) -> Status {
+               MEMWAL_ASSIGN_OR_RETURN(out.options.version,
+                                       ParseVersion(value));
+               return Status::Ok();
+             }),
+      Valued("--protocol", [&out](std::string_view value) -> Status {
+        MEMWAL_ASSIGN_OR_RETURN(out.options.protocol, ParseProtocol(value));
+        return Status::Ok();
+      })};
+  MEMWAL_ASSIGN_OR_RETURN(const ParsedFlags parsed,
+                          ParseFlags("inspect", args, flags, 1));
+  out.help = parsed.help;
+  if (!parsed.positional.empty()) out.table_dir = parsed.positional[0];
   if (out.table_dir.empty() && !out.help)
     return Status::InvalidArgument("missing TABLE_DIR");
   return out;
