@@ -6,16 +6,21 @@
 
 #include <vector>
 
-#include "checker/lockstep.h"
-#include "checker/trace.h"
+#include "checker/lockstep/lockstep.h"
+#include "checker/report/trace.h"
 #include "model/actions.h"
 #include "model/bounds.h"
 
 namespace memwal::checker {
 namespace {
 
+using lockstep::LockstepSetup;
+using lockstep::ReplayLockstep;
+using lockstep::ReplayResult;
 using model::Action;
 using model::Outcome;
+using report::ConfigFromJson;
+using report::ConfigToJson;
 
 LockstepSetup ReinstallSetup(int reinstalls, int commits = 4,
                              int generations = 1) {
