@@ -41,6 +41,7 @@ constexpr std::array<KindFields, kActionKinds> kFields = {{
     {"ResetMemWal", {"", ""}, 0},
     {"DropMemWal", {"", ""}, 0},
     {"ForeignCompaction", {"shard", ""}, 1},
+    {"ReinstallMemWal", {"", ""}, 0},
 }};
 
 Result<int> ParseField(const nlohmann::json& json, std::string_view kind,

@@ -11,12 +11,30 @@ namespace memwal::model {
 namespace {
 
 constexpr std::array<std::string_view, kActionKinds> kKindNames = {
-    "FlushMemTable",    "RetireSsTable",   "RetireDecide",     "RetireExecute",
-    "Append",           "DeleteFragment",  "CompactSsTable",   "UpdateColumns",
-    "RewriteFragments", "CreateIndex",     "OptimizeIndex",    "DropIndex",
-    "RecordProgress",   "Activate",        "Commit",           "Restore",
-    "ShallowClone",     "CleanupVersions", "ForeignHalfSet",   "CallerAdvance",
-    "ResetMemWal",      "DropMemWal",      "ForeignCompaction"};
+    "FlushMemTable",
+    "RetireSsTable",
+    "RetireDecide",
+    "RetireExecute",
+    "Append",
+    "DeleteFragment",
+    "CompactSsTable",
+    "UpdateColumns",
+    "RewriteFragments",
+    "CreateIndex",
+    "OptimizeIndex",
+    "DropIndex",
+    "RecordProgress",
+    "Activate",
+    "Commit",
+    "Restore",
+    "ShallowClone",
+    "CleanupVersions",
+    "ForeignHalfSet",
+    "CallerAdvance",
+    "ResetMemWal",
+    "DropMemWal",
+    "ForeignCompaction",
+    "ReinstallMemWal"};
 
 // R60: Lance refuses to open a half-set manifest [P §2.3], so on a half-set
 // head no writer can begin, restore, clone or clean up, and GC cannot decide;
@@ -112,6 +130,12 @@ void OfferEnv(const Config& config, const State& state,
     Offer(config, state, ForeignCompaction{s}, out);
 }
 
+// R39, after section 10 so that every older kind enumerates as before.
+void OfferReinstall(const Config& config, const State& state,
+                    std::vector<Action>* out) {
+  Offer(config, state, ReinstallMemWal{}, out);
+}
+
 std::string Field(std::string_view name, int value) {
   return std::string(name) + "=" + std::to_string(value);
 }
@@ -194,6 +218,7 @@ bool KindApplies(const Config& config, int kind) {
     return IsForeign(config) && IsBitProtocol(config.protocol);
   if (kind == kIndex(CallerAdvance{}) || kind == kIndex(DropMemWal{}))
     return IsForeign(config) && config.protocol == Protocol::kAdvance;
+  if (kind == kIndex(ReinstallMemWal{})) return config.bounds.reinstalls > 0;
   if (kind == kIndex(ResetMemWal{})) {
     return IsForeign(config) && (config.protocol == Protocol::kDerived ||
                                  config.protocol == Protocol::kUnconditional);
@@ -231,6 +256,7 @@ void EnabledActions(const Config& config, const State& state,
   OfferBegins(config, state, out);
   OfferTable(config, state, out);
   OfferEnv(config, state, out);
+  OfferReinstall(config, state, out);
 }
 
 std::string_view KindName(int kind) {
@@ -327,6 +353,8 @@ Action MakeAction(int kind, const std::array<int, 2>& v) {
       return DropMemWal{};
     case 22:
       return ForeignCompaction{v[0]};
+    case 23:
+      return ReinstallMemWal{};
   }
   MEMWAL_ASSERT(false && "action kind out of range");
   return Append{};

@@ -227,13 +227,24 @@ struct ForeignCompaction {
                          const ForeignCompaction&) = default;
 };
 
+// R39. Begins re-installing __lance_mem_wal: a CreateIndex whose new system
+// index carries the details it read (lance #9335 replaces the maintained-index
+// set and keeps the progress). Abstracts initialize_mem_wal on a table that
+// has one; the begin only reads the head. Last in `Action` so that the older
+// kinds keep their numbers; enabled while fewer than Bounds::reinstalls are in
+// flight or published.
+struct ReinstallMemWal {
+  friend bool operator==(const ReinstallMemWal&,
+                         const ReinstallMemWal&) = default;
+};
+
 using Action =
     std::variant<FlushMemTable, RetireSsTable, RetireDecide, RetireExecute,
                  Append, DeleteFragment, CompactSsTable, UpdateColumns,
                  RewriteFragments, CreateIndex, OptimizeIndex, DropIndex,
                  RecordProgress, Activate, Commit, Restore, ShallowClone,
                  CleanupVersions, ForeignHalfSet, CallerAdvance, ResetMemWal,
-                 DropMemWal, ForeignCompaction>;
+                 DropMemWal, ForeignCompaction, ReinstallMemWal>;
 inline constexpr int kActionKinds =
     static_cast<int>(std::variant_size_v<Action>);
 

@@ -294,4 +294,34 @@ State Apply(const Config& config, State state, const Activate& action,
   return Begin(std::move(state), Txn{.kind = OpKind::kActivate}, outcome);
 }
 
+// R39: the head has __lance_mem_wal (R63 can drop it under env foreign), and
+// fewer than Bounds::reinstalls re-installs are in flight or published. Two
+// more bounds keep the gate within its time budget (measured at the gate:
+// 512,244 states without the action, 768,346 with only the count bound,
+// 532,580 with all three): the install begins with no other transaction in
+// flight (the others begin after it, so they read its read version or a later
+// one), and under the bit protocols only on an activated table (before
+// activation there is no progress or position for it to carry, R22, R28).
+bool IsEnabled(const Config& config, const State& state,
+               const ReinstallMemWal&) {
+  if (!CanBegin(config, state) || Head(state).mem_wal_dropped) return false;
+  if (state.inflight_count != 0) return false;
+  if (IsBitProtocol(config.protocol) && !state.activated) return false;
+  int reinstalls = 0;
+  for (int v = 0; v < state.version_count; ++v)
+    reinstalls += state.versions[v].op.kind == OpKind::kReinstallMemWal;
+  for (int t = 0; t < state.inflight_count; ++t)
+    reinstalls += state.inflight[t].kind == OpKind::kReinstallMemWal;
+  return reinstalls < config.bounds.reinstalls;
+}
+
+// R39: the new system index carries the details of the read version (its
+// compacted and catchup), which Commit takes from the history.
+State Apply(const Config& config, State state, const ReinstallMemWal& action,
+            Outcome* outcome) {
+  MEMWAL_ASSERT(IsEnabled(config, state, action));
+  return Begin(std::move(state), Txn{.kind = OpKind::kReinstallMemWal},
+               outcome);
+}
+
 }  // namespace memwal::model

@@ -25,6 +25,8 @@ Status CheckBounds(const Bounds& bounds) {
   MEMWAL_RETURN_IF_ERROR(CheckOne("commits", bounds.commits, 0, kCommitsMax));
   MEMWAL_RETURN_IF_ERROR(
       CheckOne("inflight", bounds.inflight, 0, kInflightMax));
+  MEMWAL_RETURN_IF_ERROR(
+      CheckOne("reinstalls", bounds.reinstalls, 0, kReinstallsMax));
   return Status::Ok();
 }
 
@@ -74,14 +76,16 @@ Bounds LargeBounds() {
 
 // The default gate of ./memwal check (about 512k states with symmetry): tiny's
 // bounds with two shards and two indexes, so that a position looked up for the
-// wrong shard and a watermark taking the wrong index's position are in reach.
+// wrong shard and a watermark taking the wrong index's position are in reach,
+// and one MemWAL re-install (R39), so the default check explores it.
 Bounds GateBounds() {
   return Bounds{.shards = 2,
                 .generations = 1,
                 .fragments = 2,
                 .indexes = 2,
                 .commits = 4,
-                .inflight = 2};
+                .inflight = 2,
+                .reinstalls = 1};
 }
 
 Result<Bounds> ParsePreset(std::string_view name) {

@@ -24,6 +24,7 @@ inline constexpr int kCommitsMax =
 inline constexpr int kInflightMax = 3;
 inline constexpr int kVersionsMax = kCommitsMax + 1;
 inline constexpr int kSegmentsMax = 2;  // segments per index (R2)
+inline constexpr int kReinstallsMax = 2;
 
 struct Bounds {
   int shards = 1;
@@ -32,6 +33,10 @@ struct Bounds {
   int indexes = 1;
   int commits = 1;
   int inflight = 1;
+  // R39: MemWAL re-installs (ReinstallMemWal) in flight plus published in the
+  // history at most this many; 0 switches the action off. Only `gate` sets it
+  // (to 1), so tiny..large and their SPIN rendition explore as before.
+  int reinstalls = 0;
 
   friend bool operator==(const Bounds&, const Bounds&) = default;
 };

@@ -18,10 +18,16 @@ uint8_t SecondName(const Config& config, const Txn& txn) {
   return static_cast<uint8_t>(1 + (txn.index + 1) % config.bounds.indexes);
 }
 
-Proposal ProposalOf(const Config& config, const Txn& txn) {
+Proposal ProposalOf(const Config& config, const State& state, const Txn& txn) {
   Proposal p{.op = Classify(txn.kind), .index = txn.index};
   p.names = IndexNamesOf(
       static_cast<uint8_t>(txn.index | (SecondName(config, txn) << 4)));
+  if (txn.kind == OpKind::kReinstallMemWal) {
+    p.index = kForeignIndex;
+    p.names = 0;
+    p.installs = true;
+    p.details = VersionNumbered(state, txn.read_version).compacted;
+  }
   switch (txn.kind) {
     case OpKind::kDeleteFragment:
     case OpKind::kUpdateColumns:
@@ -109,25 +115,64 @@ Conflict IndexAgainst(const Op& c, const Proposal& t) {
   }
 }
 
+// R31 note b: a committed MemWAL install met by a progress commit is checked
+// like a progress commit, against the compacted_sstables of its details (the
+// version it published).
+Conflict DetailsCheck(const Version& installed, const Proposal& t) {
+  if (t.progress_generation == 0) return Conflict::kOk;
+  const uint8_t generation = installed.compacted[t.progress_shard];
+  if (generation == 0) return Conflict::kOk;
+  return generation >= t.progress_generation ? Conflict::kIncompatible
+                                             : Conflict::kRetryable;
+}
+
 // R31, row t = UpdateMemWalState.
-Conflict ProgressAgainst(const Op& c, const Proposal& t) {
+Conflict ProgressAgainst(const Version& committed, const Proposal& t) {
+  const Op& c = committed.op;
   switch (Classify(c.kind)) {
     case LanceOp::kUpdate:
     case LanceOp::kUpdateMemWalState:
       return ProgressCheck(c, t);
-    case LanceOp::kRewrite:
     case LanceOp::kCreateIndex:
+      return InstallsMemWal(c.kind) ? DetailsCheck(committed, t)
+                                    : Conflict::kOk;
+    case LanceOp::kRewrite:
       return Conflict::kOk;
     default:
       return Conflict::kIncompatible;
   }
 }
 
+// R31 note b, row t = a MemWAL install (R39): compatible with a committed
+// UpdateMemWalState, whose progress it merges into its details (per shard the
+// higher generation); retryable against another committed install; otherwise
+// as a CreateIndex that names no user index and has no user segment (so an
+// Update prunes nothing and a Rewrite meets no new segment). An Update's
+// progress is not merged: the details replace it (Lance's, README Findings).
+Conflict InstallAgainst(const Op& c, Proposal* t) {
+  switch (Classify(c.kind)) {
+    case LanceOp::kCreateIndex:
+      return RetryableIf(InstallsMemWal(c.kind));
+    case LanceOp::kUpdateMemWalState:
+      if (c.progress_generation > 0) {
+        uint8_t& mine = t->details[c.progress_shard];
+        mine = std::max(mine, c.progress_generation);
+      }
+      return Conflict::kOk;
+    case LanceOp::kRestore:
+      return Conflict::kIncompatible;
+    default:
+      return Conflict::kOk;
+  }
+}
+
 }  // namespace
 
-// R31: classifies the committed op `c` against the transaction `t`.
-Conflict Judge(const Op& c, const Proposal& t) {
+Conflict Judge(const Version& committed, Proposal* proposal) {
+  const Op& c = committed.op;
+  const Proposal& t = *proposal;
   MEMWAL_ASSERT(c.kind != OpKind::kInit);
+  if (t.installs) return InstallAgainst(c, proposal);
   switch (t.op) {
     case LanceOp::kAppend:
       return Classify(c.kind) == LanceOp::kUpdateMemWalState ||
@@ -142,7 +187,7 @@ Conflict Judge(const Op& c, const Proposal& t) {
     case LanceOp::kCreateIndex:
       return IndexAgainst(c, t);
     case LanceOp::kUpdateMemWalState:
-      return ProgressAgainst(c, t);
+      return ProgressAgainst(committed, t);
     default:
       MEMWAL_ASSERT(false && "a transaction is never Init or Restore");
       return Conflict::kIncompatible;
@@ -159,7 +204,7 @@ Conflict Rebase(const State& state, const Txn& txn, Proposal* t) {
   for (int v = 0; v < state.version_count; ++v) {
     const Op& c = state.versions[v].op;
     if (state.versions[v].number <= txn.read_version) continue;
-    const Conflict conflict = Judge(c, *t);
+    const Conflict conflict = Judge(state.versions[v], t);
     verdict = std::max(verdict, conflict);
     const bool prunes = t->op == LanceOp::kCreateIndex &&
                         c.kind == OpKind::kUpdateColumns && c.index == t->index;
@@ -319,6 +364,17 @@ bool OperationArm(const Config& config, const Txn& txn, const Proposal& t,
       // Section 8: the bug is in UpdateMemWalState's arm, which Activate is.
       if (Has(config, Bug::kProgressCommitDropsFragments)) next->live = 0;
       return true;
+    case OpKind::kReinstallMemWal:
+      // R39: the installed entry replaces every __lance_mem_wal of the head
+      // (one system index); its details are the read version's, merged with
+      // the progress commits the rebase met. The build's derivation takes its
+      // prior positions from them (CatchupStep).
+      next->compacted = t.details;
+      next->catchup = VersionNumbered(*state, txn.read_version).catchup;
+      next->mem_wal_dropped = false;
+      next->op.index = kForeignIndex;
+      next->op.fragments = head.number > txn.read_version ? 1 : 0;
+      return true;
     default:
       MEMWAL_ASSERT(false && "not a transaction kind");
       return false;
@@ -358,7 +414,12 @@ Advances AdvancesOf(const Config& config, const Txn& txn, const Version& read) {
 
 // R35 step 3.
 bool CatchupStep(const Config& config, const Txn& txn, const Version& read,
-                 const Version& head, Version* next) {
+                 const Version& given_head, Version* next) {
+  // Lance reads the prior positions from the system index after the operation
+  // [P §6.2]: the head's, except after a MemWAL install (R39), whose details
+  // bring their own.
+  Version head = given_head;
+  if (txn.kind == OpKind::kReinstallMemWal) head.catchup = next->catchup;
   switch (config.protocol) {
     case Protocol::kDerived:
     case Protocol::kUnconditional:
@@ -437,7 +498,7 @@ State Apply(const Config& config, State state, const Commit& action,
   MEMWAL_ASSERT(IsEnabled(config, state, action));
   const Txn txn = state.inflight[action.slot];
   state = WithoutSlot(std::move(state), action.slot);
-  Proposal t = ProposalOf(config, txn);
+  Proposal t = ProposalOf(config, state, txn);
   const Conflict verdict = Rebase(state, txn, &t);
   if (verdict != Conflict::kOk) {
     *outcome =

@@ -222,7 +222,10 @@ std::string ToString(const Config& config) {
          " fragments=" + std::to_string(b.fragments) +
          " indexes=" + std::to_string(b.indexes) +
          " commits=" + std::to_string(b.commits) +
-         " inflight=" + std::to_string(b.inflight) + ")";
+         " inflight=" + std::to_string(b.inflight) +
+         (b.reinstalls != 0 ? " reinstalls=" + std::to_string(b.reinstalls)
+                            : std::string()) +
+         ")";
 }
 
 }  // namespace memwal::model

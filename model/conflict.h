@@ -5,6 +5,7 @@
 #ifndef MEMWAL_MODEL_CONFLICT_H_
 #define MEMWAL_MODEL_CONFLICT_H_
 
+#include <array>
 #include <cstdint>
 
 #include "model/state.h"
@@ -25,12 +26,18 @@ struct Proposal {
   uint8_t progress_shard =
       0;  // compacted_sstables carried, if progress_generation > 0
   uint8_t progress_generation = 0;
+  // R39: a MemWAL install's details, compacted_sstables: the read version's,
+  // raised per shard by every UpdateMemWalState the rebase met (R31 note b).
+  bool installs = false;
+  std::array<uint8_t, kShardsMax> details{};
 };
 
-// R31: classifies the committed op `committed` against the transaction `t`.
-// REQUIRES: committed.kind != OpKind::kInit; t.op is neither kInit nor
+// R31: classifies the committed version `committed` (its op; for a committed
+// MemWAL install also its details) against the transaction `t`. A MemWAL
+// install merges the progress it meets into t->details (R31 note b).
+// REQUIRES: committed.op.kind != OpKind::kInit; t->op is neither kInit nor
 // kRestore.
-Conflict Judge(const Op& committed, const Proposal& t);
+Conflict Judge(const Version& committed, Proposal* t);
 
 }  // namespace memwal::model
 

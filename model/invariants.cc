@@ -154,14 +154,25 @@ bool NoRowIsLost(const Config&, const State& state) {
   return !metadata_only || last.before->live == last.after->live;
 }
 
-// CompactionNeverRegresses: unless the last commit is Restore or a MemWAL
-// reset (R62, as explicit as a restore), compacted grows pointwise. Prevents:
-// an old SSTable outranking newer base rows.
+// R39: a MemWAL re-install that published rebased. Its details are those of
+// its read version (plus the progress commits it met), so whatever an Update
+// or a derivation recorded in between is replaced: Lance's own behaviour,
+// reported in README's Findings and pinned by tests, not this protocol's.
+// An install that did not rebase is held to both invariants below.
+bool RebasedReinstall(const Version& after) {
+  return after.op.kind == OpKind::kReinstallMemWal && after.op.fragments != 0;
+}
+
+// CompactionNeverRegresses: unless the last commit is Restore, a MemWAL reset
+// (R62, as explicit as a restore) or a rebased re-install (R39, Lance's),
+// compacted grows pointwise. Prevents: an old SSTable outranking newer base
+// rows.
 bool CompactionNeverRegresses(const Config& config, const State& state) {
   const LastCommit last = Last(state);
   if (last.after == nullptr || last.after->op.kind == OpKind::kRestore ||
       last.after->op.kind == OpKind::kResetMemWal ||
-      last.after->op.kind == OpKind::kDropMemWal)
+      last.after->op.kind == OpKind::kDropMemWal ||
+      RebasedReinstall(*last.after))
     return true;
   for (int s = 0; s < config.bounds.shards; ++s) {
     if (last.after->compacted[s] < last.before->compacted[s]) return false;
@@ -196,7 +207,8 @@ bool UnchangedPositionsNeverDrop(const Config& config, const State& state) {
   if (last.after == nullptr) return true;
   const OpKind kind = last.after->op.kind;
   if (kind == OpKind::kRestore || kind == OpKind::kActivate ||
-      kind == OpKind::kResetMemWal || kind == OpKind::kDropMemWal)
+      kind == OpKind::kResetMemWal || kind == OpKind::kDropMemWal ||
+      RebasedReinstall(*last.after))
     return true;
   for (int i = 0; i < config.bounds.indexes; ++i) {
     if (last.before->segments[i] != last.after->segments[i]) continue;

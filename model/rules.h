@@ -59,6 +59,8 @@ bool IsEnabled(const Config& config, const State& state,
                const DropMemWal& action);
 bool IsEnabled(const Config& config, const State& state,
                const ForeignCompaction& action);
+bool IsEnabled(const Config& config, const State& state,
+               const ReinstallMemWal& action);
 
 State Apply(const Config& config, State state, const FlushMemTable& action,
             Outcome* outcome);
@@ -105,6 +107,8 @@ State Apply(const Config& config, State state, const ResetMemWal& action,
 State Apply(const Config& config, State state, const DropMemWal& action,
             Outcome* outcome);
 State Apply(const Config& config, State state, const ForeignCompaction& action,
+            Outcome* outcome);
+State Apply(const Config& config, State state, const ReinstallMemWal& action,
             Outcome* outcome);
 
 // Shared by begin.cc and table.cc: a step that commits a version (a transaction

@@ -226,6 +226,7 @@ LanceOp Classify(OpKind kind) {
     case OpKind::kForeignHalfSet:
     case OpKind::kResetMemWal:
     case OpKind::kDropMemWal:
+    case OpKind::kReinstallMemWal:
       return LanceOp::kCreateIndex;
     case OpKind::kForeignCompaction:
       return LanceOp::kUpdate;
@@ -243,7 +244,8 @@ std::string_view Name(OpKind kind) {
       "DropIndex",      "RecordProgress",
       "Activate",       "Restore",
       "ForeignHalfSet", "ResetMemWal",
-      "DropMemWal",     "ForeignCompaction"};
+      "DropMemWal",     "ForeignCompaction",
+      "ReinstallMemWal"};
   const auto i = static_cast<std::size_t>(kind);
   MEMWAL_ASSERT(i < std::size(kNames));
   return kNames[i];

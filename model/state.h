@@ -60,9 +60,14 @@ enum class OpKind : uint8_t {
   kResetMemWal,        // R62
   kDropMemWal,         // R63
   kForeignCompaction,  // R64
+  // R39: a CreateIndex that re-installs __lance_mem_wal (this protocol's own
+  // code path, env none). Lance sees a CreateIndex naming no user index
+  // (Op::index is kForeignIndex) that installs the system index.
+  kReinstallMemWal,
 };
 
-// Op::index of a foreign commit: no user index has this name.
+// Op::index of a foreign commit or a MemWAL install: no user index has this
+// name.
 inline constexpr uint8_t kForeignIndex = 0xff;
 
 // The user index names a CreateIndex-class op works on (R31 "same index
@@ -73,6 +78,12 @@ inline uint8_t IndexNamesOf(uint8_t op_index) {
   const int second = op_index >> 4;
   return static_cast<uint8_t>((1u << (op_index & 0x0f)) |
                               (second != 0 ? 1u << (second - 1) : 0u));
+}
+
+// The commit installs __lance_mem_wal (R39, R62): Lance's singleton rules for
+// the system index apply to it (R31 note b).
+inline bool InstallsMemWal(OpKind kind) {
+  return kind == OpKind::kReinstallMemWal || kind == OpKind::kResetMemWal;
 }
 
 // The commit was written by a writer outside this protocol version (R60, R62).
@@ -103,7 +114,9 @@ std::string_view Name(LanceOp op);
 struct Op {
   OpKind kind = OpKind::kInit;
   FragmentSet fragments =
-      0;  // Delete {f}; UpdateColumns {f} (updated); Rewrite {f1, f2}
+      0;  // Delete {f}; UpdateColumns {f} (updated); Rewrite {f1, f2};
+          // ReinstallMemWal: 1 when it published rebased (R39: the details it
+          // read replaced newer ones)
   FragmentSet new_covers =
       0;  // user CreateIndex: union of the published new segments' covers
   uint8_t index =

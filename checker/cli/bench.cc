@@ -541,6 +541,10 @@ Result<SpinRun> RunSpin(const model::Config& config,
   if (!SpinAvailable())
     return Status::NotFound(
         "spin or cc is not on PATH (./memwal installs spin)");
+  if (config.bounds.reinstalls != 0)
+    return Status::InvalidArgument(
+        "the Promela rendition has no MemWAL re-install (R39): run SPIN with "
+        "--reinstalls 0");
   if (Shell("mkdir -p '" + options.work_dir + "'", "/dev/null") != 0)
     return Status::IoError("cannot create " + options.work_dir);
   const std::string dir = options.work_dir;

@@ -105,6 +105,9 @@ std::vector<Flag> CheckFlagSet::Flags() {
              [](const std::string& v) { return ParseBound("--commits", v); }),
       Parsed("--inflight", &overrides_.inflight,
              [](const std::string& v) { return ParseBound("--inflight", v); }),
+      Parsed(
+          "--reinstalls", &overrides_.reinstalls,
+          [](const std::string& v) { return ParseBound("--reinstalls", v); }),
       // The run.
       Switch("--model-only", [this] { check.model_only = true; }),
       Switch("--json", [this] { check.json = true; }),
@@ -208,7 +211,8 @@ Status CheckFlagSet::Finish() {
                               {&b.fragments, overrides_.fragments},
                               {&b.indexes, overrides_.indexes},
                               {&b.commits, overrides_.commits},
-                              {&b.inflight, overrides_.inflight}}) {
+                              {&b.inflight, overrides_.inflight},
+                              {&b.reinstalls, overrides_.reinstalls}}) {
     if (value >= 0) *field = value;
   }
   return model::CheckConfig(check.config);
@@ -276,6 +280,8 @@ std::string CheckHelp() {
           "  --shards N --generations N --fragments N --indexes N --commits N "
           "--inflight N\n"
           "                   override single bounds of the preset\n"
+          "  --reinstalls N   at most N MemWAL re-installs (R39) per run "
+          "(gate: 1, others: 0)\n"
           "run:\n"
           "  (lockstep, modes, threads, liveness: see the options after the "
           "bug list)\n"
@@ -329,6 +335,8 @@ std::string CheckCommandLine(const CheckOptions& options) {
          << c.bounds.generations << " --fragments " << c.bounds.fragments
          << " --indexes " << c.bounds.indexes << " --commits "
          << c.bounds.commits << " --inflight " << c.bounds.inflight;
+    if (c.bounds.reinstalls != 0)
+      line << " --reinstalls " << c.bounds.reinstalls;
   }
   line << " --seed " << options.seed;
   return line.str();

@@ -96,7 +96,7 @@ class CheckFlagSet {
   RunOptions run{};
 
  private:
-  model::Bounds overrides_{-1, -1, -1, -1, -1, -1};
+  model::Bounds overrides_{-1, -1, -1, -1, -1, -1, -1};
 };
 
 // Parses argv[1..] (the program name excluded): `check`, `replay` or help.

@@ -166,7 +166,8 @@ std::string Header(const Side& a) {
        << model::PresetName(b) << " (shards=" << b.shards
        << " generations=" << b.generations << " fragments=" << b.fragments
        << " indexes=" << b.indexes << " commits=" << b.commits
-       << " inflight=" << b.inflight << "), seed " << a.check.seed
+       << " inflight=" << b.inflight << " reinstalls=" << b.reinstalls
+       << "), seed " << a.check.seed
        << (a.run.liveness ? ", liveness checked after a clean safety search"
                           : ", liveness not checked");
   return text.str();

@@ -151,6 +151,9 @@ struct WorldCall {
   Result<model::Outcome> operator()(const model::ForeignCompaction& a) const {
     return Done(w->ForeignCompaction(U32(a.shard)));
   }
+  Result<model::Outcome> operator()(const model::ReinstallMemWal&) const {
+    return Done(w->BeginReinstallMemWal());
+  }
 };
 
 bool OutcomeCompared(const Action& action) {

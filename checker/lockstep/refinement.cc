@@ -48,7 +48,8 @@ bool OpCompatible(impl::OpKind impl_kind, model::OpKind model_kind,
       // The env commits (R60, R62) are CreateIndexes naming no user index.
       return model_kind == M::kCreateIndex || model_kind == M::kOptimizeIndex ||
              model_kind == M::kDropIndex || model_kind == M::kForeignHalfSet ||
-             model_kind == M::kResetMemWal || model_kind == M::kDropMemWal;
+             model_kind == M::kResetMemWal || model_kind == M::kDropMemWal ||
+             model_kind == M::kReinstallMemWal;
     case I::kRecordProgress:
       return model_kind == M::kRecordProgress;
     case I::kActivate:

@@ -75,10 +75,20 @@ Status ExactKeys(const json& object, std::initializer_list<const char*> keys,
 }
 
 Result<Bounds> BoundsFromJson(const json& json_bounds) {
-  MEMWAL_RETURN_IF_ERROR(ExactKeys(
-      json_bounds,
-      {"shards", "generations", "fragments", "indexes", "commits", "inflight"},
-      "bounds"));
+  // "reinstalls" is written only when set (R39), so older traces read as
+  // before.
+  if (json_bounds.is_object() && json_bounds.contains("reinstalls")) {
+    MEMWAL_RETURN_IF_ERROR(
+        ExactKeys(json_bounds,
+                  {"shards", "generations", "fragments", "indexes", "commits",
+                   "inflight", "reinstalls"},
+                  "bounds"));
+  } else {
+    MEMWAL_RETURN_IF_ERROR(ExactKeys(json_bounds,
+                                     {"shards", "generations", "fragments",
+                                      "indexes", "commits", "inflight"},
+                                     "bounds"));
+  }
   Bounds b;
   MEMWAL_ASSIGN_OR_RETURN(b.shards, IntField(json_bounds, "shards", 0, 255));
   MEMWAL_ASSIGN_OR_RETURN(b.generations,
@@ -89,6 +99,10 @@ Result<Bounds> BoundsFromJson(const json& json_bounds) {
   MEMWAL_ASSIGN_OR_RETURN(b.commits, IntField(json_bounds, "commits", 0, 255));
   MEMWAL_ASSIGN_OR_RETURN(b.inflight,
                           IntField(json_bounds, "inflight", 0, 255));
+  if (json_bounds.contains("reinstalls")) {
+    MEMWAL_ASSIGN_OR_RETURN(b.reinstalls,
+                            IntField(json_bounds, "reinstalls", 0, 255));
+  }
   MEMWAL_RETURN_IF_ERROR(model::CheckBounds(b));
   return b;
 }
@@ -220,6 +234,7 @@ json ConfigToJson(const Config& config) {
                            {"indexes", b.indexes},
                            {"commits", b.commits},
                            {"inflight", b.inflight}}}};
+  if (b.reinstalls != 0) out["bounds"]["reinstalls"] = b.reinstalls;
   // Written only when set, so that env-none traces stay as they were.
   if (model::IsForeign(config))
     out["env"] = std::string(model::Name(config.env));

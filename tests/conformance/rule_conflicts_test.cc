@@ -219,8 +219,10 @@ RC_GTEST_PROP(RuleFunctions,
               TheConflictTableOfTheImplementationIsTheModelsOnAnyPair, ()) {
   const Side committed = RandomSide(/*committed=*/true);
   const Side mine = RandomSide(/*committed=*/false);
-  const model::Conflict want =
-      model::Judge(ModelOp(committed), ModelProposal(mine));
+  model::Version committed_version;
+  committed_version.op = ModelOp(committed);
+  model::Proposal proposal = ModelProposal(mine);
+  const model::Conflict want = model::Judge(committed_version, &proposal);
   impl::pb::Transaction self = ImplTransaction(mine);
   const Result<impl::ConflictClass> got =
       impl::ClassifyConflict(&self, ImplTransaction(committed));

@@ -236,5 +236,22 @@ TEST(Derivation, ARewriteGivesNewUuidsAndWithdrawsThePosition) {
   EXPECT_EQ(s.Broken(), "");
 }
 
+// R33 (issue 20 item 2): Lance's covers_read_version guard. A read version
+// with no fragments proves nothing, although every segment's covers contain
+// its (empty) live set: an index built over an emptied table is not credited
+// the generation that table's progress records.
+TEST(Derivation, AReadVersionWithNoFragmentsProvesNothing) {
+  Scenario s(TestConfig(Protocol::kUnconditional));
+  Compacted(&s);  // fragment 1 holds (0,1); compacted 1
+  ASSERT_EQ(s.Run(DeleteFragment{0}), Outcome::kPublished);
+  ASSERT_EQ(s.Run(DeleteFragment{1}), Outcome::kPublished);
+  ASSERT_EQ(s.head().live, 0);
+  ASSERT_EQ(s.head().compacted[0], 1);
+  EXPECT_EQ(s.Run(CreateIndex{0}), Outcome::kPublished);
+  EXPECT_EQ(s.head().segments[0][0].covers, 0);  // covers the empty read
+  EXPECT_EQ(s.Position(0, 0), 0);                // but earns nothing
+  EXPECT_EQ(s.Broken(), "");
+}
+
 }  // namespace
 }  // namespace memwal::model
