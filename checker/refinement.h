@@ -17,7 +17,8 @@
 //   head's op (R37 copies the head); every other kind maps to its namesake.
 // - WAL: flushed and retired per shard from the shard manifests, pending from
 //   World::pending(); in-flight transactions are compared by count only (the
-//   impl keeps them as unpublished Lance transactions).
+//   impl keeps them as unpublished Lance transactions) and by content
+//   (checker/inflight.h).
 // - Ghost fields (rows per fragment, deleted rows, retire_cover, activated),
 //   the commit counter, the fragment high-water mark and the in-flight list
 //   come from the model: the invariants are evaluated on

@@ -10,7 +10,6 @@
 namespace memwal::impl {
 namespace {
 
-
 uint64_t SplitMix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -400,7 +399,9 @@ Result<TableVersion> World::ToTableVersion(const Snapshot& snapshot,
     const std::optional<uint32_t> shard = ShardNumber(uuid);
     if (!shard.has_value())
       return Status::Corruption("unknown shard " + UuidHex(uuid));
-    if (generation > 0) out.compacted[*shard] = generation;
+    // The first entry per shard, as Lance's compacted_generation_for_shard
+    // reads it; a zero-valued entry survives (the checker compares it).
+    out.compacted.emplace(*shard, generation);
   }
   for (const auto& [name, positions] : view.catchup) {
     const std::optional<uint32_t> number = IndexNumber(name);
@@ -410,7 +411,7 @@ Result<TableVersion> World::ToTableVersion(const Snapshot& snapshot,
       const std::optional<uint32_t> shard = ShardNumber(uuid);
       if (!shard.has_value())
         return Status::Corruption("unknown shard " + UuidHex(uuid));
-      if (generation > 0) out.catchup[*number][*shard] = generation;
+      out.catchup[*number].emplace(*shard, generation);
     }
   }
   if (const pb::IndexMetadata* system =
