@@ -32,11 +32,11 @@ bool Mentions(const std::optional<Finding>& finding, const std::string& text) {
 }
 
 // The model and the implementation after `actions`, checked step by step.
-struct Run {
+struct Ran {
   model::State state;
   impl::World world;
 };
-Run RunActions(const LockstepSetup& setup,
+Ran RunActions(const LockstepSetup& setup,
                const std::vector<model::Action>& actions) {
   Result<impl::World> world = InitWorld(setup);
   EXPECT_TRUE(world.ok());
@@ -52,7 +52,7 @@ Run RunActions(const LockstepSetup& setup,
     EXPECT_FALSE(finding.has_value())
         << model::ToString(action) << ": " << finding->detail;
   }
-  return Run{state, std::move(*world)};
+  return Ran{state, std::move(*world)};
 }
 
 // Rewrites the head's manifest file in the store (a planted difference in
@@ -132,7 +132,7 @@ TEST(LockstepPlanted, BoundsAreNotRefusalsButGuardsAre) {
 
 TEST(LockstepPlanted, InFlightContentsAreCompared) {
   const LockstepSetup setup = TinySetup(3);
-  const Run run = RunActions(setup, {model::DeleteFragment{0}});
+  const Ran run = RunActions(setup, {model::DeleteFragment{0}});
   {
     impl::World world = run.world;
     (*world.mutable_inflight_for_testing())[0].set_read_version(5);
@@ -164,7 +164,7 @@ TEST(LockstepPlanted, InFlightContentsAreCompared) {
 
 TEST(LockstepPlanted, TheOperationKindComesFromTheTransactionFile) {
   const LockstepSetup setup = TinySetup(4);
-  Run run = RunActions(setup, {model::Append{}});
+  Ran run = RunActions(setup, {model::Append{}});
   // The commit is applied without a check, so that nothing decodes version 2
   // before its transaction file is planted (decodes are cached by manifest).
   model::Outcome outcome;
@@ -182,11 +182,11 @@ TEST(LockstepPlanted, TheOperationKindComesFromTheTransactionFile) {
   impl::pb::Transaction planted;
   planted.set_read_version(1);
   planted.mutable_delete_()->add_deleted_fragment_ids(0);
+  std::string path = run.world.table_root();
+  path.append(impl::kTransactionsDir);
+  path.append(file->manifest.transaction_file());
   ASSERT_TRUE(run.world.mutable_store()
-                  ->Put(run.world.table_root() +
-                            std::string(impl::kTransactionsDir) +
-                            file->manifest.transaction_file(),
-                        impl::EncodeTransaction(planted))
+                  ->Put(path, impl::EncodeTransaction(planted))
                   .ok());
   const std::optional<Finding> finding =
       CheckRefinement(setup.config, run.world, run.state);
@@ -197,7 +197,7 @@ TEST(LockstepPlanted, TheOperationKindComesFromTheTransactionFile) {
 
 TEST(LockstepPlanted, AZeroPositionEntryBreaksCatchupWithinCompaction) {
   const LockstepSetup setup = TinySetup(5);
-  Run run = RunActions(setup, {model::Append{}, model::Commit{0}});
+  Ran run = RunActions(setup, {model::Append{}, model::Commit{0}});
   RewriteHead(&run.world, [&](impl::ManifestFile* file) {
     impl::pb::MemWalIndexDetails details = Details(*file);
     impl::pb::IndexCatchupProgress* entry = details.add_index_catchup();
@@ -218,7 +218,7 @@ TEST(LockstepPlanted, AZeroPositionEntryBreaksCatchupWithinCompaction) {
 
 TEST(LockstepPlanted, AZeroCompactedEntryIsReported) {
   const LockstepSetup setup = TinySetup(6);
-  Run run = RunActions(setup, {model::Append{}, model::Commit{0}});
+  Ran run = RunActions(setup, {model::Append{}, model::Commit{0}});
   RewriteHead(&run.world, [&](impl::ManifestFile* file) {
     impl::pb::MemWalIndexDetails details = Details(*file);
     impl::pb::CompactedSsTable* entry = details.add_compacted_sstables();
@@ -237,7 +237,7 @@ TEST(LockstepPlanted, AZeroCompactedEntryIsReported) {
 
 TEST(LockstepPlanted, ASystemIndexUuidRenewedWithoutChangeIsReported) {
   const LockstepSetup setup = TinySetup(7);
-  Run run = RunActions(setup, {model::Append{}, model::Commit{0}});
+  Ran run = RunActions(setup, {model::Append{}, model::Commit{0}});
   RewriteHead(&run.world, [](impl::ManifestFile* file) {
     impl::FindMemWalIndex(&file->index_section)
         ->mutable_uuid()
