@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
-#include "checker/bench.h"
+#include "checker/cli/bench.h"
 
 int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 1, argv + argc);
-  return memwal::checker::RunBenchCommand(args, std::cout, std::cerr);
+  return memwal::checker::cli::RunBenchCommand(args, std::cout, std::cerr);
 }

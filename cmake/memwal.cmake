@@ -36,6 +36,22 @@ set(MEMWAL_LAYER_inspect base impl inspect)
 set(MEMWAL_LAYER_checker base model impl inspect checker)
 set(MEMWAL_LAYER_FOLDERS base model impl inspect checker)
 
+# checker/'s parts, bottom up: each is a folder, a namespace (memwal::checker::<part>) and a
+# target (memwal_checker_<part>), and sees only the parts below it (memwal_checker_part).
+#   lockstep  the implementation driven beside the model: refinement mapping, lockstep steps
+#   engine    the one search engine (BFS, DFS, random walks), seen set, liveness, interrupts
+#   report    trace files, ITF, HTML pages, JUnit
+#   cli       the commands of memwal-check and their one command-line parser
+set(MEMWAL_CHECKER_PARTS lockstep engine report cli)
+set(MEMWAL_PARTS_lockstep lockstep)
+set(MEMWAL_PARTS_engine   lockstep engine)
+set(MEMWAL_PARTS_report   lockstep engine report)
+set(MEMWAL_PARTS_cli      lockstep engine report cli)
+foreach(part IN LISTS MEMWAL_CHECKER_PARTS)
+  set(MEMWAL_LAYER_checker_${part} base model impl)
+endforeach()
+list(APPEND MEMWAL_LAYER_checker_cli inspect)
+
 set(MEMWAL_WARNING_FLAGS -Wall -Wextra -Werror -Wshadow)
 
 # Recreates include_roots/<root>/ with one symlink per folder in the list ARGN.
@@ -55,6 +71,35 @@ endfunction()
 foreach(folder IN LISTS MEMWAL_LAYER_FOLDERS)
   memwal_make_include_root(${folder} ${MEMWAL_LAYER_${folder}})
 endforeach()
+
+# The include root of checker part `part`: the folders it may see, and a checker/ directory
+# that holds only the parts below it (MEMWAL_PARTS_<part>).
+function(memwal_make_part_root part)
+  set(root checker_${part})
+  memwal_make_include_root(${root} ${MEMWAL_LAYER_${root}})
+  set(dir "${CMAKE_BINARY_DIR}/include_roots/${root}/checker")
+  file(MAKE_DIRECTORY "${dir}")
+  foreach(seen IN LISTS MEMWAL_PARTS_${part})
+    file(CREATE_LINK "${CMAKE_SOURCE_DIR}/checker/${seen}" "${dir}/${seen}" SYMBOLIC)
+  endforeach()
+endfunction()
+
+# memwal_checker_part(NAME <part> SOURCES ... [DEPS ...]): STATIC target memwal_checker_<part>
+# from checker/<part>/, seeing what MEMWAL_LAYER_checker_<part> and MEMWAL_PARTS_<part> allow
+# (the generated headers of checker/ too: bench's SPIN template).
+function(memwal_checker_part)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME" "SOURCES;DEPS")
+  set(part "${arg_NAME}")
+  if(NOT part IN_LIST MEMWAL_CHECKER_PARTS)
+    message(FATAL_ERROR "memwal_checker_part(NAME ${part}): not in MEMWAL_CHECKER_PARTS")
+  endif()
+  set(target memwal_checker_${part})
+  list(TRANSFORM arg_SOURCES PREPEND "${part}/")
+  add_library(${target} STATIC ${arg_SOURCES})
+  memwal_make_part_root(${part})
+  memwal_use_include_root(${target} checker_${part} ${MEMWAL_LAYER_checker_${part}} checker)
+  target_link_libraries(${target} PUBLIC memwal_base ${arg_DEPS})
+endfunction()
 
 # Gives `target` the include root `root` (which must see exactly `folders`), the generated
 # protobuf headers of those folders, and our warning flags.

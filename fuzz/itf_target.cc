@@ -1,11 +1,11 @@
 // Fuzz target: the ITF reader (checker/corpus.h ActionsFromItf, which reads
 // our ITF and Quint's --mbt ITF back into actions).
-#include "checker/corpus.h"
+#include "checker/cli/corpus.h"
 #include "fuzz/decoder_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto actions =
-      memwal::checker::ActionsFromItf(memwal::fuzz::Bytes(data, size));
+      memwal::checker::cli::ActionsFromItf(memwal::fuzz::Bytes(data, size));
   if (actions.ok()) {
     for (const auto& action : *actions) {
       const auto again =

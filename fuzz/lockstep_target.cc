@@ -20,13 +20,13 @@
 #include <string>
 #include <string_view>
 
-#include "checker/corpus.h"
-#include "checker/lockstep.h"
+#include "checker/cli/corpus.h"
+#include "checker/lockstep/lockstep.h"
 #include "model/config.h"
 
 namespace {
 
-using memwal::checker::CorpusEntry;
+using memwal::checker::cli::CorpusEntry;
 
 struct Switches {
   uint32_t bugs = 0;
@@ -72,7 +72,7 @@ void ReadSwitches(int argc, char** argv) {
 }
 
 void Report(const CorpusEntry& entry,
-            const memwal::checker::ReplayResult& result) {
+            const memwal::checker::lockstep::ReplayResult& result) {
   std::fprintf(stderr, "lockstep finding: %s at step %zu under %s\n%s\n",
                result.finding->invariant.c_str(), result.step,
                memwal::model::ToString(entry.config).c_str(),
@@ -98,13 +98,13 @@ extern "C" int MemwalReplayExitCode() {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const CorpusEntry entry = memwal::checker::DecodeCorpusEntry(
+  const CorpusEntry entry = memwal::checker::cli::DecodeCorpusEntry(
       std::string_view(reinterpret_cast<const char*>(data), size),
       switches.bugs);
-  const memwal::checker::LockstepSetup setup{
+  const memwal::checker::lockstep::LockstepSetup setup{
       .config = entry.config, .impl_only_bugs = switches.impl_bugs, .seed = 0};
   const auto result =
-      memwal::checker::ReplayLockstep(setup, entry.steps, false);
+      memwal::checker::lockstep::ReplayLockstep(setup, entry.steps, false);
   if (!result.ok()) {
     // Decoding picks enabled actions only, so the model refusing a step is a
     // bug in the decoder.
@@ -115,7 +115,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!result->finding) return 0;
   if (switches.impl_findings_only) {
     const auto model_alone =
-        memwal::checker::ReplayLockstep(setup, entry.steps, true);
+        memwal::checker::lockstep::ReplayLockstep(setup, entry.steps, true);
     if (model_alone.ok() && model_alone->finding &&
         model_alone->finding->invariant == result->finding->invariant) {
       return 0;

@@ -15,8 +15,8 @@
 #include <thread>
 #include <unordered_set>
 
+#include "checker/engine/interrupt.h"
 #include "checker/engine/packed.h"
-#include "checker/interrupt.h"
 #include "model/invariants.h"
 
 namespace memwal::checker::engine {
@@ -223,13 +223,13 @@ struct Counters {
 struct Successor {
   State state;
   WorldPtr world;
-  std::optional<Finding> finding;
+  std::optional<lockstep::Finding> finding;
 };
 
 // A finding and where: key = (parent position << 16) | action index.
 struct Found {
   uint64_t key = UINT64_MAX;
-  Finding finding;
+  lockstep::Finding finding;
   uint32_t parent = 0;
   Action action;
 };
@@ -248,7 +248,7 @@ struct Walk {
   std::vector<uint64_t> fingerprints{};  // the states it visited, in order
   std::vector<std::string> keys{};       // exact mode
   Counters counters{};
-  std::optional<std::pair<Finding, std::vector<Action>>> finding{};
+  std::optional<std::pair<lockstep::Finding, std::vector<Action>>> finding{};
 };
 
 enum StopReason : int {
@@ -275,7 +275,7 @@ std::string_view StopName(int reason) {
 
 class Engine {
  public:
-  Engine(const LockstepSetup& setup, const Options& options)
+  Engine(const lockstep::LockstepSetup& setup, const Options& options)
       : setup_(setup),
         options_(options),
         keying_(KeyingOf(setup.config, options)),
@@ -297,7 +297,7 @@ class Engine {
   Successor Expand(const State& from, const impl::World* world,
                    const Action& action, Counters* counters,
                    bool check_model = true) const;
-  std::optional<Finding> CheckModel(const State& state) const;
+  std::optional<lockstep::Finding> CheckModel(const State& state) const;
   void ExpandChunk(PackedList<Slot>* level, Chunk* chunk);
   bool MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
                   PackedList<Slot>* next);
@@ -314,10 +314,10 @@ class Engine {
     stop_.compare_exchange_strong(expected, reason);
   }
   void ShowStatus(int depth, std::size_t frontier);
-  void Fail(const Finding& finding, std::vector<Action> trace);
+  void Fail(const lockstep::Finding& finding, std::vector<Action> trace);
   SearchResult Finish();
 
-  const LockstepSetup& setup_;
+  const lockstep::LockstepSetup& setup_;
   const Options& options_;
   const Keying keying_;
   SeenSet seen_;
@@ -329,10 +329,10 @@ class Engine {
   SearchResult result_;
 };
 
-std::optional<Finding> Engine::CheckModel(const State& state) const {
+std::optional<lockstep::Finding> Engine::CheckModel(const State& state) const {
   if (const model::Invariant* broken =
           model::FirstBrokenInvariant(setup_.config, state))
-    return Finding{std::string(broken->name), "broken on the model"};
+    return lockstep::Finding{std::string(broken->name), "broken on the model"};
   return std::nullopt;
 }
 
@@ -353,8 +353,8 @@ Successor Engine::Expand(const State& from, const impl::World* world,
   }
   if (world != nullptr) {
     next.world = std::make_unique<impl::World>(*world);
-    next.finding =
-        StepLockstep(setup_, action, outcome, next.state, next.world.get());
+    next.finding = lockstep::StepLockstep(setup_, action, outcome, next.state,
+                                          next.world.get());
   } else if (check_model) {
     next.finding = CheckModel(next.state);
   }
@@ -384,12 +384,12 @@ void Engine::ShowStatus(int depth, std::size_t frontier) {
 }
 
 // Rebuilds the states (and the implementation's side) by replaying the trace.
-void Engine::Fail(const Finding& finding, std::vector<Action> trace) {
+void Engine::Fail(const lockstep::Finding& finding, std::vector<Action> trace) {
   SearchViolation violation{.invariant = finding.invariant,
                             .detail = finding.detail,
                             .trace = std::move(trace)};
-  Result<ReplayResult> replay =
-      ReplayLockstep(setup_, violation.trace, !options_.lockstep);
+  Result<lockstep::ReplayResult> replay =
+      lockstep::ReplayLockstep(setup_, violation.trace, !options_.lockstep);
   MEMWAL_ASSERT(replay.ok());
   violation.states = std::move(replay->states);
   violation.impl_state = std::move(replay->impl_dump);
@@ -408,20 +408,21 @@ bool Engine::Start(State* root, WorldPtr* world) {
   seen_.Insert(keying_.Fingerprint(*root), key);
   counters_.CountState(0);
   traces_.Add(0, 0);
-  std::optional<Finding> finding;
+  std::optional<lockstep::Finding> finding;
   if (options_.lockstep) {
-    Result<impl::World> created = InitWorld(setup_);
+    Result<impl::World> created = lockstep::InitWorld(setup_);
     if (!created.ok()) {
-      finding = Finding{std::string(kImplementationMatchesModel),
-                        "the implementation cannot create the table: " +
-                            created.status().ToString()};
+      finding =
+          lockstep::Finding{std::string(lockstep::kImplementationMatchesModel),
+                            "the implementation cannot create the table: " +
+                                created.status().ToString()};
     } else {
       *world = std::make_unique<impl::World>(std::move(*created));
-      finding = CheckInit(setup_, **world);
+      finding = lockstep::CheckInit(setup_, **world);
     }
   } else if (const model::Invariant* broken =
                  model::FirstBrokenInvariant(setup_.config, *root)) {
-    finding = Finding{std::string(broken->name), "broken at Init"};
+    finding = lockstep::Finding{std::string(broken->name), "broken at Init"};
   }
   if (!finding) return true;
   result_.verdict = Verdict::kViolation;
@@ -450,7 +451,7 @@ void Engine::ExpandChunk(PackedList<Slot>* level, Chunk* chunk) {
     for (std::size_t a = 0; a < actions.size(); ++a) {
       Successor next = Expand(state, slot.world.get(), actions[a],
                               &chunk->counters, /*check_model=*/false);
-      auto found = [&](Finding finding) {
+      auto found = [&](lockstep::Finding finding) {
         chunk->found = Found{.key = (uint64_t{p} << 16) | a,
                              .finding = std::move(finding),
                              .parent = slot.node,
@@ -462,7 +463,7 @@ void Engine::ExpandChunk(PackedList<Slot>* level, Chunk* chunk) {
       if (seen_.Contains(fingerprint, key)) continue;
       if (!exact() && !in_chunk.insert(fingerprint).second) continue;
       if (slot.world == nullptr) {
-        if (std::optional<Finding> broken = CheckModel(next.state))
+        if (std::optional<lockstep::Finding> broken = CheckModel(next.state))
           return found(std::move(*broken));
       }
       Pack(next.state, &packed);
@@ -832,7 +833,7 @@ Keying KeyingOf(const model::Config& config, const Options& options) {
 
 SearchResult SearchModel(const model::Config& config, Options options) {
   options.lockstep = false;
-  return Search(LockstepSetup{.config = config}, options);
+  return Search(lockstep::LockstepSetup{.config = config}, options);
 }
 
 Status Replay(const model::Config& config, const std::vector<Action>& trace,
@@ -860,7 +861,8 @@ uint64_t ResidentMegabytes() {
   return resident * static_cast<uint64_t>(page > 0 ? page : 4096) >> 20;
 }
 
-SearchResult Search(const LockstepSetup& setup, const Options& options) {
+SearchResult Search(const lockstep::LockstepSetup& setup,
+                    const Options& options) {
   MEMWAL_ASSERT(model::CheckConfig(setup.config).ok());
   MEMWAL_ASSERT(options.threads >= 1 && options.max_states >= 1);
   Engine engine(setup, options);

@@ -48,7 +48,7 @@
 #include <vector>
 
 #include "checker/engine/seen_set.h"
-#include "checker/lockstep.h"
+#include "checker/lockstep/lockstep.h"
 #include "model/actions.h"
 #include "model/config.h"
 #include "model/state.h"
@@ -129,7 +129,8 @@ struct SearchResult {
 Keying KeyingOf(const model::Config& config, const Options& options);
 
 // REQUIRES: model::CheckConfig(setup.config) ok, options.threads >= 1.
-SearchResult Search(const LockstepSetup& setup, const Options& options);
+SearchResult Search(const lockstep::LockstepSetup& setup,
+                    const Options& options);
 
 // A model-only search (Options::lockstep is ignored) on `config` with seed 0.
 SearchResult SearchModel(const model::Config& config, Options options = {});
@@ -145,17 +146,5 @@ Status Replay(const model::Config& config,
 uint64_t ResidentMegabytes();
 
 }  // namespace memwal::checker::engine
-
-namespace memwal::checker {
-// The engine's vocabulary, used across the checker's commands.
-using engine::Order;
-using engine::Replay;
-using engine::Search;
-using SearchOptions = engine::Options;
-using engine::SearchResult;
-using engine::SearchViolation;
-using engine::Stats;
-using engine::Verdict;
-}  // namespace memwal::checker
 
 #endif  // MEMWAL_CHECKER_ENGINE_SEARCH_H_

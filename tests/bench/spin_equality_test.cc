@@ -9,43 +9,45 @@
 #include <algorithm>
 #include <string>
 
-#include "checker/bench.h"
+#include "checker/cli/bench.h"
 #include "checker/engine/search.h"
 
 namespace memwal::checker {
 namespace {
 
-SpinOptions TestOptions(const std::string& name) {
-  return SpinOptions{.work_dir = ::testing::TempDir() + "memwal-spin-" + name,
-                     .cflags = "-O0 -DSAFETY",
-                     .all_errors = true};
+cli::SpinOptions TestOptions(const std::string& name) {
+  return cli::SpinOptions{
+      .work_dir = ::testing::TempDir() + "memwal-spin-" + name,
+      .cflags = "-O0 -DSAFETY",
+      .all_errors = true};
 }
 
 void ExpectSameCount(const char* preset) {
   model::Config config;
   config.bounds = *model::ParsePreset(preset);
-  const SearchResult ours =
+  const engine::SearchResult ours =
       memwal::checker::engine::SearchModel(config, {.symmetry = false});
-  ASSERT_EQ(ours.verdict, Verdict::kOk) << preset;
-  const Result<SpinRun> spin = RunSpin(config, TestOptions(preset));
+  ASSERT_EQ(ours.verdict, engine::Verdict::kOk) << preset;
+  const Result<cli::SpinRun> spin = cli::RunSpin(config, TestOptions(preset));
   ASSERT_TRUE(spin.ok()) << spin.status().ToString();
   EXPECT_EQ(spin->errors, 0u) << preset;
-  EXPECT_EQ(spin->states_stored, ours.stats.states_distinct + kSpinStateOffset)
+  EXPECT_EQ(spin->states_stored,
+            ours.stats.states_distinct + cli::kSpinStateOffset)
       << preset;
 }
 
 TEST(SpinRendition, StoresOurDistinctStateCountAtTiny) {
-  if (!SpinAvailable()) GTEST_SKIP() << "spin or cc not on PATH";
+  if (!cli::SpinAvailable()) GTEST_SKIP() << "spin or cc not on PATH";
   ExpectSameCount("tiny");
 }
 
 TEST(SpinRendition, StoresOurDistinctStateCountAtSmall) {
-  if (!SpinAvailable()) GTEST_SKIP() << "spin or cc not on PATH";
+  if (!cli::SpinAvailable()) GTEST_SKIP() << "spin or cc not on PATH";
   ExpectSameCount("small");
 }
 
 TEST(SpinRendition, AssertsTheInvariantOurSearchFindsBrokenForABug) {
-  if (!SpinAvailable()) GTEST_SKIP() << "spin or cc not on PATH";
+  if (!cli::SpinAvailable()) GTEST_SKIP() << "spin or cc not on PATH";
   // bug                              protocol (tiny bounds)
   const std::pair<model::Bug, model::Protocol> kBugs[] = {
       {model::Bug::kBitClearedBySecondApply, model::Protocol::kDerived},
@@ -56,11 +58,11 @@ TEST(SpinRendition, AssertsTheInvariantOurSearchFindsBrokenForABug) {
     config.protocol = protocol;
     config.bugs = model::BugBit(bug);
     config.bounds = model::TinyBounds();
-    const SearchResult ours =
+    const engine::SearchResult ours =
         memwal::checker::engine::SearchModel(config, {.symmetry = false});
     ASSERT_TRUE(ours.violation.has_value()) << model::Name(bug);
-    const Result<SpinRun> spin =
-        RunSpin(config, TestOptions(std::string(model::Name(bug))));
+    const Result<cli::SpinRun> spin =
+        cli::RunSpin(config, TestOptions(std::string(model::Name(bug))));
     ASSERT_TRUE(spin.ok()) << spin.status().ToString();
     EXPECT_GT(spin->errors, 0u) << model::Name(bug);
     EXPECT_NE(std::find(spin->violated.begin(), spin->violated.end(),
@@ -73,7 +75,7 @@ TEST(SpinRendition, AssertsTheInvariantOurSearchFindsBrokenForABug) {
 TEST(SpinRendition, InstantiatesEveryActionWithinTheBounds) {
   model::Config config;
   config.bounds = model::SmallBounds();
-  const std::string pml = PromelaModel(config);
+  const std::string pml = cli::PromelaModel(config);
   EXPECT_NE(pml.find("#define FRAGS 3\n"), std::string::npos);
   EXPECT_NE(pml.find("RewriteFragments(1, 2)"), std::string::npos);
   EXPECT_EQ(pml.find("RewriteFragments(2, 3)"), std::string::npos);

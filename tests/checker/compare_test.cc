@@ -1,6 +1,6 @@
 // `memwal-check compare A B` (checker/compare.h): both switch sets run in the
 // same invocation, side by side.
-#include "checker/compare.h"
+#include "checker/cli/compare.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/cli.h"
+#include "checker/cli/cli.h"
 
 namespace memwal::checker {
 namespace {
@@ -24,7 +24,7 @@ struct Outcome {
 
 Outcome Compare(const std::vector<std::string>& args) {
   std::ostringstream out, err;
-  const int code = RunCompareCommand(args, out, err);
+  const int code = cli::RunCompareCommand(args, out, err);
   return Outcome{code, out.str(), err.str()};
 }
 
@@ -32,7 +32,7 @@ TEST(Compare, UnconditionalBreaksCatchupWithinCoverageWhereDerivedDoesNot) {
   const Outcome run =
       Compare({"protocol=derived", "protocol=unconditional", "--model-only",
                "--preset", "small", "--markdown", "--no-liveness"});
-  EXPECT_EQ(run.code, kExitOk) << run.err;
+  EXPECT_EQ(run.code, cli::kExitOk) << run.err;
   EXPECT_NE(run.out.find("| verdict | ok | violation |"), std::string::npos)
       << run.out;
   EXPECT_NE(run.out.find("| broken invariant | - | CatchupWithinCoverage |"),
@@ -47,7 +47,7 @@ TEST(Compare, TheFencedDataPassHoldsAtFiveCommitsWhereTheUnfencedBreaks) {
   const Outcome run = Compare(
       {"protocol=derived", "protocol=derived,fence=data-pass", "--model-only",
        "--commits", "5", "--generations", "1", "--no-liveness"});
-  EXPECT_EQ(run.code, kExitOk) << run.err;
+  EXPECT_EQ(run.code, cli::kExitOk) << run.err;
   EXPECT_NE(run.out.find("verdict           violation"), std::string::npos)
       << run.out;
   EXPECT_NE(run.out.find("--fence data-pass"), std::string::npos);
@@ -62,7 +62,7 @@ TEST(Compare, HtmlWritesOnePageWithBothRuns) {
   const Outcome run =
       Compare({"default", "fence=data-pass", "--model-only", "--preset", "tiny",
                "--no-liveness", "--html", dir.string()});
-  EXPECT_EQ(run.code, kExitOk) << run.err;
+  EXPECT_EQ(run.code, cli::kExitOk) << run.err;
   std::ifstream in(dir / "compare.html");
   std::ostringstream page;
   page << in.rdbuf();
@@ -75,21 +75,22 @@ TEST(Compare, HtmlWritesOnePageWithBothRuns) {
 
 TEST(Compare, AnUnknownSwitchIsBadUsage) {
   const Outcome run = Compare({"protocol=derived", "colour=red"});
-  EXPECT_EQ(run.code, kExitUsage);
+  EXPECT_EQ(run.code, cli::kExitUsage);
   EXPECT_NE(run.err.find("unknown switch 'colour'"), std::string::npos);
-  EXPECT_EQ(Compare({"protocol=derived", "protocol=nope"}).code, kExitUsage);
-  EXPECT_EQ(Compare({"protocol=derived"}).code, kExitUsage);
-  EXPECT_EQ(Compare({"protocol", "default"}).code, kExitUsage);
+  EXPECT_EQ(Compare({"protocol=derived", "protocol=nope"}).code,
+            cli::kExitUsage);
+  EXPECT_EQ(Compare({"protocol=derived"}).code, cli::kExitUsage);
+  EXPECT_EQ(Compare({"protocol", "default"}).code, cli::kExitUsage);
 }
 
 TEST(Compare, SwitchSetsReadAsCheckFlags) {
-  const Result<std::vector<std::string>> flags =
-      SwitchFlags("protocol=derived,fence=data-pass,bug=restore-walks-back");
+  const Result<std::vector<std::string>> flags = cli::SwitchFlags(
+      "protocol=derived,fence=data-pass,bug=restore-walks-back");
   ASSERT_TRUE(flags.ok());
   EXPECT_EQ(*flags, (std::vector<std::string>{"--protocol", "derived",
                                               "--fence", "data-pass", "--bug",
                                               "restore-walks-back"}));
-  EXPECT_TRUE(SwitchFlags("default")->empty());
+  EXPECT_TRUE(cli::SwitchFlags("default")->empty());
 }
 
 }  // namespace

@@ -82,9 +82,9 @@ std::vector<std::string> Strings(const std::vector<model::Action>& trace) {
 TEST(Counterexample, EveryModelBugIsFoundWithThePinnedShortestTrace) {
   for (const Expected& row : kBugs) {
     const Config config = BugConfig(row);
-    const SearchResult result =
+    const engine::SearchResult result =
         memwal::checker::engine::SearchModel(config, {.symmetry = false});
-    const std::string broken = result.verdict == Verdict::kViolation
+    const std::string broken = result.verdict == engine::Verdict::kViolation
                                    ? result.violation->invariant
                                    : "";
     EXPECT_EQ(broken, row.invariant) << model::ToString(config);
@@ -111,7 +111,7 @@ TEST(Counterexample, UnchangedByUuidOnlyKeepsAPositionAcrossAnInPlacePrune) {
   Config config;
   config.bugs = model::BugBit(Bug::kUnchangedByUuidOnly);
   config.bounds = kTiny;
-  const SearchResult result =
+  const engine::SearchResult result =
       memwal::checker::engine::SearchModel(config, {.symmetry = false});
   ASSERT_TRUE(result.violation);
   EXPECT_EQ(result.violation->invariant, "CatchupWithinCoverage");
@@ -136,7 +136,7 @@ TEST(Counterexample,
   Config config;
   config.bugs = model::BugBit(Bug::kProgressCommitDropsFragments);
   config.bounds = kTiny;
-  const SearchResult result =
+  const engine::SearchResult result =
       memwal::checker::engine::SearchModel(config, {.symmetry = false});
   ASSERT_TRUE(result.violation);
   EXPECT_EQ(result.violation->invariant, "NoRowIsLost");
@@ -154,7 +154,7 @@ TEST(Counterexample, AStaleDataPassReinsertsRowsPastACreditedPosition) {
   Config config;
   config.protocol = Protocol::kUnconditional;
   config.bounds = model::SmallBounds();
-  const SearchResult result =
+  const engine::SearchResult result =
       memwal::checker::engine::SearchModel(config, {.symmetry = false});
   ASSERT_TRUE(result.violation);
   EXPECT_EQ(result.violation->invariant, "CatchupWithinCoverage");
@@ -174,7 +174,7 @@ TEST(Counterexample, TheStaleDataPassAlsoBreaksDerivedWithFiveCommits) {
   config.bounds = model::SmallBounds();
   config.bounds.commits = 5;
   config.bounds.generations = 1;
-  const SearchResult result =
+  const engine::SearchResult result =
       memwal::checker::engine::SearchModel(config, {.symmetry = false});
   ASSERT_TRUE(result.violation);
   EXPECT_EQ(result.violation->invariant, "CatchupWithinCoverage");

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "checker/engine/search.h"
-#include "checker/lockstep.h"
-#include "checker/trace.h"
+#include "checker/lockstep/lockstep.h"
+#include "checker/report/trace.h"
 #include "model/config.h"
 
 namespace memwal::checker {
@@ -27,7 +27,7 @@ Config FiveCommits(Protocol protocol, Fence fence) {
 }
 
 TEST(DataPassFence, DerivedBreaksAtFiveCommitsWithoutTheFence) {
-  const SearchResult result = engine::SearchModel(
+  const engine::SearchResult result = engine::SearchModel(
       FiveCommits(Protocol::kDerived, Fence::kNone), {.symmetry = false});
   ASSERT_TRUE(result.violation);
   EXPECT_EQ(result.violation->invariant, "CatchupWithinCoverage");
@@ -35,9 +35,9 @@ TEST(DataPassFence, DerivedBreaksAtFiveCommitsWithoutTheFence) {
 }
 
 TEST(DataPassFence, DerivedHoldsAtFiveCommitsWithTheFence) {
-  const SearchResult result = engine::SearchModel(
+  const engine::SearchResult result = engine::SearchModel(
       FiveCommits(Protocol::kDerived, Fence::kDataPass), {.symmetry = false});
-  EXPECT_EQ(result.verdict, Verdict::kOk);
+  EXPECT_EQ(result.verdict, engine::Verdict::kOk);
   EXPECT_FALSE(result.violation);
   EXPECT_TRUE(result.stats.goals_missed.empty());
   EXPECT_EQ(result.stats.states_distinct, 2'685'179u);
@@ -47,8 +47,9 @@ TEST(DataPassFence, UnconditionalHoldsAtSmallWithTheFence) {
   Config config;
   config.protocol = Protocol::kUnconditional;
   config.fence = Fence::kDataPass;
-  const SearchResult result = engine::SearchModel(config, {.symmetry = false});
-  EXPECT_EQ(result.verdict, Verdict::kOk);
+  const engine::SearchResult result =
+      engine::SearchModel(config, {.symmetry = false});
+  EXPECT_EQ(result.verdict, engine::Verdict::kOk);
   EXPECT_EQ(result.stats.states_distinct, 461'354u);
 }
 
@@ -58,19 +59,20 @@ TEST(DataPassFence, UnconditionalHoldsAtSmallWithTheFence) {
 TEST(DataPassFence, TheImplementationRefusesTheStalePassInLockstep) {
   Config config;
   config.protocol = Protocol::kUnconditional;
-  const SearchResult found = engine::SearchModel(config, {.symmetry = false});
+  const engine::SearchResult found =
+      engine::SearchModel(config, {.symmetry = false});
   ASSERT_TRUE(found.violation);
   const std::vector<model::Action>& trace = found.violation->trace;
   ASSERT_EQ(trace.size(), 9u);
-  const Result<ReplayResult> unfenced =
-      ReplayLockstep(LockstepSetup{.config = config}, trace, false);
+  const Result<lockstep::ReplayResult> unfenced = lockstep::ReplayLockstep(
+      lockstep::LockstepSetup{.config = config}, trace, false);
   ASSERT_TRUE(unfenced.ok()) << unfenced.status().message();
   ASSERT_TRUE(unfenced->finding);
   EXPECT_EQ(unfenced->finding->invariant, "CatchupWithinCoverage");
   EXPECT_EQ(unfenced->step, 9u);
   config.fence = Fence::kDataPass;
-  const Result<ReplayResult> fenced =
-      ReplayLockstep(LockstepSetup{.config = config}, trace, false);
+  const Result<lockstep::ReplayResult> fenced = lockstep::ReplayLockstep(
+      lockstep::LockstepSetup{.config = config}, trace, false);
   ASSERT_TRUE(fenced.ok()) << fenced.status().message();
   EXPECT_FALSE(fenced->finding)
       << fenced->finding->invariant << ": " << fenced->finding->detail;
@@ -88,11 +90,11 @@ TEST(DataPassFence, ATraceConfigKeepsTheFence) {
   Config config;
   config.fence = Fence::kDataPass;
   // Through text, as a trace file is read.
-  const Result<Config> back =
-      ConfigFromJson(nlohmann::json::parse(ConfigToJson(config).dump()));
+  const Result<Config> back = report::ConfigFromJson(
+      nlohmann::json::parse(report::ConfigToJson(config).dump()));
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(back.value().fence, Fence::kDataPass);
-  EXPECT_FALSE(ConfigToJson(Config{}).contains("fence"));
+  EXPECT_FALSE(report::ConfigToJson(Config{}).contains("fence"));
 }
 
 TEST(DataPassFence, AnUnknownFenceIsRefused) {

@@ -1,6 +1,6 @@
 // SIGINT and SIGTERM as a budget (checker/interrupt.h): the search stops as
 // at a time limit, with verdict incomplete, and names why.
-#include "checker/interrupt.h"
+#include "checker/engine/interrupt.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -10,32 +10,34 @@
 namespace memwal::checker {
 namespace {
 
-SearchOptions ModelOnly(Order order) {
-  return SearchOptions{.order = order, .threads = 2, .lockstep = false};
+engine::Options ModelOnly(engine::Order order) {
+  return engine::Options{.order = order, .threads = 2, .lockstep = false};
 }
 
 TEST(Interrupt, StopsEverySearchOrderWithVerdictIncomplete) {
-  const LockstepSetup setup{};
-  for (Order order : {Order::kBfs, Order::kDfs, Order::kRandom}) {
-    SetInterruptedForTesting(true);
-    const SearchResult stopped = Search(setup, ModelOnly(order));
-    SetInterruptedForTesting(false);
-    EXPECT_EQ(stopped.verdict, Verdict::kIncomplete) << Name(order);
+  const lockstep::LockstepSetup setup{};
+  for (engine::Order order :
+       {engine::Order::kBfs, engine::Order::kDfs, engine::Order::kRandom}) {
+    engine::SetInterruptedForTesting(true);
+    const engine::SearchResult stopped =
+        engine::Search(setup, ModelOnly(order));
+    engine::SetInterruptedForTesting(false);
+    EXPECT_EQ(stopped.verdict, engine::Verdict::kIncomplete) << Name(order);
     EXPECT_EQ(stopped.stopped_by, "interrupted") << Name(order);
   }
 }
 
 TEST(Interrupt, ARealSignalSetsTheFlagAndTheSecondOneIsNotCaught) {
-  SetInterruptedForTesting(false);
-  CatchInterrupts();
-  ASSERT_FALSE(Interrupted());
+  engine::SetInterruptedForTesting(false);
+  engine::CatchInterrupts();
+  ASSERT_FALSE(engine::Interrupted());
   ASSERT_EQ(raise(SIGTERM), 0);
-  EXPECT_TRUE(Interrupted());
-  EXPECT_EQ(InterruptName(), "interrupted by SIGTERM");
+  EXPECT_TRUE(engine::Interrupted());
+  EXPECT_EQ(engine::InterruptName(), "interrupted by SIGTERM");
   struct sigaction now = {};
   ASSERT_EQ(sigaction(SIGTERM, nullptr, &now), 0);
   EXPECT_EQ(now.sa_handler, SIG_DFL);
-  SetInterruptedForTesting(false);
+  engine::SetInterruptedForTesting(false);
 }
 
 }  // namespace

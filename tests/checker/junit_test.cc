@@ -2,7 +2,7 @@
 // a small parser here, and by xmllint when the machine has it), carries one
 // case per invariant and goal, and a failure carries the trace and the
 // reproduce command; expectations decide the exit code.
-#include "checker/junit.h"
+#include "checker/report/junit.h"
 
 #include <gtest/gtest.h>
 
@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "checker/expect.h"
-#include "checker/lockstep_cli.h"
-#include "checker/trace.h"
+#include "checker/cli/check.h"
+#include "checker/cli/expect.h"
+#include "checker/report/trace.h"
 #include "model/invariants.h"
 
 namespace memwal::checker {
@@ -154,22 +154,23 @@ TEST(XmlChecker, RejectsBrokenDocuments) {
 }
 
 TEST(Junit, EscapesMarkupQuotesAndForbiddenControlCharacters) {
-  EXPECT_EQ(XmlEscape("a<b>&\"c'\x01\td"), "a&lt;b&gt;&amp;&quot;c&apos;\td");
+  EXPECT_EQ(report::XmlEscape("a<b>&\"c'\x01\td"),
+            "a&lt;b&gt;&amp;&quot;c&apos;\td");
 }
 
 TEST(Junit, ADocumentWithEveryKindOfCaseIsWellFormed) {
-  JunitSuite suite{.name = "s <&> \"q\"", .seconds = 1.5};
+  report::JunitSuite suite{.name = "s <&> \"q\"", .seconds = 1.5};
   suite.cases.push_back({.classname = "c", .name = "passes"});
   suite.cases.push_back({.classname = "c",
                          .name = "fails",
-                         .result = JunitCase::Result::kFailed,
+                         .result = report::JunitCase::Result::kFailed,
                          .message = "broken <here>",
                          .body = "1. Commit{slot=0}\n]]> & <tricky>"});
   suite.cases.push_back({.classname = "c",
                          .name = "skipped",
-                         .result = JunitCase::Result::kSkipped,
+                         .result = report::JunitCase::Result::kSkipped,
                          .message = "not decided"});
-  const std::string xml = JunitXml({suite});
+  const std::string xml = report::JunitXml({suite});
   EXPECT_EQ(XmlChecker(xml).Check(), "") << xml;
   EXPECT_NE(xml.find("tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"1\""),
             std::string::npos);
@@ -179,12 +180,12 @@ TEST(GateCheck, WritesOneCasePerInvariantAndGoalAndAFailureWithTheTrace) {
   const std::string dir = TempDir("junit");
   const std::string junit = dir + "/report.xml";
   std::ostringstream out, err;
-  const int code = RunGateCheck(
+  const int code = cli::RunGateCheck(
       {"check", "--preset", "tiny", "--model-only", "--no-liveness", "--bug",
        "reader-ignores-bit", "--out", dir, "--junit", junit},
       out, err);
   EXPECT_EQ(code, 1) << err.str();
-  const Result<std::string> xml = ReadFile(junit);
+  const Result<std::string> xml = report::ReadFile(junit);
   ASSERT_TRUE(xml.ok());
   EXPECT_EQ(XmlChecker(*xml).Check(), "") << *xml;
   const int cases = static_cast<int>(model::AllInvariants().size() +
@@ -200,12 +201,12 @@ TEST(GateCheck, APassingRunPassesEveryApplicableCaseAndValidatesWithXmllint) {
   const std::string dir = TempDir("junit-ok");
   const std::string junit = dir + "/report.xml";
   std::ostringstream out, err;
-  EXPECT_EQ(RunGateCheck({"check", "--preset", "tiny", "--model-only", "--out",
-                          dir, "--junit", junit},
-                         out, err),
+  EXPECT_EQ(cli::RunGateCheck({"check", "--preset", "tiny", "--model-only",
+                               "--out", dir, "--junit", junit},
+                              out, err),
             0)
       << out.str() << err.str();
-  const Result<std::string> xml = ReadFile(junit);
+  const Result<std::string> xml = report::ReadFile(junit);
   ASSERT_TRUE(xml.ok());
   EXPECT_EQ(XmlChecker(*xml).Check(), "");
   EXPECT_EQ(CountOf(*xml, "<failure "), 0);
@@ -220,21 +221,22 @@ TEST(GateCheck, APassingRunPassesEveryApplicableCaseAndValidatesWithXmllint) {
 }
 
 TEST(Expect, ParsesAtTheLastEqualsSign) {
-  const Result<Expectation> e = ParseExpectation("gc=stale-read=violation");
+  const Result<cli::Expectation> e =
+      cli::ParseExpectation("gc=stale-read=violation");
   ASSERT_TRUE(e.ok());
   EXPECT_EQ(e->name, "gc=stale-read");
   EXPECT_EQ(e->verdict, "violation");
-  EXPECT_FALSE(ParseExpectation("nothing").ok());
-  EXPECT_FALSE(ParseExpectation("name=").ok());
+  EXPECT_FALSE(cli::ParseExpectation("nothing").ok());
+  EXPECT_FALSE(cli::ParseExpectation("name=").ok());
 }
 
 TEST(Expect, AnInvariantNameMeetsOnlyAViolationOfThatInvariant) {
-  const Expectation e{"x", "ReadsMissNoRows"};
-  EXPECT_TRUE(Meets(e, "violation", "ReadsMissNoRows"));
-  EXPECT_FALSE(Meets(e, "violation", "CatchupWithinCoverage"));
-  EXPECT_FALSE(Meets(e, "ok", ""));
-  EXPECT_TRUE(Meets({"x", "ok"}, "ok", ""));
-  EXPECT_EQ(Unmet({{"missing", "ok"}}, {}).size(), 1u);
+  const cli::Expectation e{"x", "ReadsMissNoRows"};
+  EXPECT_TRUE(cli::Meets(e, "violation", "ReadsMissNoRows"));
+  EXPECT_FALSE(cli::Meets(e, "violation", "CatchupWithinCoverage"));
+  EXPECT_FALSE(cli::Meets(e, "ok", ""));
+  EXPECT_TRUE(cli::Meets({"x", "ok"}, "ok", ""));
+  EXPECT_EQ(cli::Unmet({{"missing", "ok"}}, {}).size(), 1u);
 }
 
 TEST(GateCheck, ExpectationsDecideTheExitCode) {
@@ -252,7 +254,7 @@ TEST(GateCheck, ExpectationsDecideTheExitCode) {
     std::vector<std::string> args = base;
     args.insert(args.end(), extra.begin(), extra.end());
     std::ostringstream out, err;
-    return RunGateCheck(args, out, err);
+    return cli::RunGateCheck(args, out, err);
   };
   EXPECT_EQ(run({"--expect", "ReadsMissNoRows=violation"}), 0);
   EXPECT_EQ(run({"--expect", "verdict=ReadsMissNoRows"}), 0);
@@ -288,7 +290,7 @@ TEST(GateCheck, ExpectJsonHtmlJunitAndItfComeFromOneLockstepRun) {
   std::vector<std::string> args = base;
   args.insert(args.end(), {"--expect", "verdict=violation"});
   std::ostringstream out, err;
-  ASSERT_EQ(RunGateCheck(args, out, err), 0) << out.str() << err.str();
+  ASSERT_EQ(cli::RunGateCheck(args, out, err), 0) << out.str() << err.str();
   const nlohmann::json document = nlohmann::json::parse(out.str());
   EXPECT_EQ(document["verdict"], "violation");
   EXPECT_EQ(document["config"]["env"], "foreign") << document.dump();
@@ -302,7 +304,7 @@ TEST(GateCheck, ExpectJsonHtmlJunitAndItfComeFromOneLockstepRun) {
   args = base;
   args.insert(args.end(), {"--expect", "verdict=ok"});
   std::ostringstream out2, err2;
-  EXPECT_EQ(RunGateCheck(args, out2, err2), 1) << err2.str();
+  EXPECT_EQ(cli::RunGateCheck(args, out2, err2), 1) << err2.str();
 }
 
 // Options that contradict each other are refused with one line and exit 2,
@@ -317,13 +319,15 @@ TEST(GateCheck, ContradictionsAreRefusedInBothPaths) {
   };
   for (const std::vector<std::string>& args : refused) {
     std::ostringstream out, err;
-    EXPECT_EQ(RunMemwalCheck(args, out, err), 2) << args[1] << " " << args[2];
+    EXPECT_EQ(cli::RunMemwalCheck(args, out, err), 2)
+        << args[1] << " " << args[2];
     const std::string line = err.str();
     EXPECT_EQ(std::count(line.begin(), line.end(), '\n'), 1) << line;
     std::vector<std::string> gate = args;
     gate.insert(gate.end(), {"--expect", "verdict=ok"});
     std::ostringstream out2, err2;
-    EXPECT_EQ(RunGateCheck(gate, out2, err2), 2) << args[1] << " " << args[2];
+    EXPECT_EQ(cli::RunGateCheck(gate, out2, err2), 2)
+        << args[1] << " " << args[2];
   }
 }
 
@@ -332,9 +336,9 @@ TEST(GateCheck, ContradictionsAreRefusedInBothPaths) {
 TEST(GateCheck, GoalsThatNeedAnIndexAreNotApplicableAtZeroIndexes) {
   const std::string dir = TempDir("zero-indexes");
   std::ostringstream out, err;
-  EXPECT_EQ(RunMemwalCheck({"check", "--preset", "tiny", "--indexes", "0",
-                            "--model-only", "--json", "--out", dir},
-                           out, err),
+  EXPECT_EQ(cli::RunMemwalCheck({"check", "--preset", "tiny", "--indexes", "0",
+                                 "--model-only", "--json", "--out", dir},
+                                out, err),
             0)
       << out.str() << err.str();
   const nlohmann::json document = nlohmann::json::parse(out.str());
@@ -346,10 +350,10 @@ TEST(GateCheck, GoalsThatNeedAnIndexAreNotApplicableAtZeroIndexes) {
 
 TEST(GateSubcommand, LeavesPlainCheckAndReplayToTheRestOfTheCli) {
   std::ostringstream out, err;
-  EXPECT_FALSE(RunGateSubcommand({"check", "--preset", "tiny"}, out, err));
-  EXPECT_FALSE(RunGateSubcommand({"replay", "x"}, out, err));
-  EXPECT_FALSE(RunGateSubcommand({}, out, err));
-  EXPECT_EQ(RunGateSubcommand({"minimize"}, out, err), 2);
+  EXPECT_FALSE(cli::RunGateSubcommand({"check", "--preset", "tiny"}, out, err));
+  EXPECT_FALSE(cli::RunGateSubcommand({"replay", "x"}, out, err));
+  EXPECT_FALSE(cli::RunGateSubcommand({}, out, err));
+  EXPECT_EQ(cli::RunGateSubcommand({"minimize"}, out, err), 2);
 }
 
 }  // namespace

@@ -16,8 +16,8 @@
 #include <map>
 #include <vector>
 
-#include "checker/lockstep.h"
 #include "checker/engine/search.h"
+#include "checker/lockstep/lockstep.h"
 
 namespace memwal::checker {
 namespace {
@@ -98,9 +98,10 @@ const ImplBugCase kImplBugs[] = {
     {Bug::kReaderIgnoresBit, kDerived, Tiny(), "ImplementationMatchesModel", 5},
 };
 
-LockstepSetup SetupFor(model::Protocol protocol, const model::Bounds& bounds,
-                       model::Env env = model::Env::kNone) {
-  LockstepSetup setup;
+lockstep::LockstepSetup SetupFor(model::Protocol protocol,
+                                 const model::Bounds& bounds,
+                                 model::Env env = model::Env::kNone) {
+  lockstep::LockstepSetup setup;
   setup.config.protocol = protocol;
   setup.config.bounds = bounds;
   setup.config.env = env;
@@ -109,7 +110,7 @@ LockstepSetup SetupFor(model::Protocol protocol, const model::Bounds& bounds,
 
 // The model-only search without bugs finds no invariant violation (a missed
 // goal at reduced bounds is fine); computed once per config.
-bool ModelOnlyClean(const LockstepSetup& setup) {
+bool ModelOnlyClean(const lockstep::LockstepSetup& setup) {
   static std::map<std::pair<int, int>, bool> cache;
   const auto key = std::make_pair(static_cast<int>(setup.config.protocol) * 2 +
                                       static_cast<int>(setup.config.env),
@@ -117,8 +118,8 @@ bool ModelOnlyClean(const LockstepSetup& setup) {
                                       setup.config.bounds.indexes * 10 +
                                       setup.config.bounds.inflight);
   if (auto it = cache.find(key); it != cache.end()) return it->second;
-  const SearchResult result =
-      Search(setup, SearchOptions{.threads = 2, .lockstep = false});
+  const engine::SearchResult result =
+      engine::Search(setup, engine::Options{.threads = 2, .lockstep = false});
   const bool clean = !result.violation || result.violation->trace.empty();
   cache[key] = clean;
   return clean;
@@ -128,10 +129,11 @@ class ImplBug : public testing::TestWithParam<ImplBugCase> {};
 
 TEST_P(ImplBug, LockstepFindsWhatTheModelOnlySearchCannotSee) {
   const ImplBugCase& c = GetParam();
-  LockstepSetup setup = SetupFor(c.protocol, c.bounds, c.env);
+  lockstep::LockstepSetup setup = SetupFor(c.protocol, c.bounds, c.env);
   ASSERT_TRUE(ModelOnlyClean(setup));
   setup.impl_only_bugs = model::BugBit(c.bug);
-  const SearchResult result = Search(setup, SearchOptions{.threads = 2});
+  const engine::SearchResult result =
+      engine::Search(setup, engine::Options{.threads = 2});
   if (c.expected.empty()) {
     EXPECT_TRUE(!result.violation || result.violation->trace.empty())
         << result.violation->invariant << ": " << result.violation->detail;
@@ -144,8 +146,8 @@ TEST_P(ImplBug, LockstepFindsWhatTheModelOnlySearchCannotSee) {
     EXPECT_EQ(result.violation->trace.size(), c.steps);
   }
   // The counterexample replays to the same verdict.
-  const Result<ReplayResult> replay =
-      ReplayLockstep(setup, result.violation->trace, false);
+  const Result<lockstep::ReplayResult> replay =
+      lockstep::ReplayLockstep(setup, result.violation->trace, false);
   ASSERT_TRUE(replay.ok());
   ASSERT_TRUE(replay->finding.has_value());
   EXPECT_EQ(replay->finding->invariant, c.expected);
@@ -221,16 +223,18 @@ std::vector<ReplayCase> ReplayCases() {
 TEST(ImplBug, ReplayPinnedEnvTracesBreakOnlyTheBuggyImplementation) {
   for (const ReplayCase& c : ReplayCases()) {
     SCOPED_TRACE(std::string(model::Name(c.bug)));
-    LockstepSetup setup{.config = c.config};
-    const Result<ReplayResult> model_only =
-        ReplayLockstep(setup, c.trace, true);
+    lockstep::LockstepSetup setup{.config = c.config};
+    const Result<lockstep::ReplayResult> model_only =
+        lockstep::ReplayLockstep(setup, c.trace, true);
     ASSERT_TRUE(model_only.ok()) << model_only.status().ToString();
     EXPECT_FALSE(model_only->finding.has_value());
-    const Result<ReplayResult> correct = ReplayLockstep(setup, c.trace, false);
+    const Result<lockstep::ReplayResult> correct =
+        lockstep::ReplayLockstep(setup, c.trace, false);
     ASSERT_TRUE(correct.ok());
     EXPECT_FALSE(correct->finding.has_value()) << correct->finding->detail;
     setup.impl_only_bugs = model::BugBit(c.bug);
-    const Result<ReplayResult> buggy = ReplayLockstep(setup, c.trace, false);
+    const Result<lockstep::ReplayResult> buggy =
+        lockstep::ReplayLockstep(setup, c.trace, false);
     ASSERT_TRUE(buggy.ok());
     ASSERT_TRUE(buggy->finding.has_value());
     EXPECT_EQ(buggy->finding->invariant, c.expected) << buggy->finding->detail;
@@ -249,17 +253,17 @@ TEST(ModelBug, EveryModelBugBreaksTheSameInvariantOnTheImplementation) {
     if (!info.in_model || info.liveness) continue;
     SCOPED_TRACE(std::string(info.name));
     const std::string protocols(info.protocols);
-    LockstepSetup setup =
+    lockstep::LockstepSetup setup =
         SetupFor(protocols == "advance" ? kAdvance : kDerived,
                  info.bug == Bug::kSingleIndexWatermark ? Tiny(4, 2)
                                                         : model::SmallBounds());
     setup.config.bugs = model::BugBit(info.bug);
-    const SearchResult model_only =
-        Search(setup, SearchOptions{.threads = 2, .lockstep = false});
+    const engine::SearchResult model_only =
+        engine::Search(setup, engine::Options{.threads = 2, .lockstep = false});
     ASSERT_TRUE(model_only.violation.has_value());
     ASSERT_FALSE(model_only.violation->trace.empty());
-    const Result<ReplayResult> replay =
-        ReplayLockstep(setup, model_only.violation->trace, false);
+    const Result<lockstep::ReplayResult> replay =
+        lockstep::ReplayLockstep(setup, model_only.violation->trace, false);
     ASSERT_TRUE(replay.ok());
     ASSERT_TRUE(replay->finding.has_value());
     EXPECT_EQ(replay->finding->invariant, model_only.violation->invariant)

@@ -2,14 +2,14 @@
 // summary keys, counterexample files, and `replay` of every counterexample
 // these runs produce reproducing its verdict; corrupt and older-format traces
 // are refused with exit 2.
-#include "checker/lockstep_cli.h"
-
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "checker/cli/check.h"
 
 namespace memwal::checker {
 namespace {
@@ -25,7 +25,7 @@ struct CliRun {
 CliRun Cli(const std::vector<std::string>& args) {
   std::ostringstream out;
   std::ostringstream err;
-  const int code = RunMemwalCheck(args, out, err);
+  const int code = cli::RunMemwalCheck(args, out, err);
   return CliRun{code, out.str(), err.str()};
 }
 
@@ -40,7 +40,7 @@ std::string TempDir(const std::string& name) {
 void ExpectReplayReproduces(const json& summary) {
   const std::string file = summary["violation"]["trace_file"];
   const CliRun replay = Cli({"replay", file, "--json"});
-  ASSERT_EQ(replay.code, kExitViolation) << replay.err;
+  ASSERT_EQ(replay.code, cli::kExitViolation) << replay.err;
   const json verdict = json::parse(replay.out);
   EXPECT_EQ(verdict["invariant"], summary["violation"]["invariant"]);
   EXPECT_EQ(verdict["step"], summary["violation"]["step"]);
@@ -67,7 +67,7 @@ TEST(LockstepCli, AnImplementationBugIsFoundAndItsTraceReplays) {
   const CliRun run =
       Cli({"check", "--preset", "tiny", "--impl-bug",
            "bit-cleared-by-second-apply", "--json", "--out", out});
-  ASSERT_EQ(run.code, kExitViolation) << run.err;
+  ASSERT_EQ(run.code, cli::kExitViolation) << run.err;
   const json summary = json::parse(run.out);
   EXPECT_EQ(summary["violation"]["invariant"], "ActivationIsPermanent");
   EXPECT_EQ(summary["violation"]["step"], 2);
@@ -76,14 +76,14 @@ TEST(LockstepCli, AnImplementationBugIsFoundAndItsTraceReplays) {
   // The model-only search with the same config sees nothing.
   const CliRun model_only = Cli({"check", "--preset", "tiny", "--model-only",
                                  "--no-liveness", "--json", "--out", out});
-  EXPECT_EQ(model_only.code, kExitOk) << model_only.out;
+  EXPECT_EQ(model_only.code, cli::kExitOk) << model_only.out;
 }
 
 TEST(LockstepCli, AModelBugInBothSidesIsFoundAndItsTraceReplays) {
   const CliRun run =
       Cli({"check", "--preset", "tiny", "--bug", "restore-walks-back", "--json",
            "--threads", "2", "--out", TempDir("bug")});
-  ASSERT_EQ(run.code, kExitViolation) << run.err;
+  ASSERT_EQ(run.code, cli::kExitViolation) << run.err;
   const json summary = json::parse(run.out);
   EXPECT_EQ(summary["violation"]["invariant"], "ActivationIsPermanent");
   ExpectReplayReproduces(summary);
@@ -93,7 +93,7 @@ TEST(LockstepCli, ALivenessCounterexampleIsWrittenAndReplays) {
   const CliRun run = Cli({"check", "--preset", "tiny", "--model-only", "--bug",
                           "no-work-repair-records-nothing", "--json", "--out",
                           TempDir("liveness")});
-  ASSERT_EQ(run.code, kExitViolation) << run.err;
+  ASSERT_EQ(run.code, cli::kExitViolation) << run.err;
   const json summary = json::parse(run.out);
   EXPECT_EQ(summary["violation"]["invariant"],
             "CompactedGenerationsEventuallyRetire");
@@ -105,7 +105,7 @@ TEST(LockstepCli,
   const CliRun run =
       Cli({"check", "--preset", "tiny", "--impl-bug",
            "progress-commit-drops-fragments", "--out", TempDir("text")});
-  ASSERT_EQ(run.code, kExitViolation);
+  ASSERT_EQ(run.code, cli::kExitViolation);
   EXPECT_NE(run.out.find("each checked on the implementation"),
             std::string::npos);
   EXPECT_NE(run.out.find("violation: NoRowIsLost after step 2"),
@@ -120,7 +120,7 @@ TEST(LockstepCli,
 TEST(LockstepCli, BudgetsStopCleanlyWithExitThree) {
   const CliRun run = Cli(
       {"check", "--max-states", "300", "--json", "--out", TempDir("budget")});
-  EXPECT_EQ(run.code, kExitIncomplete);
+  EXPECT_EQ(run.code, cli::kExitIncomplete);
   const json summary = json::parse(run.out);
   EXPECT_EQ(summary["verdict"], "incomplete");
   EXPECT_EQ(summary["stopped_by"], "max-states");
@@ -130,7 +130,7 @@ TEST(LockstepCli, BudgetsStopCleanlyWithExitThree) {
 TEST(LockstepCli, AMemoryLimitBelowTheProcessSizeStopsWithExitThree) {
   const CliRun run = Cli(
       {"check", "--memory-limit", "1", "--json", "--out", TempDir("memory")});
-  EXPECT_EQ(run.code, kExitIncomplete);
+  EXPECT_EQ(run.code, cli::kExitIncomplete);
   const json summary = json::parse(run.out);
   EXPECT_EQ(summary["stopped_by"], "memory-limit");
 }
@@ -145,7 +145,7 @@ TEST(LockstepCli, CorruptOldAndMissingTracesAreRefusedWithExitTwo) {
                      << R"("config":{},"seed":0,"invariant":"x","steps":[]})";
   for (const std::string& path : {corrupt, old, dir + "/missing.json"}) {
     const CliRun run = Cli({"replay", path});
-    EXPECT_EQ(run.code, kExitUsage) << path;
+    EXPECT_EQ(run.code, cli::kExitUsage) << path;
     EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
   }
   EXPECT_NE(Cli({"replay", old}).err.find("unsupported trace version 1"),
@@ -153,10 +153,10 @@ TEST(LockstepCli, CorruptOldAndMissingTracesAreRefusedWithExitTwo) {
 }
 
 TEST(LockstepCli, BadOptionsAreUsageErrors) {
-  EXPECT_EQ(Cli({"check", "--threads", "0"}).code, kExitUsage);
-  EXPECT_EQ(Cli({"check", "--mode", "sideways"}).code, kExitUsage);
-  EXPECT_EQ(Cli({"check", "--impl-bug", "no-such-bug"}).code, kExitUsage);
-  EXPECT_EQ(Cli({"check", "--walks"}).code, kExitUsage);
+  EXPECT_EQ(Cli({"check", "--threads", "0"}).code, cli::kExitUsage);
+  EXPECT_EQ(Cli({"check", "--mode", "sideways"}).code, cli::kExitUsage);
+  EXPECT_EQ(Cli({"check", "--impl-bug", "no-such-bug"}).code, cli::kExitUsage);
+  EXPECT_EQ(Cli({"check", "--walks"}).code, cli::kExitUsage);
 }
 
 }  // namespace

@@ -8,14 +8,14 @@
 
 #include <functional>
 
-#include "checker/bytes_checks.h"
-#include "checker/lockstep.h"
-#include "checker/refinement.h"
-#include "checker/refusals.h"
+#include "checker/lockstep/bytes_checks.h"
+#include "checker/lockstep/lockstep.h"
+#include "checker/lockstep/refinement.h"
+#include "checker/lockstep/refusals.h"
 #include "impl/format.h"
 #include "impl/table.h"
 
-namespace memwal::checker {
+namespace memwal::checker::lockstep {
 namespace {
 
 // A seed of its own per test: the decode caches are keyed by the options,
@@ -254,4 +254,4 @@ TEST(LockstepPlanted, ASystemIndexUuidRenewedWithoutChangeIsReported) {
 }
 
 }  // namespace
-}  // namespace memwal::checker
+}  // namespace memwal::checker::lockstep

@@ -4,47 +4,48 @@
 // ImplementationMatchesModel, and the bug switches share one layout.
 #include <gtest/gtest.h>
 
-#include "checker/lockstep.h"
-#include "checker/refinement.h"
+#include "checker/lockstep/lockstep.h"
+#include "checker/lockstep/refinement.h"
 #include "impl/bugs.h"
 
 namespace memwal::checker {
 namespace {
 
-LockstepSetup TinySetup() {
-  LockstepSetup setup;
+lockstep::LockstepSetup TinySetup() {
+  lockstep::LockstepSetup setup;
   setup.config.bounds = model::TinyBounds();
   return setup;
 }
 
 TEST(Refinement, TheImplementationAtInitMapsToTheModelsInit) {
-  const LockstepSetup setup = TinySetup();
-  const Result<impl::World> world = InitWorld(setup);
+  const lockstep::LockstepSetup setup = TinySetup();
+  const Result<impl::World> world = lockstep::InitWorld(setup);
   ASSERT_TRUE(world.ok());
-  EXPECT_FALSE(CheckInit(setup, *world).has_value());
-  const Result<ImplSnapshot> snapshot = ReadImpl(*world);
+  EXPECT_FALSE(lockstep::CheckInit(setup, *world).has_value());
+  const Result<lockstep::ImplSnapshot> snapshot = lockstep::ReadImpl(*world);
   ASSERT_TRUE(snapshot.ok());
   const model::State init = model::Init(setup.config.bounds);
-  const Result<model::State> abstract = Abstract(setup.config, *snapshot, init);
+  const Result<model::State> abstract =
+      lockstep::Abstract(setup.config, *snapshot, init);
   ASSERT_TRUE(abstract.ok());
   EXPECT_EQ(*abstract, init);
 }
 
 TEST(Refinement, DifferencesArePrintedFieldByField) {
-  const LockstepSetup setup = TinySetup();
-  const Result<impl::World> world = InitWorld(setup);
+  const lockstep::LockstepSetup setup = TinySetup();
+  const Result<impl::World> world = lockstep::InitWorld(setup);
   ASSERT_TRUE(world.ok());
-  const Result<ImplSnapshot> snapshot = ReadImpl(*world);
+  const Result<lockstep::ImplSnapshot> snapshot = lockstep::ReadImpl(*world);
   ASSERT_TRUE(snapshot.ok());
   model::State model = model::Init(setup.config.bounds);
   model.versions[0].live = 0b11;
   model.versions[0].segments[0][0].covers = 0b10;
   model.flushed[0] = 1;
   const Result<model::State> abstract =
-      Abstract(setup.config, *snapshot, model);
+      lockstep::Abstract(setup.config, *snapshot, model);
   ASSERT_TRUE(abstract.ok());
   const std::vector<std::string> lines =
-      Diff(setup.config, *abstract, *snapshot, model);
+      lockstep::Diff(setup.config, *abstract, *snapshot, model);
   const std::vector<std::string> expected = {
       "version 1: live {0} (impl) vs {0,1} (model)",
       "version 1: index idx_0 segment 0 covers {0} (impl) vs {1} (model)",
@@ -53,24 +54,24 @@ TEST(Refinement, DifferencesArePrintedFieldByField) {
 }
 
 TEST(Refinement, AStateTheModelCannotRepresentIsAFinding) {
-  const LockstepSetup setup = TinySetup();
-  const Result<impl::World> world = InitWorld(setup);
+  const lockstep::LockstepSetup setup = TinySetup();
+  const Result<impl::World> world = lockstep::InitWorld(setup);
   ASSERT_TRUE(world.ok());
-  Result<ImplSnapshot> snapshot = ReadImpl(*world);
+  Result<lockstep::ImplSnapshot> snapshot = lockstep::ReadImpl(*world);
   ASSERT_TRUE(snapshot.ok());
   std::vector<impl::SegmentView>& segments = snapshot->versions[0].segments[0];
   segments.push_back(segments[0]);
   segments.push_back(segments[0]);
-  const Result<model::State> abstract =
-      Abstract(setup.config, *snapshot, model::Init(setup.config.bounds));
+  const Result<model::State> abstract = lockstep::Abstract(
+      setup.config, *snapshot, model::Init(setup.config.bounds));
   ASSERT_FALSE(abstract.ok());
   EXPECT_NE(abstract.status().message().find("has 3 segments"),
             std::string::npos);
 }
 
 TEST(Lockstep, TheImplementationRejectingAnEnabledActionIsAFinding) {
-  const LockstepSetup setup = TinySetup();
-  Result<impl::World> world = InitWorld(setup);
+  const lockstep::LockstepSetup setup = TinySetup();
+  Result<impl::World> world = lockstep::InitWorld(setup);
   ASSERT_TRUE(world.ok());
   // The model has a transaction in flight; the implementation does not.
   const model::State init = model::Init(setup.config.bounds);
@@ -79,8 +80,8 @@ TEST(Lockstep, TheImplementationRejectingAnEnabledActionIsAFinding) {
       model::Apply(setup.config, init, model::Append{}, &outcome);
   const model::State committed =
       model::Apply(setup.config, begun, model::Commit{0}, &outcome);
-  const std::optional<Finding> finding =
-      StepLockstep(setup, model::Commit{0}, outcome, committed, &*world);
+  const std::optional<lockstep::Finding> finding = lockstep::StepLockstep(
+      setup, model::Commit{0}, outcome, committed, &*world);
   ASSERT_TRUE(finding.has_value());
   EXPECT_EQ(finding->invariant, "ImplementationMatchesModel");
   EXPECT_NE(finding->detail.find("the implementation rejected Commit{slot=0}"),
@@ -88,25 +89,26 @@ TEST(Lockstep, TheImplementationRejectingAnEnabledActionIsAFinding) {
 }
 
 TEST(Lockstep, APublishedVersionThatDoesNotLoadIsReported) {
-  const LockstepSetup setup = TinySetup();
-  Result<impl::World> world = InitWorld(setup);
+  const lockstep::LockstepSetup setup = TinySetup();
+  Result<impl::World> world = lockstep::InitWorld(setup);
   ASSERT_TRUE(world.ok());
-  EXPECT_FALSE(CheckPublishedVersionLoads(model::Commit{0},
-                                          model::Outcome::kPublished, *world)
+  EXPECT_FALSE(lockstep::CheckPublishedVersionLoads(
+                   model::Commit{0}, model::Outcome::kPublished, *world)
                    .has_value());
   // A head with bit 128 in the reader word only does not load in Lance.
   ASSERT_TRUE(world->ForeignHalfSet().ok());
-  const std::optional<Finding> finding = CheckPublishedVersionLoads(
-      model::Commit{0}, model::Outcome::kPublished, *world);
+  const std::optional<lockstep::Finding> finding =
+      lockstep::CheckPublishedVersionLoads(model::Commit{0},
+                                           model::Outcome::kPublished, *world);
   ASSERT_TRUE(finding.has_value());
   EXPECT_EQ(finding->invariant, "PublishedVersionsLoad");
   EXPECT_NE(finding->detail.find("does not load"), std::string::npos);
   // Not checked after a refusal, nor on the environment's own version.
-  EXPECT_FALSE(CheckPublishedVersionLoads(model::Commit{0},
-                                          model::Outcome::kRefused, *world)
+  EXPECT_FALSE(lockstep::CheckPublishedVersionLoads(
+                   model::Commit{0}, model::Outcome::kRefused, *world)
                    .has_value());
-  EXPECT_FALSE(CheckPublishedVersionLoads(model::ForeignHalfSet{},
-                                          model::Outcome::kDone, *world)
+  EXPECT_FALSE(lockstep::CheckPublishedVersionLoads(
+                   model::ForeignHalfSet{}, model::Outcome::kDone, *world)
                    .has_value());
 }
 

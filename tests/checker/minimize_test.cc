@@ -2,7 +2,7 @@
 // traces shrink back, whole transactions go with their commits (slots
 // renumbered), parameters and bounds are lowered, the result is 1-minimal,
 // and `minimize TRACE` reads and writes trace files.
-#include "checker/minimize.h"
+#include "checker/cli/minimize.h"
 
 #include <gtest/gtest.h>
 
@@ -11,9 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "checker/lockstep_cli.h"
+#include "checker/cli/check.h"
 #include "checker/engine/search.h"
-#include "checker/trace.h"
+#include "checker/report/trace.h"
+#include "checker/report/trace_reader.h"
 
 namespace memwal::checker {
 namespace {
@@ -21,8 +22,9 @@ namespace {
 using model::Action;
 using model::Bug;
 
-LockstepSetup BugSetup(Bug bug, model::Bounds bounds = model::TinyBounds()) {
-  LockstepSetup setup;
+lockstep::LockstepSetup BugSetup(Bug bug,
+                                 model::Bounds bounds = model::TinyBounds()) {
+  lockstep::LockstepSetup setup;
   setup.config.bugs = model::BugBit(bug);
   setup.config.bounds = bounds;
   return setup;
@@ -38,33 +40,33 @@ std::vector<Action> UuidOnlyTrace() {
           model::Commit{0}};
 }
 
-bool IsOneMinimal(const LockstepSetup& setup, bool lockstep,
+bool IsOneMinimal(const lockstep::LockstepSetup& setup, bool lockstep,
                   const std::string& invariant,
                   const std::vector<Action>& trace) {
   for (std::size_t k = 0; k < trace.size(); ++k) {
     std::vector<Action> shorter = trace;
     shorter.erase(shorter.begin() + k);
-    if (BreaksAt(setup, lockstep, invariant, shorter)) return false;
+    if (cli::BreaksAt(setup, lockstep, invariant, shorter)) return false;
   }
   return true;
 }
 
 TEST(BreaksAt, CutsAtTheFirstFindingAndRefusesAnotherInvariant) {
-  const LockstepSetup setup = BugSetup(Bug::kUnchangedByUuidOnly);
+  const lockstep::LockstepSetup setup = BugSetup(Bug::kUnchangedByUuidOnly);
   std::vector<Action> trace = UuidOnlyTrace();
-  EXPECT_EQ(BreaksAt(setup, true, "CatchupWithinCoverage", trace), 9u);
-  EXPECT_FALSE(BreaksAt(setup, true, "ReadsMissNoRows", trace));
+  EXPECT_EQ(cli::BreaksAt(setup, true, "CatchupWithinCoverage", trace), 9u);
+  EXPECT_FALSE(cli::BreaksAt(setup, true, "ReadsMissNoRows", trace));
   trace.push_back(model::FlushMemTable{0});
-  EXPECT_EQ(BreaksAt(setup, false, "CatchupWithinCoverage", trace), 9u);
+  EXPECT_EQ(cli::BreaksAt(setup, false, "CatchupWithinCoverage", trace), 9u);
   trace.pop_back();
   trace.pop_back();
-  EXPECT_FALSE(BreaksAt(setup, true, "CatchupWithinCoverage", trace));
-  EXPECT_FALSE(BreaksAt(setup, true, "CatchupWithinCoverage",
-                        {model::Commit{0}}));  // not enabled
+  EXPECT_FALSE(cli::BreaksAt(setup, true, "CatchupWithinCoverage", trace));
+  EXPECT_FALSE(cli::BreaksAt(setup, true, "CatchupWithinCoverage",
+                             {model::Commit{0}}));  // not enabled
 }
 
 TEST(Minimize, DropsAnUnrelatedTransactionAndRenumbersTheSlots) {
-  LockstepSetup setup = BugSetup(Bug::kUnchangedByUuidOnly);
+  lockstep::LockstepSetup setup = BugSetup(Bug::kUnchangedByUuidOnly);
   setup.config.bounds.commits = 5;
   setup.config.bounds.inflight = 3;
   // A transaction begun first and never committed: every other commit's slot
@@ -78,9 +80,9 @@ TEST(Minimize, DropsAnUnrelatedTransactionAndRenumbersTheSlots) {
       padded.push_back(action);
     }
   }
-  ASSERT_TRUE(BreaksAt(setup, false, "CatchupWithinCoverage", padded));
-  const Minimized result =
-      Minimize({setup, false, "CatchupWithinCoverage", padded});
+  ASSERT_TRUE(cli::BreaksAt(setup, false, "CatchupWithinCoverage", padded));
+  const cli::Minimized result =
+      cli::Minimize({setup, false, "CatchupWithinCoverage", padded});
   EXPECT_EQ(result.steps_before, 10u);
   EXPECT_EQ(result.steps_after, 9u);
   EXPECT_EQ(result.trace, UuidOnlyTrace());
@@ -90,16 +92,16 @@ TEST(Minimize, DropsAnUnrelatedTransactionAndRenumbersTheSlots) {
 }
 
 TEST(Minimize, LeavesNoParameterThatCouldBeLoweredAlone) {
-  LockstepSetup setup = BugSetup(Bug::kProgressCommitDropsFragments);
-  const SearchResult found =
-      Search(setup, SearchOptions{.order = Order::kBfs, .lockstep = false});
+  lockstep::LockstepSetup setup = BugSetup(Bug::kProgressCommitDropsFragments);
+  const engine::SearchResult found = engine::Search(
+      setup, engine::Options{.order = engine::Order::kBfs, .lockstep = false});
   ASSERT_TRUE(found.violation);
   std::vector<Action> trace = found.violation->trace;
-  const Minimized result =
-      Minimize({setup, false, found.violation->invariant, trace});
+  const cli::Minimized result =
+      cli::Minimize({setup, false, found.violation->invariant, trace});
   EXPECT_LE(result.steps_after, trace.size());
-  EXPECT_TRUE(
-      BreaksAt(result.setup, false, found.violation->invariant, result.trace));
+  EXPECT_TRUE(cli::BreaksAt(result.setup, false, found.violation->invariant,
+                            result.trace));
   for (const Action& action : result.trace) {
     if (std::holds_alternative<model::Commit>(action)) continue;
     const std::array<int, 2> params = model::ActionParams(action);
@@ -114,8 +116,8 @@ TEST(Minimize, LeavesNoParameterThatCouldBeLoweredAlone) {
             break;
           }
         }
-        EXPECT_FALSE(BreaksAt(result.setup, false, found.violation->invariant,
-                              candidate))
+        EXPECT_FALSE(cli::BreaksAt(result.setup, false,
+                                   found.violation->invariant, candidate))
             << model::ToString(action) << " could be lowered";
       }
     }
@@ -123,22 +125,22 @@ TEST(Minimize, LeavesNoParameterThatCouldBeLoweredAlone) {
 }
 
 TEST(Minimize, ARandomWalkTraceBecomesOneMinimalAndKeepsItsInvariant) {
-  LockstepSetup setup =
+  lockstep::LockstepSetup setup =
       BugSetup(Bug::kClaimPastReadVersion, model::SmallBounds());
   setup.seed = 7;
-  const SearchResult walk = Search(
-      setup,
-      SearchOptions{.order = Order::kRandom, .walks = 3000, .depth = 12});
+  const engine::SearchResult walk = engine::Search(
+      setup, engine::Options{
+                 .order = engine::Order::kRandom, .walks = 3000, .depth = 12});
   ASSERT_TRUE(walk.violation);
   const std::string invariant = walk.violation->invariant;
-  const Minimized result =
-      Minimize({setup, true, invariant, walk.violation->trace});
+  const cli::Minimized result =
+      cli::Minimize({setup, true, invariant, walk.violation->trace});
   EXPECT_LE(result.steps_after, result.steps_before);
-  EXPECT_TRUE(BreaksAt(result.setup, true, invariant, result.trace));
+  EXPECT_TRUE(cli::BreaksAt(result.setup, true, invariant, result.trace));
   EXPECT_TRUE(IsOneMinimal(result.setup, true, invariant, result.trace));
   // Never shorter than the shortest counterexample, which BFS finds.
-  const SearchResult bfs =
-      Search(setup, SearchOptions{.order = Order::kBfs, .lockstep = false});
+  const engine::SearchResult bfs = engine::Search(
+      setup, engine::Options{.order = engine::Order::kBfs, .lockstep = false});
   ASSERT_TRUE(bfs.violation);
   EXPECT_GE(result.steps_after, bfs.violation->trace.size());
 }
@@ -149,23 +151,26 @@ TEST(MinimizeCommand, MinimizesATraceFileAndWritesTheResult) {
           .string();
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  LockstepSetup setup = BugSetup(Bug::kUnchangedByUuidOnly);
+  lockstep::LockstepSetup setup = BugSetup(Bug::kUnchangedByUuidOnly);
   std::vector<Action> padded = UuidOnlyTrace();
   padded.insert(padded.begin() + 1, model::FlushMemTable{0});
   setup.config.bounds.generations = 2;
-  const LockstepTrace trace{.trace = Trace{.config = setup.config,
-                                           .invariant = "CatchupWithinCoverage",
-                                           .steps = padded},
-                            .lockstep = true};
+  const report::LockstepTrace trace{
+      .trace = report::Trace{.config = setup.config,
+                             .invariant = "CatchupWithinCoverage",
+                             .steps = padded},
+      .lockstep = true};
   const std::string path = dir + "/in.trace.json";
-  ASSERT_TRUE(WriteFileAtomically(path, LockstepTraceText(trace)).ok());
+  ASSERT_TRUE(
+      report::WriteFileAtomically(path, report::LockstepTraceText(trace)).ok());
   std::ostringstream out, err;
-  EXPECT_EQ(RunMinimizeCommand({path, "--out", dir}, out, err), 0) << err.str();
+  EXPECT_EQ(cli::RunMinimizeCommand({path, "--out", dir}, out, err), 0)
+      << err.str();
   EXPECT_NE(out.str().find("steps: 10 -> 9"), std::string::npos) << out.str();
   const Result<std::string> written =
-      ReadFile(dir + "/CatchupWithinCoverage.min.trace.json");
+      report::ReadFile(dir + "/CatchupWithinCoverage.min.trace.json");
   ASSERT_TRUE(written.ok());
-  const Result<LockstepTrace> parsed = ParseLockstepTrace(*written);
+  const Result<report::LockstepTrace> parsed = report::ReadTraceText(*written);
   ASSERT_TRUE(parsed.ok());
   EXPECT_EQ(parsed->trace.steps, UuidOnlyTrace());
   EXPECT_EQ(parsed->trace.config.bounds.generations, 1);
@@ -176,16 +181,18 @@ TEST(MinimizeCommand, RefusesATraceThatDoesNotBreakItsInvariant) {
       (std::filesystem::temp_directory_path() / "memwal-gate-minimize-bad")
           .string();
   std::filesystem::create_directories(dir);
-  const LockstepTrace trace{.trace = Trace{.config = model::Config{},
-                                           .invariant = "ReadsMissNoRows",
-                                           .steps = {model::FlushMemTable{0}}},
-                            .lockstep = false};
+  const report::LockstepTrace trace{
+      .trace = report::Trace{.config = model::Config{},
+                             .invariant = "ReadsMissNoRows",
+                             .steps = {model::FlushMemTable{0}}},
+      .lockstep = false};
   const std::string path = dir + "/in.trace.json";
-  ASSERT_TRUE(WriteFileAtomically(path, LockstepTraceText(trace)).ok());
+  ASSERT_TRUE(
+      report::WriteFileAtomically(path, report::LockstepTraceText(trace)).ok());
   std::ostringstream out, err;
-  EXPECT_EQ(RunMinimizeCommand({path}, out, err), 2);
-  EXPECT_EQ(RunMinimizeCommand({dir + "/missing.json"}, out, err), 2);
-  EXPECT_EQ(RunMinimizeCommand({path, "--bogus"}, out, err), 2);
+  EXPECT_EQ(cli::RunMinimizeCommand({path}, out, err), 2);
+  EXPECT_EQ(cli::RunMinimizeCommand({dir + "/missing.json"}, out, err), 2);
+  EXPECT_EQ(cli::RunMinimizeCommand({path, "--bogus"}, out, err), 2);
 }
 
 }  // namespace

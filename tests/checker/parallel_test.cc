@@ -1,7 +1,8 @@
 // Thread-count and seed determinism of the lockstep search
-// (checker/engine/search.h): the same distinct-state and transition counts and the
-// same first counterexample for 1, 2 and 3 threads; the same trace for two runs
-// with one seed; and the lock-free fingerprint set under concurrent inserts.
+// (checker/engine/search.h): the same distinct-state and transition counts and
+// the same first counterexample for 1, 2 and 3 threads; the same trace for two
+// runs with one seed; and the lock-free fingerprint set under concurrent
+// inserts.
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -19,16 +20,18 @@ model::Bounds ReducedTiny() {
   return bounds;
 }
 
-LockstepSetup SetupWith(const model::Bounds& bounds, uint32_t bugs = 0,
-                        uint32_t impl_only_bugs = 0) {
-  LockstepSetup setup;
+lockstep::LockstepSetup SetupWith(const model::Bounds& bounds,
+                                  uint32_t bugs = 0,
+                                  uint32_t impl_only_bugs = 0) {
+  lockstep::LockstepSetup setup;
   setup.config.bounds = bounds;
   setup.config.bugs = bugs;
   setup.impl_only_bugs = impl_only_bugs;
   return setup;
 }
 
-void ExpectSameRun(const SearchResult& a, const SearchResult& b) {
+void ExpectSameRun(const engine::SearchResult& a,
+                   const engine::SearchResult& b) {
   EXPECT_EQ(a.verdict, b.verdict);
   EXPECT_EQ(a.stats.states_distinct, b.stats.states_distinct);
   EXPECT_EQ(a.stats.transitions, b.stats.transitions);
@@ -42,98 +45,108 @@ void ExpectSameRun(const SearchResult& a, const SearchResult& b) {
 }
 
 TEST(Parallel, ModelOnlySmallHasTheSameCountsWithOneTwoAndThreeThreads) {
-  const LockstepSetup setup = SetupWith(model::SmallBounds());
-  const SearchResult one =
-      Search(setup, SearchOptions{.threads = 1, .lockstep = false});
-  EXPECT_EQ(one.verdict, Verdict::kOk);
+  const lockstep::LockstepSetup setup = SetupWith(model::SmallBounds());
+  const engine::SearchResult one =
+      engine::Search(setup, engine::Options{.threads = 1, .lockstep = false});
+  EXPECT_EQ(one.verdict, engine::Verdict::kOk);
   EXPECT_EQ(one.stats.states_distinct, 284634u);
   EXPECT_EQ(one.stats.transitions, 796399u);
   for (int threads : {2, 3}) {
-    ExpectSameRun(one, Search(setup, SearchOptions{.threads = threads,
-                                                   .lockstep = false}));
+    ExpectSameRun(one,
+                  engine::Search(setup, engine::Options{.threads = threads,
+                                                        .lockstep = false}));
   }
 }
 
 TEST(Parallel, LockstepHasTheSameCountsWithOneTwoAndThreeThreads) {
-  const LockstepSetup setup = SetupWith(ReducedTiny());
-  const SearchResult one = Search(setup, SearchOptions{.threads = 1});
+  const lockstep::LockstepSetup setup = SetupWith(ReducedTiny());
+  const engine::SearchResult one =
+      engine::Search(setup, engine::Options{.threads = 1});
   // One commit less leaves some goals unreached; no invariant breaks.
   ASSERT_TRUE(!one.violation || one.violation->trace.empty());
   EXPECT_GT(one.stats.states_distinct, 1000u);
   for (int threads : {2, 3})
-    ExpectSameRun(one, Search(setup, SearchOptions{.threads = threads}));
+    ExpectSameRun(one,
+                  engine::Search(setup, engine::Options{.threads = threads}));
 }
 
 TEST(Parallel, TheFirstCounterexampleIsTheSameWithOneTwoAndThreeThreads) {
-  const LockstepSetup setup =
+  const lockstep::LockstepSetup setup =
       SetupWith(model::TinyBounds(), 0,
                 model::BugBit(model::Bug::kBitDroppedByNewFromPrevious));
-  const SearchResult one = Search(setup, SearchOptions{.threads = 1});
+  const engine::SearchResult one =
+      engine::Search(setup, engine::Options{.threads = 1});
   ASSERT_TRUE(one.violation.has_value());
   EXPECT_EQ(one.violation->invariant, "ActivationIsPermanent");
   EXPECT_EQ(one.violation->trace.size(), 4u);
   for (int threads : {2, 3})
-    ExpectSameRun(one, Search(setup, SearchOptions{.threads = threads}));
+    ExpectSameRun(one,
+                  engine::Search(setup, engine::Options{.threads = threads}));
 }
 
 TEST(Parallel, ModelOnlyCounterexampleIsTheSameWithOneTwoAndThreeThreads) {
-  const LockstepSetup setup = SetupWith(
+  const lockstep::LockstepSetup setup = SetupWith(
       model::SmallBounds(), model::BugBit(model::Bug::kClaimPastReadVersion));
-  const SearchResult one =
-      Search(setup, SearchOptions{.threads = 1, .lockstep = false});
+  const engine::SearchResult one =
+      engine::Search(setup, engine::Options{.threads = 1, .lockstep = false});
   ASSERT_TRUE(one.violation.has_value());
   EXPECT_EQ(one.violation->invariant, "CatchupWithinCoverage");
   for (int threads : {2, 3}) {
-    ExpectSameRun(one, Search(setup, SearchOptions{.threads = threads,
-                                                   .lockstep = false}));
+    ExpectSameRun(one,
+                  engine::Search(setup, engine::Options{.threads = threads,
+                                                        .lockstep = false}));
   }
 }
 
 TEST(Parallel, DepthFirstSearchVisitsTheSameStatesAsBreadthFirst) {
-  const LockstepSetup setup = SetupWith(ReducedTiny());
-  const SearchResult bfs = Search(setup, SearchOptions{.lockstep = false});
-  const SearchResult dfs =
-      Search(setup, SearchOptions{.order = Order::kDfs, .lockstep = false});
+  const lockstep::LockstepSetup setup = SetupWith(ReducedTiny());
+  const engine::SearchResult bfs =
+      engine::Search(setup, engine::Options{.lockstep = false});
+  const engine::SearchResult dfs = engine::Search(
+      setup, engine::Options{.order = engine::Order::kDfs, .lockstep = false});
   EXPECT_EQ(dfs.verdict, bfs.verdict);
   EXPECT_EQ(bfs.stats.states_distinct, dfs.stats.states_distinct);
   EXPECT_EQ(bfs.stats.transitions, dfs.stats.transitions);
 }
 
 TEST(RandomWalks, TwoRunsWithTheSameSeedGiveTheSameTrace) {
-  LockstepSetup setup =
+  lockstep::LockstepSetup setup =
       SetupWith(model::SmallBounds(), 0,
                 model::BugBit(model::Bug::kClaimPastReadVersion));
   setup.seed = 7;
-  const SearchOptions options{
-      .order = Order::kRandom, .threads = 2, .walks = 3000, .depth = 12};
-  const SearchResult a = Search(setup, options);
-  const SearchResult b = Search(setup, options);
+  const engine::Options options{.order = engine::Order::kRandom,
+                                .threads = 2,
+                                .walks = 3000,
+                                .depth = 12};
+  const engine::SearchResult a = engine::Search(setup, options);
+  const engine::SearchResult b = engine::Search(setup, options);
   ASSERT_TRUE(a.violation.has_value());
   EXPECT_EQ(a.violation->invariant, "CatchupWithinCoverage");
   EXPECT_EQ(a.violation->trace, b.violation->trace);
-  SearchOptions one_thread = options;
+  engine::Options one_thread = options;
   one_thread.threads = 1;
-  EXPECT_EQ(Search(setup, one_thread).violation->trace, a.violation->trace);
+  EXPECT_EQ(engine::Search(setup, one_thread).violation->trace,
+            a.violation->trace);
 }
 
 TEST(RandomWalks, WithoutAViolationCountTheSameStatesForAnyThreadCount) {
-  LockstepSetup setup = SetupWith(model::TinyBounds());
+  lockstep::LockstepSetup setup = SetupWith(model::TinyBounds());
   setup.seed = 3;
-  SearchOptions options{
-      .order = Order::kRandom, .threads = 1, .walks = 200, .depth = 10};
-  const SearchResult one = Search(setup, options);
+  engine::Options options{
+      .order = engine::Order::kRandom, .threads = 1, .walks = 200, .depth = 10};
+  const engine::SearchResult one = engine::Search(setup, options);
   options.threads = 2;
-  const SearchResult two = Search(setup, options);
-  EXPECT_EQ(one.verdict, Verdict::kOk);
+  const engine::SearchResult two = engine::Search(setup, options);
+  EXPECT_EQ(one.verdict, engine::Verdict::kOk);
   EXPECT_EQ(one.stats.states_distinct, two.stats.states_distinct);
   EXPECT_EQ(one.stats.transitions, two.stats.transitions);
 }
 
 TEST(Budgets, MaxStatesStopsTheSearchIncomplete) {
-  const SearchResult result =
-      Search(SetupWith(model::SmallBounds()),
-             SearchOptions{.threads = 2, .max_states = 500});
-  EXPECT_EQ(result.verdict, Verdict::kIncomplete);
+  const engine::SearchResult result =
+      engine::Search(SetupWith(model::SmallBounds()),
+                     engine::Options{.threads = 2, .max_states = 500});
+  EXPECT_EQ(result.verdict, engine::Verdict::kIncomplete);
   EXPECT_EQ(result.stopped_by, "max-states");
   EXPECT_EQ(result.stats.states_distinct, 500u);
 }
@@ -157,19 +170,19 @@ TEST(SeenSet, SharedInsertsAgreeOnOneWinnerPerFingerprint) {
 }
 
 TEST(RandomWalks, WithAViolationCountTheSameStatesForAnyThreadCount) {
-  LockstepSetup setup = SetupWith(
+  lockstep::LockstepSetup setup = SetupWith(
       model::SmallBounds(), model::BugBit(model::Bug::kClaimPastReadVersion));
   setup.seed = 7;
-  SearchOptions options{.order = Order::kRandom,
-                        .threads = 1,
-                        .lockstep = false,
-                        .walks = 3000,
-                        .depth = 12};
-  const SearchResult one = Search(setup, options);
-  ASSERT_EQ(one.verdict, Verdict::kViolation);
+  engine::Options options{.order = engine::Order::kRandom,
+                          .threads = 1,
+                          .lockstep = false,
+                          .walks = 3000,
+                          .depth = 12};
+  const engine::SearchResult one = engine::Search(setup, options);
+  ASSERT_EQ(one.verdict, engine::Verdict::kViolation);
   for (int threads : {2, 3, 2, 3}) {
     options.threads = threads;
-    const SearchResult many = Search(setup, options);
+    const engine::SearchResult many = engine::Search(setup, options);
     EXPECT_EQ(many.stats.states_distinct, one.stats.states_distinct);
     EXPECT_EQ(many.stats.transitions, one.stats.transitions);
     EXPECT_EQ(many.violation->trace, one.violation->trace);

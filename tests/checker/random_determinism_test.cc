@@ -14,8 +14,8 @@ namespace memwal::checker {
 namespace {
 
 // Everything a run reports except its wall time.
-auto Observable(const SearchResult& result) {
-  const Stats& s = result.stats;
+auto Observable(const engine::SearchResult& result) {
+  const engine::Stats& s = result.stats;
   std::vector<model::Action> trace;
   std::string invariant;
   if (result.violation) {
@@ -27,30 +27,33 @@ auto Observable(const SearchResult& result) {
                          s.states_per_depth, invariant, trace);
 }
 
-void ExpectSameForAnyThreadCount(const LockstepSetup& setup) {
-  SearchOptions options{
-      .order = Order::kRandom, .threads = 1, .lockstep = false, .walks = 3000};
-  const auto expected = Observable(Search(setup, options));
+void ExpectSameForAnyThreadCount(const lockstep::LockstepSetup& setup) {
+  engine::Options options{.order = engine::Order::kRandom,
+                          .threads = 1,
+                          .lockstep = false,
+                          .walks = 3000};
+  const auto expected = Observable(engine::Search(setup, options));
   for (int threads : {1, 2, 4}) {
     for (int run = 0; run < 3; ++run) {
       options.threads = threads;
-      EXPECT_TRUE(Observable(Search(setup, options)) == expected)
+      EXPECT_TRUE(Observable(engine::Search(setup, options)) == expected)
           << threads << " threads, run " << run;
     }
   }
 }
 
 TEST(RandomMode, CountsTheSameForAnyThreadCountWithoutAViolation) {
-  ExpectSameForAnyThreadCount(LockstepSetup{.seed = 11});
+  ExpectSameForAnyThreadCount(lockstep::LockstepSetup{.seed = 11});
 }
 
 TEST(RandomMode, CountsAndTracesTheSameForAnyThreadCountWithAViolation) {
-  LockstepSetup setup{.seed = 0};
+  lockstep::LockstepSetup setup{.seed = 0};
   setup.config.bugs = model::BugBit(model::Bug::kClaimPastReadVersion);
-  const SearchResult result = Search(
-      setup,
-      SearchOptions{.order = Order::kRandom, .lockstep = false, .walks = 3000});
-  ASSERT_EQ(result.verdict, Verdict::kViolation);
+  const engine::SearchResult result =
+      engine::Search(setup, engine::Options{.order = engine::Order::kRandom,
+                                            .lockstep = false,
+                                            .walks = 3000});
+  ASSERT_EQ(result.verdict, engine::Verdict::kViolation);
   ExpectSameForAnyThreadCount(setup);
 }
 

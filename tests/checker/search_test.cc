@@ -82,20 +82,20 @@ Config Tiny() {
 }
 
 TEST(Explorer, AStateBudgetEndsTheRunIncomplete) {
-  const SearchResult result = memwal::checker::engine::SearchModel(
+  const engine::SearchResult result = memwal::checker::engine::SearchModel(
       Tiny(), {.symmetry = false, .max_states = 1000});
-  EXPECT_EQ(result.verdict, Verdict::kIncomplete);
+  EXPECT_EQ(result.verdict, engine::Verdict::kIncomplete);
   EXPECT_EQ(result.stats.states_distinct, 1000u);
   EXPECT_FALSE(result.violation);
 }
 
 TEST(Explorer, DepthFirstVisitsTheSameStates) {
-  const SearchResult bfs =
+  const engine::SearchResult bfs =
       memwal::checker::engine::SearchModel(Tiny(), {.symmetry = false});
-  const SearchResult dfs = memwal::checker::engine::SearchModel(
+  const engine::SearchResult dfs = memwal::checker::engine::SearchModel(
       Tiny(),
       {.order = memwal::checker::engine::Order::kDfs, .symmetry = false});
-  EXPECT_EQ(dfs.verdict, Verdict::kOk);
+  EXPECT_EQ(dfs.verdict, engine::Verdict::kOk);
   EXPECT_EQ(dfs.stats.states_distinct, bfs.stats.states_distinct);
   EXPECT_EQ(dfs.stats.transitions, bfs.stats.transitions);
   EXPECT_GE(dfs.stats.depth_max, bfs.stats.depth_max);
@@ -104,9 +104,9 @@ TEST(Explorer, DepthFirstVisitsTheSameStates) {
 TEST(Explorer, BreadthFirstFindsAShortestTrace) {
   Config config = Tiny();
   config.protocol = model::Protocol::kLegacy;
-  const SearchResult bfs =
+  const engine::SearchResult bfs =
       memwal::checker::engine::SearchModel(config, {.symmetry = false});
-  const SearchResult dfs = memwal::checker::engine::SearchModel(
+  const engine::SearchResult dfs = memwal::checker::engine::SearchModel(
       config,
       {.order = memwal::checker::engine::Order::kDfs, .symmetry = false});
   ASSERT_TRUE(bfs.violation && dfs.violation);
@@ -123,9 +123,9 @@ TEST(Explorer, BreadthFirstFindsAShortestTrace) {
 TEST(Explorer, AMissedApplicableGoalIsAViolationNamedAfterTheGoal) {
   Config config = Tiny();
   config.bounds.commits = 2;  // too few commits to credit a position
-  const SearchResult result =
+  const engine::SearchResult result =
       memwal::checker::engine::SearchModel(config, {.symmetry = false});
-  EXPECT_EQ(result.verdict, Verdict::kViolation);
+  EXPECT_EQ(result.verdict, engine::Verdict::kViolation);
   ASSERT_TRUE(result.violation);
   EXPECT_EQ(result.violation->invariant, "ReachPositionCredited");
   EXPECT_TRUE(result.violation->trace.empty());
@@ -135,9 +135,9 @@ TEST(Explorer, AMissedApplicableGoalIsAViolationNamedAfterTheGoal) {
 TEST(Explorer, AGoalItsProtocolCannotReachIsNotApplicable) {
   Config config = Tiny();
   config.protocol = model::Protocol::kUnconditional;
-  const SearchResult result =
+  const engine::SearchResult result =
       memwal::checker::engine::SearchModel(config, {.symmetry = false});
-  EXPECT_EQ(result.verdict, Verdict::kOk);
+  EXPECT_EQ(result.verdict, engine::Verdict::kOk);
   EXPECT_EQ(result.stats.goals_reached.size(),
             5u);  // no restore on an activated table
   EXPECT_TRUE(result.stats.goals_missed.empty());
@@ -145,14 +145,14 @@ TEST(Explorer, AGoalItsProtocolCannotReachIsNotApplicable) {
 
 TEST(Replay, ReExecutesATraceAndRejectsADisabledStep) {
   std::vector<model::State> states;
-  EXPECT_TRUE(
-      Replay(Tiny(),
-             {model::FlushMemTable{0}, model::Activate{}, model::Commit{0}},
-             &states)
-          .ok());
+  EXPECT_TRUE(engine::Replay(Tiny(),
+                             {model::FlushMemTable{0}, model::Activate{},
+                              model::Commit{0}},
+                             &states)
+                  .ok());
   EXPECT_EQ(states.size(), 4u);
   EXPECT_TRUE(model::HasBothBits(model::Head(states.back())));
-  const Status bad = Replay(Tiny(), {model::Commit{0}}, &states);
+  const Status bad = engine::Replay(Tiny(), {model::Commit{0}}, &states);
   EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(bad.message(), "step 1 (Commit{slot=0}) is not enabled");
 }

@@ -135,11 +135,11 @@ class EveryVariant : public testing::TestWithParam<Row> {};
 
 TEST_P(EveryVariant, HasTheSameVerdictAndInvariantWithAndWithoutSymmetry) {
   const model::Config& config = GetParam().config;
-  const SearchResult with =
+  const engine::SearchResult with =
       SearchModel(config, Options{.threads = 2, .symmetry = true});
-  const SearchResult without =
+  const engine::SearchResult without =
       SearchModel(config, Options{.threads = 2, .symmetry = false});
-  ASSERT_NE(with.verdict, Verdict::kIncomplete);
+  ASSERT_NE(with.verdict, engine::Verdict::kIncomplete);
   EXPECT_EQ(with.verdict, without.verdict);
   const std::string a = with.violation ? with.violation->invariant : "";
   const std::string b = without.violation ? without.violation->invariant : "";
@@ -160,7 +160,8 @@ INSTANTIATE_TEST_SUITE_P(AtTheGateBounds, EveryVariant,
                          });
 
 // The broken invariant at the end of `result`'s trace, replayed.
-bool TraceBreaks(const model::Config& config, const SearchResult& result) {
+bool TraceBreaks(const model::Config& config,
+                 const engine::SearchResult& result) {
   if (!result.violation) return false;
   const model::Invariant* invariant =
       model::FindInvariant(result.violation->invariant);
@@ -193,14 +194,15 @@ RC_GTEST_PROP(Engine, BfsOnOneAndTwoThreadsDfsAndSymmetryAgree, ()) {
     config.bugs = model::BugBit(model::AllBugs()[bug].bug);
   RC_PRE(model::CheckConfig(config).ok());
   const Options plain{.threads = 1, .symmetry = false};
-  const SearchResult one = SearchModel(config, plain);
-  const SearchResult two =
+  const engine::SearchResult one = SearchModel(config, plain);
+  const engine::SearchResult two =
       SearchModel(config, Options{.threads = 2, .symmetry = false});
-  const SearchResult dfs = SearchModel(
-      config, Options{.order = Order::kDfs, .threads = 1, .symmetry = false});
-  const SearchResult reduced =
+  const engine::SearchResult dfs = SearchModel(
+      config,
+      Options{.order = engine::Order::kDfs, .threads = 1, .symmetry = false});
+  const engine::SearchResult reduced =
       SearchModel(config, Options{.threads = 2, .symmetry = true});
-  RC_ASSERT(one.verdict != Verdict::kIncomplete);
+  RC_ASSERT(one.verdict != engine::Verdict::kIncomplete);
   RC_ASSERT(two.verdict == one.verdict);
   RC_ASSERT(dfs.verdict == one.verdict);
   RC_ASSERT(reduced.verdict == one.verdict);

@@ -5,17 +5,17 @@
 #include <filesystem>
 #include <sstream>
 
-#include "checker/cli.h"
-#include "checker/lockstep_cli.h"
-#include "checker/trace.h"
+#include "checker/cli/check.h"
+#include "checker/cli/cli.h"
+#include "checker/report/trace.h"
 
 namespace memwal::checker {
 namespace {
 
 using nlohmann::json;
 
-Trace SampleTrace() {
-  Trace trace;
+report::Trace SampleTrace() {
+  report::Trace trace;
   trace.config.protocol = model::Protocol::kLegacy;
   trace.config.bounds = model::TinyBounds();
   trace.config.bugs = model::BugBit(model::Bug::kReaderIgnoresBit);
@@ -27,8 +27,9 @@ Trace SampleTrace() {
 }
 
 TEST(Trace, RoundTripsThroughText) {
-  const Trace trace = SampleTrace();
-  const Result<Trace> back = ParseTrace(TraceToJson(trace).dump());
+  const report::Trace trace = SampleTrace();
+  const Result<report::Trace> back =
+      report::ParseTrace(report::TraceToJson(trace).dump());
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->config, trace.config);
   EXPECT_EQ(back->seed, 7u);
@@ -37,22 +38,22 @@ TEST(Trace, RoundTripsThroughText) {
 }
 
 TEST(Trace, CorruptOrForeignTracesAreOneLineErrors) {
-  json old = TraceToJson(SampleTrace());
+  json old = report::TraceToJson(SampleTrace());
   old["version"] = 0;
-  json foreign = TraceToJson(SampleTrace());
+  json foreign = report::TraceToJson(SampleTrace());
   foreign["format"] = "ITF";
-  json extra = TraceToJson(SampleTrace());
+  json extra = report::TraceToJson(SampleTrace());
   extra["note"] = "x";
-  json bad_step = TraceToJson(SampleTrace());
+  json bad_step = report::TraceToJson(SampleTrace());
   bad_step["steps"][1]["action"]["kind"] = "Compact";
-  json bad_bounds = TraceToJson(SampleTrace());
+  json bad_bounds = report::TraceToJson(SampleTrace());
   bad_bounds["config"]["bounds"]["shards"] = 9;
-  json bad_bug = TraceToJson(SampleTrace());
+  json bad_bug = report::TraceToJson(SampleTrace());
   bad_bug["config"]["bugs"] = json::array({"nope"});
   for (const std::string& text :
        {std::string("{"), std::string("[]"), old.dump(), foreign.dump(),
         extra.dump(), bad_step.dump(), bad_bounds.dump(), bad_bug.dump()}) {
-    const Result<Trace> parsed = ParseTrace(text);
+    const Result<report::Trace> parsed = report::ParseTrace(text);
     ASSERT_FALSE(parsed.ok()) << text;
     EXPECT_EQ(parsed.status().code(), StatusCode::kInvalidArgument);
     EXPECT_EQ(parsed.status().message().find('\n'), std::string::npos);
@@ -60,10 +61,11 @@ TEST(Trace, CorruptOrForeignTracesAreOneLineErrors) {
 }
 
 TEST(Trace, ItfHoldsOneStatePerStepWithBigints) {
-  const Trace trace = SampleTrace();
+  const report::Trace trace = SampleTrace();
   std::vector<model::State> states;
-  ASSERT_TRUE(Replay(trace.config, trace.steps, &states).ok());
-  const json itf = ToItf(trace.config, trace.invariant, trace.steps, states);
+  ASSERT_TRUE(engine::Replay(trace.config, trace.steps, &states).ok());
+  const json itf =
+      report::ToItf(trace.config, trace.invariant, trace.steps, states);
   EXPECT_EQ(itf["#meta"]["format"], "ITF");
   ASSERT_EQ(itf["states"].size(), 4u);
   EXPECT_EQ(itf["states"][3]["#meta"]["index"], 3);
@@ -85,7 +87,7 @@ struct Ran {
 // The whole command line, as main.cc runs check and replay.
 Ran RunArgs(const std::vector<std::string>& args) {
   std::ostringstream out, err;
-  const int code = RunMemwalCheck(args, out, err);
+  const int code = cli::RunMemwalCheck(args, out, err);
   return Ran{code, out.str(), err.str()};
 }
 
@@ -96,18 +98,18 @@ std::string TempDir(const char* name) {
 }
 
 TEST(Cli, ParsesPresetsOverridesAndSwitches) {
-  const Result<Command> command = ParseCommandLine(
+  const Result<cli::Command> command = cli::ParseCommandLine(
       {"check", "--preset", "tiny", "--commits", "3", "--protocol", "advance",
        "--bug", "unchanged-by-uuid-only", "--gc", "recheck", "--mode", "dfs",
        "--max-states", "9"});
   ASSERT_TRUE(command.ok()) << command.status().ToString();
-  const CheckOptions& options = command->check;
+  const cli::CheckOptions& options = command->check;
   EXPECT_EQ(options.config.bounds.commits, 3);
   EXPECT_EQ(options.config.bounds.fragments, model::TinyBounds().fragments);
   EXPECT_EQ(options.config.protocol, model::Protocol::kAdvance);
   EXPECT_TRUE(model::Has(options.config, model::Bug::kUnchangedByUuidOnly));
   EXPECT_EQ(options.config.gc, model::GcMode::kRecheck);
-  EXPECT_EQ(options.explore.mode, SearchMode::kDfs);
+  EXPECT_EQ(options.explore.mode, cli::SearchMode::kDfs);
   EXPECT_EQ(options.explore.max_states, 9u);
 }
 
@@ -123,29 +125,29 @@ TEST(Cli, BadUsageIsExitTwoWithOneLine) {
                                              {"replay"},
                                              {"replay", "a", "b"}}) {
     const Ran ran = RunArgs(args);
-    EXPECT_EQ(ran.code, kExitUsage);
+    EXPECT_EQ(ran.code, cli::kExitUsage);
     ASSERT_FALSE(ran.err.empty());
     EXPECT_EQ(ran.err.find('\n'), ran.err.size() - 1) << ran.err;
   }
 }
 
 TEST(Cli, HelpListsCommandsAndEveryBugWithItsLayer) {
-  EXPECT_EQ(RunArgs({"--help"}).code, kExitOk);
+  EXPECT_EQ(RunArgs({"--help"}).code, cli::kExitOk);
   EXPECT_NE(RunArgs({"--help"}).out.find("replay"), std::string::npos);
   const Ran help = RunArgs({"check", "--help"});
-  EXPECT_EQ(help.code, kExitOk);
+  EXPECT_EQ(help.code, cli::kExitOk);
   for (const model::BugInfo& info : model::AllBugs()) {
     EXPECT_NE(help.out.find(info.name), std::string::npos) << info.name;
   }
   EXPECT_NE(help.out.find("not in the model (impl only)"), std::string::npos);
-  EXPECT_EQ(RunArgs({"replay", "--help"}).code, kExitOk);
+  EXPECT_EQ(RunArgs({"replay", "--help"}).code, cli::kExitOk);
 }
 
 TEST(Cli, AViolationWritesReplayableFilesAndExitsOne) {
   const std::string out = TempDir("memwal_cli_violation");
   const Ran ran = RunArgs({"check", "--model-only", "--protocol", "legacy",
                            "--preset", "tiny", "--out", out, "--seed", "5"});
-  EXPECT_EQ(ran.code, kExitViolation);
+  EXPECT_EQ(ran.code, cli::kExitViolation);
   EXPECT_NE(ran.out.find("seed=5"), std::string::npos);
   EXPECT_NE(ran.out.find("verdict: violation"), std::string::npos);
   EXPECT_NE(ran.out.find("  1. FlushMemTable{shard=0}"), std::string::npos);
@@ -154,7 +156,7 @@ TEST(Cli, AViolationWritesReplayableFilesAndExitsOne) {
   const std::string trace_file = out + "/ReadsMissNoRows.trace.json";
   EXPECT_TRUE(std::filesystem::exists(out + "/ReadsMissNoRows.itf.json"));
   const Ran replay = RunArgs({"replay", trace_file});
-  EXPECT_EQ(replay.code, kExitViolation);
+  EXPECT_EQ(replay.code, cli::kExitViolation);
   EXPECT_NE(replay.out.find("violation: ReadsMissNoRows after step 3"),
             std::string::npos);
   const Ran json_replay = RunArgs({"replay", trace_file, "--json"});
@@ -165,7 +167,7 @@ TEST(Cli, JsonOutputHasTheDocumentedKeys) {
   const std::string out = TempDir("memwal_cli_json");
   const Ran ran = RunArgs({"check", "--model-only", "--preset", "tiny",
                            "--commits", "2", "--json", "--out", out});
-  EXPECT_EQ(ran.code, kExitViolation);  // goals missed
+  EXPECT_EQ(ran.code, cli::kExitViolation);  // goals missed
   EXPECT_TRUE(ran.err.find("lockstep") == std::string::npos);
   const json result = json::parse(ran.out);
   for (const char* key :
@@ -183,42 +185,43 @@ TEST(Cli, JsonOutputHasTheDocumentedKeys) {
 
 TEST(Cli, AnExhaustedBudgetExitsThree) {
   EXPECT_EQ(RunArgs({"check", "--model-only", "--max-states", "10"}).code,
-            kExitIncomplete);
+            cli::kExitIncomplete);
 }
 
 TEST(Cli, AnUnreadableTraceIsExitTwo) {
   const std::string dir = TempDir("memwal_cli_corrupt");
   std::filesystem::create_directories(dir);
   ASSERT_TRUE(
-      WriteFileAtomically(dir + "/bad.trace.json", "{\"format\":").ok());
+      report::WriteFileAtomically(dir + "/bad.trace.json", "{\"format\":")
+          .ok());
   const Ran ran = RunArgs({"replay", dir + "/bad.trace.json"});
-  EXPECT_EQ(ran.code, kExitUsage);
+  EXPECT_EQ(ran.code, cli::kExitUsage);
   EXPECT_EQ(ran.err, "memwal-check replay: " + dir +
-                        "/bad.trace.json: not valid JSON at byte 11 (corrupt "
-                        "trace file)\n");
-  EXPECT_EQ(RunArgs({"replay", dir + "/missing.json"}).code, kExitUsage);
-  Trace trace;
+                         "/bad.trace.json: not valid JSON at byte 11 (corrupt "
+                         "trace file)\n");
+  EXPECT_EQ(RunArgs({"replay", dir + "/missing.json"}).code, cli::kExitUsage);
+  report::Trace trace;
   trace.config.bounds = model::TinyBounds();
   trace.invariant = "x";
   trace.steps = {model::Commit{0}};
-  ASSERT_TRUE(
-      WriteFileAtomically(dir + "/disabled.json", TraceToJson(trace).dump())
-          .ok());
-  EXPECT_EQ(RunArgs({"replay", dir + "/disabled.json"}).code, kExitUsage);
+  ASSERT_TRUE(report::WriteFileAtomically(dir + "/disabled.json",
+                                          report::TraceToJson(trace).dump())
+                  .ok());
+  EXPECT_EQ(RunArgs({"replay", dir + "/disabled.json"}).code, cli::kExitUsage);
 }
 
 TEST(Cli, TheEquivalentCommandLineParsesBackToTheSameConfig) {
-  CheckOptions options;
+  cli::CheckOptions options;
   options.config.protocol = model::Protocol::kAdvance;
   options.config.bugs = model::BugBit(model::Bug::kAdvanceBoundAtCommit);
   options.config.bounds = model::Bounds{1, 1, 2, 2, 3, 1};
   options.seed = 3;
-  std::istringstream words(CheckCommandLine(options));
+  std::istringstream words(cli::CheckCommandLine(options));
   std::vector<std::string> args;
   for (std::string word; words >> word;) args.push_back(word);
   ASSERT_EQ(args.front(), "memwal-check");
   args.erase(args.begin());
-  const Result<Command> command = ParseCommandLine(args);
+  const Result<cli::Command> command = cli::ParseCommandLine(args);
   ASSERT_TRUE(command.ok()) << command.status().ToString();
   EXPECT_EQ(command->check.config, options.config);
   EXPECT_EQ(command->check.seed, 3u);

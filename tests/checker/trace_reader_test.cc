@@ -1,7 +1,7 @@
 // The one trace reader (checker/trace_reader.h): it reads what the tool
 // writes, and refuses, with one line that echoes nothing raw, what replay,
 // minimize, report and corpus --include must all refuse.
-#include "checker/trace_reader.h"
+#include "checker/report/trace_reader.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "checker/lockstep_cli.h"
-#include "checker/trace.h"
+#include "checker/cli/check.h"
+#include "checker/report/trace.h"
 #include "model/actions.h"
 
 namespace memwal::checker {
@@ -21,8 +21,8 @@ namespace {
 
 using nlohmann::json;
 
-LockstepTrace Sample() {
-  LockstepTrace trace;
+report::LockstepTrace Sample() {
+  report::LockstepTrace trace;
   trace.trace.config.bounds = model::Bounds{1, 1, 2, 1, 4, 2};
   trace.trace.seed = 7;
   trace.trace.invariant = "CatchupWithinCoverage";
@@ -33,17 +33,17 @@ LockstepTrace Sample() {
   return trace;
 }
 
-json SampleJson() { return json::parse(LockstepTraceText(Sample())); }
+json SampleJson() { return json::parse(report::LockstepTraceText(Sample())); }
 
 // The message of reading `text`, "" when it is accepted.
 std::string Refusal(const std::string& text) {
-  const Result<LockstepTrace> trace = ReadTraceText(text);
+  const Result<report::LockstepTrace> trace = report::ReadTraceText(text);
   return trace.ok() ? "" : trace.status().message();
 }
 
 TEST(TraceReader, ReadsWhatTheToolWrites) {
-  const Result<LockstepTrace> trace =
-      ReadTraceText(LockstepTraceText(Sample()));
+  const Result<report::LockstepTrace> trace =
+      report::ReadTraceText(report::LockstepTraceText(Sample()));
   ASSERT_TRUE(trace.ok()) << trace.status().message();
   EXPECT_EQ(trace->trace.steps, Sample().trace.steps);
   EXPECT_EQ(trace->trace.seed, 7u);
@@ -113,7 +113,8 @@ TEST(TraceReader, RefusesNestingPastTheBoundWithoutBuildingIt) {
   EXPECT_EQ(Refusal(deep), "nested deeper than 16 levels");
   json document = SampleJson();
   json nested = 1;
-  for (int k = 0; k < kTraceDepthMax; ++k) nested = json::array({nested});
+  for (int k = 0; k < report::kTraceDepthMax; ++k)
+    nested = json::array({nested});
   document["detail"] = nested;
   EXPECT_EQ(Refusal(document.dump()), "nested deeper than 16 levels");
 }
@@ -121,17 +122,17 @@ TEST(TraceReader, RefusesNestingPastTheBoundWithoutBuildingIt) {
 TEST(TraceReader, RefusesMoreStepsThanTheBound) {
   json document = SampleJson();
   json steps = json::array();
-  for (std::size_t k = 0; k <= kTraceStepsMax; ++k)
+  for (std::size_t k = 0; k <= report::kTraceStepsMax; ++k)
     steps.push_back(json{{"action", json{{"kind", "Activate"}}}});
   document["steps"] = steps;
   EXPECT_EQ(Refusal(document.dump()),
-            "more than " + std::to_string(kTraceStepsMax) + " steps");
+            "more than " + std::to_string(report::kTraceStepsMax) + " steps");
 }
 
 TEST(TraceReader, RefusesManyValuesOutsideTheSteps) {
   json document = SampleJson();
   document["config"]["bugs"] = json::array();
-  for (std::size_t k = 0; k <= kOtherValuesMax; ++k)
+  for (std::size_t k = 0; k <= report::kOtherValuesMax; ++k)
     document["config"]["bugs"].push_back("x");
   EXPECT_NE(Refusal(document.dump()).find("JSON values outside the steps"),
             std::string::npos);
@@ -160,10 +161,10 @@ class TraceFile : public ::testing::Test {
 
 TEST_F(TraceFile, ReadsAFileAndPrefixesErrorsWithItsPath) {
   const std::string path = dir_ + "/t.trace.json";
-  std::ofstream(path) << LockstepTraceText(Sample());
-  ASSERT_TRUE(ReadTraceFile(path).ok());
+  std::ofstream(path) << report::LockstepTraceText(Sample());
+  ASSERT_TRUE(report::ReadTraceFile(path).ok());
   std::ofstream(path) << "{\"format\":";
-  const Result<LockstepTrace> bad = ReadTraceFile(path);
+  const Result<report::LockstepTrace> bad = report::ReadTraceFile(path);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message().rfind(path + ": not valid JSON", 0), 0u)
       << bad.status().message();
@@ -172,14 +173,16 @@ TEST_F(TraceFile, ReadsAFileAndPrefixesErrorsWithItsPath) {
 TEST_F(TraceFile, NamesTheRealCauseOfAnUnreadablePath) {
   const std::string fifo = dir_ + "/fifo";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
-  EXPECT_EQ(ReadTraceFile(fifo).status().message(),
+  EXPECT_EQ(report::ReadTraceFile(fifo).status().message(),
             fifo + ": not a regular file");
-  EXPECT_EQ(ReadTraceFile(dir_).status().message(),
+  EXPECT_EQ(report::ReadTraceFile(dir_).status().message(),
             dir_ + ": not a regular file");
   const std::string loop = dir_ + "/loop";
   std::filesystem::create_symlink(loop, loop);
-  EXPECT_EQ(ReadTraceFile(loop).status().message(), loop + ": a symlink loop");
-  const Result<LockstepTrace> missing = ReadTraceFile(dir_ + "/missing");
+  EXPECT_EQ(report::ReadTraceFile(loop).status().message(),
+            loop + ": a symlink loop");
+  const Result<report::LockstepTrace> missing =
+      report::ReadTraceFile(dir_ + "/missing");
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
 }
 

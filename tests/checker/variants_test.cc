@@ -7,7 +7,7 @@
 // The bug rows run model-only (the search is the same; lockstep re-checks each
 // transition on the implementation and is pinned for a few rows below, and
 // in full by `memwal-check variants`, which the CI gate runs).
-#include "checker/variants.h"
+#include "checker/cli/variants.h"
 
 #include <gtest/gtest.h>
 
@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "checker/expect.h"
-#include "checker/lockstep_cli.h"
-#include "checker/report.h"
+#include "checker/cli/check.h"
+#include "checker/cli/expect.h"
+#include "checker/report/report.h"
 #include "model/invariants.h"
 
 namespace memwal::checker {
@@ -75,9 +75,9 @@ constexpr Pinned kPinned[] = {
     {"bug=reader-ignores-bit", "violation", "ReadsMissNoRows", 5},
 };
 
-const Variant& Find(const std::vector<Variant>& variants,
-                    const std::string& name) {
-  for (const Variant& variant : variants) {
+const cli::Variant& Find(const std::vector<cli::Variant>& variants,
+                         const std::string& name) {
+  for (const cli::Variant& variant : variants) {
     if (variant.name == name) return variant;
   }
   ADD_FAILURE() << "no variant " << name;
@@ -86,19 +86,20 @@ const Variant& Find(const std::vector<Variant>& variants,
 
 // Model-only, with a time limit far above any row's search so that a loaded
 // machine does not turn a bug row into "not found" (kBugSearchSeconds).
-RunSettings ModelOnly() {
-  RunSettings settings;
+cli::RunSettings ModelOnly() {
+  cli::RunSettings settings;
   settings.search.lockstep = false;
   settings.search.time_limit_s = 3600;
   return settings;
 }
 
 TEST(Variants, ListsEveryProtocolReadModeGcModeAndBugOnce) {
-  const std::vector<Variant> variants = AllVariants(model::Config{});
+  const std::vector<cli::Variant> variants = cli::AllVariants(model::Config{});
   EXPECT_EQ(variants.size(), 1u + 3 + 2 + 2 + model::AllBugs().size());
   EXPECT_EQ(variants.front().name, "default");
   for (const model::BugInfo& info : model::AllBugs()) {
-    const Variant& variant = Find(variants, "bug=" + std::string(info.name));
+    const cli::Variant& variant =
+        Find(variants, "bug=" + std::string(info.name));
     EXPECT_EQ(variant.setup.impl_only_bugs != 0, !info.in_model) << info.name;
   }
   EXPECT_EQ(Find(variants, "read=single-index").setup.config.bounds.indexes, 2);
@@ -110,10 +111,10 @@ TEST(Variants, ListsEveryProtocolReadModeGcModeAndBugOnce) {
 }
 
 TEST(Variants, EveryBugAndSwitchKeepsItsPinnedVerdictInvariantAndLength) {
-  const std::vector<Variant> variants = AllVariants(model::Config{});
+  const std::vector<cli::Variant> variants = cli::AllVariants(model::Config{});
   for (const Pinned& pinned : kPinned) {
-    const VariantRow row =
-        RunVariant(Find(variants, pinned.variant), ModelOnly());
+    const cli::VariantRow row =
+        cli::RunVariant(Find(variants, pinned.variant), ModelOnly());
     EXPECT_EQ(row.verdict, pinned.verdict) << pinned.variant;
     EXPECT_EQ(row.invariant, pinned.invariant) << pinned.variant;
     EXPECT_EQ(row.steps ? static_cast<int>(*row.steps) : -1, pinned.steps)
@@ -137,10 +138,10 @@ TEST(Variants, EveryModelBugHasAPinnedRow) {
 // skips the SSTable and the row is missed. Retiring the SSTable (one more
 // step) keeps the row missed.
 TEST(Variants, UnchangedByUuidOnlyMinimizesToTheReviewsStory) {
-  const std::vector<Variant> variants = AllVariants(model::Config{});
-  const Variant& variant = Find(variants, "bug=unchanged-by-uuid-only");
-  const VariantResult result = RunOne(variant.setup, ModelOnly(), "");
-  ASSERT_EQ(result.verdict, Verdict::kViolation);
+  const std::vector<cli::Variant> variants = cli::AllVariants(model::Config{});
+  const cli::Variant& variant = Find(variants, "bug=unchanged-by-uuid-only");
+  const cli::VariantResult result = cli::RunOne(variant.setup, ModelOnly(), "");
+  ASSERT_EQ(result.verdict, engine::Verdict::kViolation);
   ASSERT_TRUE(result.minimized);
   const std::vector<model::Action>& trace = result.minimized->trace;
   EXPECT_LE(trace.size(), 12u);
@@ -152,8 +153,9 @@ TEST(Variants, UnchangedByUuidOnlyMinimizesToTheReviewsStory) {
                 "FlushMemTable", "Activate", "Commit", "CompactSsTable",
                 "Commit", "UpdateColumns", "CreateIndex", "Commit", "Commit"}));
   const model::Config& config = result.minimized->setup.config;
-  const LockstepSetup setup{.config = config};
-  Result<ReplayResult> replay = ReplayLockstep(setup, trace, true);
+  const lockstep::LockstepSetup setup{.config = config};
+  Result<lockstep::ReplayResult> replay =
+      lockstep::ReplayLockstep(setup, trace, true);
   ASSERT_TRUE(replay.ok());
   const std::vector<model::State>& states = replay->states;
   ASSERT_EQ(states.size(), trace.size() + 1);
@@ -181,14 +183,15 @@ TEST(Variants, UnchangedByUuidOnlyMinimizesToTheReviewsStory) {
 }
 
 TEST(Variants, LockstepAgreesWithTheModelOnTheFastRows) {
-  const std::vector<Variant> variants = AllVariants(model::Config{});
-  RunSettings lockstep;
+  const std::vector<cli::Variant> variants = cli::AllVariants(model::Config{});
+  cli::RunSettings lockstep;
   lockstep.liveness = false;
   for (const char* name :
        {"protocol=legacy", "read=min", "bug=reader-ignores-bit",
         "bug=bit-cleared-by-second-apply"}) {
-    const VariantRow model_row = RunVariant(Find(variants, name), ModelOnly());
-    const VariantRow row = RunVariant(Find(variants, name), lockstep);
+    const cli::VariantRow model_row =
+        cli::RunVariant(Find(variants, name), ModelOnly());
+    const cli::VariantRow row = cli::RunVariant(Find(variants, name), lockstep);
     EXPECT_EQ(row.verdict, model_row.verdict) << name;
     EXPECT_EQ(row.invariant, model_row.invariant) << name;
     EXPECT_EQ(row.steps, model_row.steps) << name;
@@ -199,29 +202,30 @@ TEST(Variants, LockstepAgreesWithTheModelOnTheFastRows) {
 // implementation-only row says it was not run, and no expectation on it is
 // met (not even one that names its invariant).
 TEST(Variants, AModelOnlyRunDoesNotRunAnImplOnlyBugAndNoExpectationOnItIsMet) {
-  const std::vector<Variant> variants = AllVariants(model::Config{});
-  const VariantRow row =
-      RunVariant(Find(variants, "bug=invalidation-on-legacy"), ModelOnly());
+  const std::vector<cli::Variant> variants = cli::AllVariants(model::Config{});
+  const cli::VariantRow row = cli::RunVariant(
+      Find(variants, "bug=invalidation-on-legacy"), ModelOnly());
   EXPECT_EQ(row.verdict, "not run");
   EXPECT_EQ(row.invariant, kNeedsLockstep);
   EXPECT_EQ(row.states, 0u);
-  const std::vector<NamedOutcome> outcomes = {
+  const std::vector<cli::NamedOutcome> outcomes = {
       {row.variant, row.verdict, row.invariant}};
   for (const char* verdict : {"violation", "LegacyTablesAreUntouched", "ok"}) {
-    EXPECT_EQ(Unmet({{row.variant, verdict}}, outcomes).size(), 1u) << verdict;
+    EXPECT_EQ(cli::Unmet({{row.variant, verdict}}, outcomes).size(), 1u)
+        << verdict;
   }
 }
 
 // The env bug half-set-folded (spec section 10) runs with --env foreign and
 // the lockstep BFS finds it; the verdict and its length come from that search.
 TEST(Variants, LockstepSearchFindsAnEnvBug) {
-  const std::vector<Variant> variants = AllVariants(model::Config{});
-  RunSettings lockstep;
+  const std::vector<cli::Variant> variants = cli::AllVariants(model::Config{});
+  cli::RunSettings lockstep;
   lockstep.liveness = false;
   lockstep.minimize = false;
-  const Variant& variant = Find(variants, "bug=half-set-folded");
+  const cli::Variant& variant = Find(variants, "bug=half-set-folded");
   EXPECT_EQ(variant.setup.config.env, model::Env::kForeign);
-  const VariantRow row = RunVariant(variant, lockstep);
+  const cli::VariantRow row = cli::RunVariant(variant, lockstep);
   EXPECT_EQ(row.verdict, "violation");
   EXPECT_EQ(row.invariant, "ImplementationMatchesModel");
   EXPECT_EQ(row.steps, 3u);
@@ -231,36 +235,37 @@ TEST(Variants, LockstepSearchFindsAnEnvBug) {
 // A bug row whose search ends without a violation reads "not found" with what
 // the search covered, here a budget of 100 states.
 TEST(Variants, ABugTheSearchDoesNotFindReadsNotFoundWithItsBudget) {
-  const std::vector<Variant> variants = AllVariants(model::Config{});
-  RunSettings settings = ModelOnly();
+  const std::vector<cli::Variant> variants = cli::AllVariants(model::Config{});
+  cli::RunSettings settings = ModelOnly();
   settings.liveness = false;
   settings.search.max_states = 100;
-  const VariantRow row =
-      RunVariant(Find(variants, "bug=unchanged-by-uuid-only"), settings);
+  const cli::VariantRow row =
+      cli::RunVariant(Find(variants, "bug=unchanged-by-uuid-only"), settings);
   EXPECT_EQ(row.verdict, "not found");
   EXPECT_NE(row.invariant.find("max-states 100"), std::string::npos)
       << row.invariant;
   EXPECT_GT(row.states, 0u);
 }
 
-std::vector<VariantRow> SampleRows() {
-  return {VariantRow{.variant = "default",
-                     .run = "-",
-                     .verdict = "ok",
-                     .states = 10,
-                     .seconds = 0.5},
-          VariantRow{.variant = "gc=stale-read",
-                     .run = "gc stale-read",
-                     .verdict = "violation",
-                     .invariant = "ReadsMissNoRows",
-                     .states = 20,
-                     .seconds = 1.25,
-                     .steps = 12,
-                     .steps_before = 14}};
+std::vector<cli::VariantRow> SampleRows() {
+  return {cli::VariantRow{.variant = "default",
+                          .run = "-",
+                          .verdict = "ok",
+                          .states = 10,
+                          .seconds = 0.5},
+          cli::VariantRow{.variant = "gc=stale-read",
+                          .run = "gc stale-read",
+                          .verdict = "violation",
+                          .invariant = "ReadsMissNoRows",
+                          .states = 20,
+                          .seconds = 1.25,
+                          .steps = 12,
+                          .steps_before = 14}};
 }
 
 TEST(VariantsOutput, JsonRowsHaveExactlyTheDocumentedKeys) {
-  const nlohmann::json rows = nlohmann::json::parse(VariantsJson(SampleRows()));
+  const nlohmann::json rows =
+      nlohmann::json::parse(cli::VariantsJson(SampleRows()));
   ASSERT_TRUE(rows.is_array());
   ASSERT_EQ(rows.size(), 2u);
   for (const nlohmann::json& row : rows) {
@@ -278,7 +283,7 @@ TEST(VariantsOutput, JsonRowsHaveExactlyTheDocumentedKeys) {
 }
 
 TEST(VariantsOutput, MarkdownIsAPipeTableWithOneLinePerRow) {
-  const std::string markdown = VariantsMarkdown(SampleRows());
+  const std::string markdown = cli::VariantsMarkdown(SampleRows());
   EXPECT_EQ(markdown.rfind("| variant | run | verdict | invariant | states | "
                            "seconds | steps |\n|---|",
                            0),
@@ -305,7 +310,7 @@ TEST(VariantsCommand,
   std::vector<std::string> args = base;
   args.insert(args.end(), {"--expect", "gc=recheck=ok", "--expect",
                            "gc=stale-read=ReadsMissNoRows"});
-  EXPECT_EQ(RunVariantsCommand(args, out, err), 0) << err.str();
+  EXPECT_EQ(cli::RunVariantsCommand(args, out, err), 0) << err.str();
   const nlohmann::json rows = nlohmann::json::parse(out.str());
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_EQ(rows[0]["variant"], "gc=stale-read");
@@ -316,18 +321,20 @@ TEST(VariantsCommand,
   args = base;
   args.insert(args.end(), {"--expect", "gc=stale-read=ok"});
   std::ostringstream out2, err2;
-  EXPECT_EQ(RunVariantsCommand(args, out2, err2), 1);
+  EXPECT_EQ(cli::RunVariantsCommand(args, out2, err2), 1);
   EXPECT_NE(err2.str().find("gc=stale-read: expected ok, got violation"),
             std::string::npos)
       << err2.str();
   std::ostringstream out3, err3;
-  EXPECT_EQ(RunVariantsCommand({"--only", "no-such-variant"}, out3, err3), 2);
-  EXPECT_EQ(RunVariantsCommand({"--json", "--markdown"}, out3, err3), 2);
-  EXPECT_EQ(RunVariantsCommand({"--expect", "gc=recheck=bogus"}, out3, err3),
+  EXPECT_EQ(cli::RunVariantsCommand({"--only", "no-such-variant"}, out3, err3),
             2);
-  EXPECT_EQ(RunVariantsCommand({"--impl-bug", "half-set-folded"}, out3, err3),
-            2);
-  EXPECT_EQ(RunVariantsCommand({"--walks", "5"}, out3, err3), 2);
+  EXPECT_EQ(cli::RunVariantsCommand({"--json", "--markdown"}, out3, err3), 2);
+  EXPECT_EQ(
+      cli::RunVariantsCommand({"--expect", "gc=recheck=bogus"}, out3, err3), 2);
+  EXPECT_EQ(
+      cli::RunVariantsCommand({"--impl-bug", "half-set-folded"}, out3, err3),
+      2);
+  EXPECT_EQ(cli::RunVariantsCommand({"--walks", "5"}, out3, err3), 2);
 }
 
 std::string ReadText(const std::string& path) {
@@ -350,11 +357,12 @@ std::string FreshDir(const std::string& name) {
 TEST(HtmlPages, CheckWritesASummaryWithStatesPerDepthAndTheCounterexample) {
   const std::string dir = FreshDir("memwal-gate-check-html");
   std::ostringstream out, err;
-  EXPECT_EQ(RunMemwalCheck({"check", "--preset", "tiny", "--commits", "3",
-                            "--protocol", "legacy", "--no-liveness", "--json",
-                            "--out", dir + "/out", "--html", dir + "/html"},
-                           out, err),
-            1)
+  EXPECT_EQ(
+      cli::RunMemwalCheck({"check", "--preset", "tiny", "--commits", "3",
+                           "--protocol", "legacy", "--no-liveness", "--json",
+                           "--out", dir + "/out", "--html", dir + "/html"},
+                          out, err),
+      1)
       << err.str();
   const nlohmann::json result = nlohmann::json::parse(out.str());
   ASSERT_EQ(result["violation"]["invariant"], "ReadsMissNoRows");
@@ -386,7 +394,7 @@ TEST(HtmlPages, CheckWritesASummaryWithStatesPerDepthAndTheCounterexample) {
 TEST(HtmlPages, VariantsWritesTheTableLinkingToAnExistingCounterexamplePage) {
   const std::string dir = FreshDir("memwal-gate-variants-html");
   std::ostringstream out, err;
-  EXPECT_EQ(RunVariantsCommand(
+  EXPECT_EQ(cli::RunVariantsCommand(
                 {"--preset", "tiny", "--commits", "3", "--model-only",
                  "--no-liveness", "--only", "protocol=legacy", "--json",
                  "--out", dir + "/out", "--html", dir + "/html"},
@@ -400,7 +408,7 @@ TEST(HtmlPages, VariantsWritesTheTableLinkingToAnExistingCounterexamplePage) {
   const std::string trace = rows[0]["trace_file"].get<std::string>();
   EXPECT_NE(trace.find(".min.trace.json"), std::string::npos) << trace;
   EXPECT_TRUE(std::filesystem::exists(trace)) << trace;
-  const std::string page = CounterexamplePageName(rows[0]);
+  const std::string page = report::CounterexamplePageName(rows[0]);
   ASSERT_FALSE(page.empty());
   const std::string table = ReadText(dir + "/html/variants.html");
   EXPECT_NE(table.find("href=\"" + page + "\""), std::string::npos) << page;

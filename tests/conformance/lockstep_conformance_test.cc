@@ -10,18 +10,18 @@
 namespace memwal::checker {
 namespace {
 
-LockstepSetup DefaultSetup(const model::Bounds& bounds) {
-  LockstepSetup setup;
+lockstep::LockstepSetup DefaultSetup(const model::Bounds& bounds) {
+  lockstep::LockstepSetup setup;
   setup.config.bounds = bounds;
   return setup;
 }
 
 TEST(Lockstep, DefaultConfigAtTinyAgreesWithTheModelAndReachesEveryGoal) {
-  const SearchResult result =
-      Search(DefaultSetup(model::TinyBounds()), SearchOptions{.threads = 2});
+  const engine::SearchResult result = engine::Search(
+      DefaultSetup(model::TinyBounds()), engine::Options{.threads = 2});
   ASSERT_FALSE(result.violation.has_value())
       << result.violation->invariant << ": " << result.violation->detail;
-  EXPECT_EQ(result.verdict, Verdict::kOk);
+  EXPECT_EQ(result.verdict, engine::Verdict::kOk);
   EXPECT_TRUE(result.stats.goals_missed.empty());
   EXPECT_EQ(result.stats.states_distinct, 139992u);
   EXPECT_EQ(result.stats.transitions, 367095u);
@@ -32,11 +32,11 @@ TEST(Lockstep, DefaultConfigAtTinyAgreesWithTheModelAndReachesEveryGoal) {
 // model (R25, R27), this met a disagreement at step six: a DropIndex rebased
 // over a RewriteFragments keeps the remapped segment in the implementation.
 TEST(Lockstep, DefaultConfigAtSmallAgreesWithTheModelAndReachesEveryGoal) {
-  const SearchResult result =
-      Search(DefaultSetup(model::SmallBounds()), SearchOptions{.threads = 2});
+  const engine::SearchResult result = engine::Search(
+      DefaultSetup(model::SmallBounds()), engine::Options{.threads = 2});
   ASSERT_FALSE(result.violation.has_value())
       << result.violation->invariant << ": " << result.violation->detail;
-  EXPECT_EQ(result.verdict, Verdict::kOk);
+  EXPECT_EQ(result.verdict, engine::Verdict::kOk);
   EXPECT_TRUE(result.stats.goals_missed.empty());
   EXPECT_EQ(result.stats.states_distinct, 284634u);
   EXPECT_EQ(result.stats.transitions, 796399u);
@@ -45,9 +45,10 @@ TEST(Lockstep, DefaultConfigAtSmallAgreesWithTheModelAndReachesEveryGoal) {
 TEST(Lockstep, ModelOnlyAndLockstepVisitTheSameStates) {
   model::Bounds bounds = model::TinyBounds();
   bounds.commits = 3;
-  const SearchResult model_only =
-      Search(DefaultSetup(bounds), SearchOptions{.lockstep = false});
-  const SearchResult lockstep = Search(DefaultSetup(bounds), SearchOptions{});
+  const engine::SearchResult model_only =
+      engine::Search(DefaultSetup(bounds), engine::Options{.lockstep = false});
+  const engine::SearchResult lockstep =
+      engine::Search(DefaultSetup(bounds), engine::Options{});
   EXPECT_EQ(model_only.stats.states_distinct, lockstep.stats.states_distinct);
   EXPECT_EQ(model_only.stats.transitions, lockstep.stats.transitions);
   EXPECT_EQ(model_only.stats.coverage, lockstep.stats.coverage);

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "checker/corpus.h"
+#include "checker/cli/corpus.h"
 #include "inspect/inspect.h"
 
 namespace memwal::checker {
@@ -79,9 +79,9 @@ TEST(CorpusTables, EveryTableReadsBackAndEveryOperationListFitsTheSchema) {
       ("memwal-corpus-tables-test-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   std::ostringstream out, err;
-  ASSERT_EQ(RunCorpusCommand({"--out", dir.string(), "--count", "50",
-                              "--tables", "--operations"},
-                             out, err),
+  ASSERT_EQ(cli::RunCorpusCommand({"--out", dir.string(), "--count", "50",
+                                   "--tables", "--operations"},
+                                  out, err),
             0)
       << err.str();
   const json schema =

@@ -22,15 +22,15 @@
 namespace memwal::model {
 namespace {
 
-using checker::SearchResult;
-using checker::Verdict;
+using checker::engine::SearchResult;
+using checker::engine::Verdict;
 
 struct Pinned {
   Protocol protocol;
   ReadMode read;
   GcMode gc;
   const char* preset;
-  Verdict verdict;
+  checker::engine::Verdict verdict;
   uint64_t states;
   uint64_t transitions;
   const char* invariant;
@@ -46,8 +46,8 @@ constexpr auto Min = ReadMode::kMin;
 constexpr auto At = GcMode::kAtomic;
 constexpr auto Stale = GcMode::kStaleRead;
 constexpr auto Re = GcMode::kRecheck;
-constexpr auto Ok = Verdict::kOk;
-constexpr auto Bad = Verdict::kViolation;
+constexpr auto Ok = checker::engine::Verdict::kOk;
+constexpr auto Bad = checker::engine::Verdict::kViolation;
 
 constexpr Pinned kPinned[] = {
     // protocol read gc  preset    verdict states  transitions invariant step
@@ -78,8 +78,9 @@ std::string Describe(const Pinned& row) { return ToString(ConfigOf(row)); }
 
 TEST(StateCount, PresetsHaveThePinnedCountsAndVerdicts) {
   for (const Pinned& row : kPinned) {
-    const SearchResult result = memwal::checker::engine::SearchModel(
-        ConfigOf(row), {.symmetry = false});
+    const checker::engine::SearchResult result =
+        memwal::checker::engine::SearchModel(ConfigOf(row),
+                                             {.symmetry = false});
     EXPECT_EQ(result.verdict, row.verdict) << Describe(row);
     EXPECT_EQ(result.stats.states_distinct, row.states) << Describe(row);
     EXPECT_EQ(result.stats.transitions, row.transitions) << Describe(row);
@@ -98,9 +99,9 @@ TEST(StateCount, TheDefaultConfigReachesEveryGoalAtTinyAndSmall) {
   for (const char* preset : {"tiny", "small"}) {
     Config config;
     config.bounds = *ParsePreset(preset);
-    const SearchResult result =
+    const checker::engine::SearchResult result =
         memwal::checker::engine::SearchModel(config, {.symmetry = false});
-    EXPECT_EQ(result.verdict, Verdict::kOk) << preset;
+    EXPECT_EQ(result.verdict, checker::engine::Verdict::kOk) << preset;
     EXPECT_TRUE(result.stats.goals_missed.empty()) << preset;
     EXPECT_EQ(result.stats.goals_reached.size(), AllGoals().size()) << preset;
   }
@@ -109,9 +110,9 @@ TEST(StateCount, TheDefaultConfigReachesEveryGoalAtTinyAndSmall) {
 TEST(StateCount, ExplorationIsDeterministic) {
   Config config;
   config.bounds = TinyBounds();
-  const SearchResult first =
+  const checker::engine::SearchResult first =
       memwal::checker::engine::SearchModel(config, {.symmetry = false});
-  const SearchResult second =
+  const checker::engine::SearchResult second =
       memwal::checker::engine::SearchModel(config, {.symmetry = false});
   EXPECT_EQ(first.stats.states_distinct, second.stats.states_distinct);
   EXPECT_EQ(first.stats.transitions, second.stats.transitions);
@@ -139,9 +140,10 @@ TEST(StateCount, EnvForeignKeepsTheBitProtocolsClean) {
     config.protocol = row.protocol;
     config.env = Env::kForeign;
     config.bounds = *ParsePreset(row.preset);
-    const SearchResult result =
+    const checker::engine::SearchResult result =
         memwal::checker::engine::SearchModel(config, {.symmetry = false});
-    EXPECT_EQ(result.verdict, Verdict::kOk) << ToString(config);
+    EXPECT_EQ(result.verdict, checker::engine::Verdict::kOk)
+        << ToString(config);
     EXPECT_EQ(result.stats.states_distinct, row.states) << ToString(config);
     EXPECT_EQ(result.stats.transitions, row.transitions) << ToString(config);
   }
@@ -170,9 +172,10 @@ TEST(StateCount, SymmetryReducedCountsArePinned) {
     Config config;
     config.protocol = row.protocol;
     config.bounds = *ParsePreset(row.preset);
-    const SearchResult result =
+    const checker::engine::SearchResult result =
         memwal::checker::engine::SearchModel(config, {.threads = 2});
-    EXPECT_EQ(result.verdict, Verdict::kOk) << ToString(config);
+    EXPECT_EQ(result.verdict, checker::engine::Verdict::kOk)
+        << ToString(config);
     EXPECT_EQ(result.stats.symmetry_permutations, row.permutations);
     EXPECT_EQ(result.stats.states_distinct, row.states) << ToString(config);
     EXPECT_EQ(result.stats.transitions, row.transitions) << ToString(config);
@@ -182,7 +185,7 @@ TEST(StateCount, SymmetryReducedCountsArePinned) {
 TEST(StateCount, EveryActionKindOfTheDefaultConfigIsExercised) {
   Config config;
   config.bounds = SmallBounds();
-  const SearchResult result =
+  const checker::engine::SearchResult result =
       memwal::checker::engine::SearchModel(config, {.symmetry = false});
   for (int kind = 0; kind < kActionKinds; ++kind) {
     const std::string_view name = KindName(kind);

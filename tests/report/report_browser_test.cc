@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "checker/engine/search.h"
-#include "checker/report.h"
-#include "checker/trace.h"
+#include "checker/report/report.h"
+#include "checker/report/trace.h"
 #include "model/actions.h"
 #include "tests/report/png.h"
 
@@ -32,7 +32,7 @@ struct Loaded {
 };
 
 std::string Read(const std::string& path) {
-  Result<std::string> text = ReadFile(path);
+  Result<std::string> text = report::ReadFile(path);
   return text.ok() ? *text : std::string();
 }
 
@@ -71,13 +71,13 @@ void ExpectNoScriptErrors(const Loaded& loaded) {
 std::string WritePage(const std::string& name, const std::string& html) {
   std::filesystem::create_directories(kArtifacts);
   const std::string path = kArtifacts + "/" + name;
-  EXPECT_TRUE(WriteFileAtomically(path, html).ok());
+  EXPECT_TRUE(report::WriteFileAtomically(path, html).ok());
   return path;
 }
 
 // A screenshot has content: many colours, and not mostly one.
 void ExpectNotBlank(const std::string& png_path, int width) {
-  Result<std::string> bytes = ReadFile(png_path);
+  Result<std::string> bytes = report::ReadFile(png_path);
   ASSERT_TRUE(bytes.ok()) << png_path;
   Result<Image> image = DecodePng(*bytes);
   ASSERT_TRUE(image.ok()) << image.status().message();
@@ -106,15 +106,15 @@ TEST(ReportInChromium,
   if (!HasChromium()) GTEST_SKIP() << "chromium is not installed";
   model::Config config;
   config.bugs = model::BugBit(model::Bug::kUnchangedByUuidOnly);
-  const SearchResult result =
+  const engine::SearchResult result =
       memwal::checker::engine::SearchModel(config, {.symmetry = false});
   ASSERT_TRUE(result.violation.has_value());
-  const Trace trace{.config = config,
-                    .invariant = result.violation->invariant,
-                    .steps = result.violation->trace};
+  const report::Trace trace{.config = config,
+                            .invariant = result.violation->invariant,
+                            .steps = result.violation->trace};
   const std::string page = WritePage(
       "uuid-only.html",
-      RenderCounterexamplePage(
+      report::RenderCounterexamplePage(
           trace, result.violation->states,
           "memwal-check check --model-only --bug unchanged-by-uuid-only"));
   const Loaded dom = Open(page, "--dump-dom", "dump");
@@ -155,11 +155,11 @@ TEST(ReportInChromium, AFortyStepTraceLaysOutWithoutOverlap) {
   if (!HasChromium()) GTEST_SKIP() << "chromium is not installed";
   model::Config config;
   config.bounds = model::Bounds{2, 4, 8, 2, 7, 3};
-  Trace trace{.config = config};
+  report::Trace trace{.config = config};
   const std::vector<model::State> states = Walk(config, 40, &trace.steps);
-  const std::string page =
-      WritePage("forty-steps.html",
-                RenderCounterexamplePage(trace, states, "(a random walk)"));
+  const std::string page = WritePage(
+      "forty-steps.html",
+      report::RenderCounterexamplePage(trace, states, "(a random walk)"));
   const Loaded dom = Open(page, "--dump-dom", "dump");
   ExpectNoScriptErrors(dom);
   EXPECT_NE(dom.dom.find("id=\"step-40\""), std::string::npos);
@@ -179,22 +179,23 @@ TEST(ReportInChromium, VariantsAndSummaryPagesLoadWithoutErrors) {
     {"variant":"protocol derived","verdict":"ok","invariant":null,"states":99,
      "seconds":0.25,"counterexample_steps":null}])");
   const Loaded variants =
-      Open(WritePage("variants.html", RenderVariantsPage(rows)), "--dump-dom",
-           "dump");
+      Open(WritePage("variants.html", report::RenderVariantsPage(rows)),
+           "--dump-dom", "dump");
   ExpectNoScriptErrors(variants);
   EXPECT_NE(
       variants.dom.find("href=\"bug-unchanged-by-uuid-only--uuid-only.html\""),
       std::string::npos);
   model::Config config;
   config.bounds = model::Bounds{1, 1, 2, 1, 4, 2};
-  const SearchResult result =
+  const engine::SearchResult result =
       memwal::checker::engine::SearchModel(config, {.symmetry = false});
-  const RunSummary summary{.config = config,
-                           .verdict = std::string(Name(result.verdict)),
-                           .command_line = "memwal-check check --model-only",
-                           .stats = result.stats};
+  const report::RunSummary summary{
+      .config = config,
+      .verdict = std::string(Name(result.verdict)),
+      .command_line = "memwal-check check --model-only",
+      .stats = result.stats};
   const std::string page =
-      WritePage("summary.html", RenderSummaryPage(summary));
+      WritePage("summary.html", report::RenderSummaryPage(summary));
   const Loaded loaded = Open(page, "--dump-dom", "dump");
   ExpectNoScriptErrors(loaded);
   EXPECT_NE(loaded.dom.find("Distinct states per depth"), std::string::npos);

@@ -1,7 +1,7 @@
 // Report pages (checker/report.h): explanations of broken invariants, the
 // counterexample page's content, the variants and summary pages, and the
 // `report` command. The pages in a browser: chromium_test.sh.
-#include "checker/report.h"
+#include "checker/report/report.h"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "checker/engine/search.h"
-#include "checker/trace.h"
+#include "checker/report/trace.h"
 #include "model/actions.h"
 #include "model/invariants.h"
 
@@ -36,8 +36,8 @@ Config WithBug(Bug bug, model::Bounds bounds = kTiny) {
 // The trace file the tool writes (format version 2) for a model-only run.
 // (checker/lockstep_cli.h's LockstepTraceText, which this target cannot
 // link, writes the same keys).
-std::string TraceText(const Trace& trace) {
-  nlohmann::json json = TraceToJson(trace);
+std::string TraceText(const report::Trace& trace) {
+  nlohmann::json json = report::TraceToJson(trace);
   json["version"] = 2;
   json["lockstep"] = false;
   json["impl_bugs"] = nlohmann::json::array();
@@ -48,18 +48,19 @@ std::string TraceText(const Trace& trace) {
 }
 
 // The shortest counterexample of `config`, found by BFS.
-SearchViolation Find(const Config& config) {
-  const SearchResult result =
+engine::SearchViolation Find(const Config& config) {
+  const engine::SearchResult result =
       memwal::checker::engine::SearchModel(config, {.symmetry = false});
-  EXPECT_EQ(result.verdict, Verdict::kViolation);
-  return result.violation.value_or(SearchViolation{});
+  EXPECT_EQ(result.verdict, engine::Verdict::kViolation);
+  return result.violation.value_or(engine::SearchViolation{});
 }
 
-Trace TraceOf(const Config& config, const SearchViolation& violation) {
-  return Trace{.config = config,
-               .seed = 0,
-               .invariant = violation.invariant,
-               .steps = violation.trace};
+report::Trace TraceOf(const Config& config,
+                      const engine::SearchViolation& violation) {
+  return report::Trace{.config = config,
+                       .seed = 0,
+                       .invariant = violation.invariant,
+                       .steps = violation.trace};
 }
 
 std::string TempPath(const std::string& name) {
@@ -71,13 +72,14 @@ std::string TempPath(const std::string& name) {
 
 TEST(Explain, NamesNothingOnInit) {
   const Config config;
-  EXPECT_TRUE(Explain(config, model::Init(config.bounds)).empty());
+  EXPECT_TRUE(report::Explain(config, model::Init(config.bounds)).empty());
 }
 
 TEST(Explain, PointsAtTheUnbackedRowOfTheUuidOnlyCompare) {
   const Config config = WithBug(Bug::kUnchangedByUuidOnly);
-  const SearchViolation violation = Find(config);
-  const std::vector<Explanation> why = Explain(config, violation.states.back());
+  const engine::SearchViolation violation = Find(config);
+  const std::vector<report::Explanation> why =
+      report::Explain(config, violation.states.back());
   ASSERT_FALSE(why.empty());
   EXPECT_EQ(why[0].invariant, "CatchupWithinCoverage");
   EXPECT_EQ(why[0].shard, 0);
@@ -95,13 +97,15 @@ TEST(Explain, PointsAtTheUnbackedRowOfTheUuidOnlyCompare) {
 
 TEST(Explain, NamesTheQueryThatMissesARowWhenTheReaderIgnoresTheBit) {
   const Config config = WithBug(Bug::kReaderIgnoresBit);
-  const SearchViolation violation = Find(config);
+  const engine::SearchViolation violation = Find(config);
   ASSERT_EQ(violation.invariant, "ReadsMissNoRows");
-  const std::vector<Explanation> why = Explain(config, violation.states.back());
+  const std::vector<report::Explanation> why =
+      report::Explain(config, violation.states.back());
   ASSERT_FALSE(why.empty());
-  const auto reads = std::find_if(
-      why.begin(), why.end(),
-      [](const Explanation& e) { return e.invariant == "ReadsMissNoRows"; });
+  const auto reads =
+      std::find_if(why.begin(), why.end(), [](const report::Explanation& e) {
+        return e.invariant == "ReadsMissNoRows";
+      });
   ASSERT_NE(reads, why.end());
   EXPECT_GE(reads->shard, 0);
   EXPECT_GE(reads->generation, 1);
@@ -111,8 +115,9 @@ TEST(Explain, NamesTheQueryThatMissesARowWhenTheReaderIgnoresTheBit) {
 
 TEST(Explain, NamesTheVersionWithOneBitForActivationBugs) {
   const Config config = WithBug(Bug::kBitClearedBySecondApply);
-  const SearchViolation violation = Find(config);
-  const std::vector<Explanation> why = Explain(config, violation.states.back());
+  const engine::SearchViolation violation = Find(config);
+  const std::vector<report::Explanation> why =
+      report::Explain(config, violation.states.back());
   ASSERT_FALSE(why.empty());
   EXPECT_EQ(why[0].invariant, violation.invariant);
   EXPECT_GE(why[0].version, 1);
@@ -144,7 +149,7 @@ RC_GTEST_PROP(Explain, AgreesWithTheInvariantsAlongRandomWalks, ()) {
     for (const model::Invariant& invariant : model::AllInvariants()) {
       if (!invariant.holds(config, state)) broken.emplace_back(invariant.name);
     }
-    const std::vector<Explanation> why = Explain(config, state);
+    const std::vector<report::Explanation> why = report::Explain(config, state);
     RC_ASSERT(why.size() == broken.size());
     for (std::size_t k = 0; k < why.size(); ++k) {
       RC_ASSERT(why[k].invariant == broken[k]);
@@ -156,8 +161,8 @@ RC_GTEST_PROP(Explain, AgreesWithTheInvariantsAlongRandomWalks, ()) {
 TEST(CounterexamplePage,
      ShowsTheInvariantTheRowTheStepsAndTheReproduceCommand) {
   const Config config = WithBug(Bug::kUnchangedByUuidOnly);
-  const SearchViolation violation = Find(config);
-  const std::string html = RenderCounterexamplePage(
+  const engine::SearchViolation violation = Find(config);
+  const std::string html = report::RenderCounterexamplePage(
       TraceOf(config, violation), violation.states,
       "memwal-check replay out/CatchupWithinCoverage.trace.json");
   EXPECT_NE(html.find("CatchupWithinCoverage"), std::string::npos);
@@ -183,9 +188,9 @@ TEST(CounterexamplePage,
 
 TEST(CounterexamplePage, LoadsNothingFromOutside) {
   const Config config = WithBug(Bug::kUnchangedByUuidOnly);
-  const SearchViolation violation = Find(config);
-  const std::string html = RenderCounterexamplePage(TraceOf(config, violation),
-                                                    violation.states, "x");
+  const engine::SearchViolation violation = Find(config);
+  const std::string html = report::RenderCounterexamplePage(
+      TraceOf(config, violation), violation.states, "x");
   EXPECT_EQ(html.find(" src="), std::string::npos);
   EXPECT_EQ(html.find("<link"), std::string::npos);
   EXPECT_EQ(html.find("url(http"), std::string::npos);
@@ -195,9 +200,9 @@ TEST(CounterexamplePage, LoadsNothingFromOutside) {
 
 TEST(CounterexamplePage, EmbedsTheStepsAsJsonThatParses) {
   const Config config = WithBug(Bug::kUnchangedByUuidOnly);
-  const SearchViolation violation = Find(config);
-  const std::string html = RenderCounterexamplePage(TraceOf(config, violation),
-                                                    violation.states, "x");
+  const engine::SearchViolation violation = Find(config);
+  const std::string html = report::RenderCounterexamplePage(
+      TraceOf(config, violation), violation.states, "x");
   const std::string open =
       "<script type=\"application/json\" id=\"steps-data\">";
   const std::size_t begin = html.find(open);
@@ -209,7 +214,7 @@ TEST(CounterexamplePage, EmbedsTheStepsAsJsonThatParses) {
   ASSERT_FALSE(data.is_discarded());
   EXPECT_EQ(data["steps"].size(), violation.states.size());
   EXPECT_EQ(data["invariants"][0]["invariant"], "CatchupWithinCoverage");
-  const Result<Trace> trace = TraceFromJson(data["trace"]);
+  const Result<report::Trace> trace = report::TraceFromJson(data["trace"]);
   ASSERT_TRUE(trace.ok());
   EXPECT_EQ(trace->steps, violation.trace);
 }
@@ -221,7 +226,7 @@ TEST(VariantsPage, LinksEachRowWithATraceToItsPageAndEscapesText) {
      "counterexample_steps":9,"trace_file":"out/uuid/CatchupWithinCoverage.trace.json"},
     {"variant":"protocol <derived>","verdict":"ok","invariant":null,"states":99,
      "seconds":0.25,"counterexample_steps":null}])");
-  const std::string html = RenderVariantsPage(rows);
+  const std::string html = report::RenderVariantsPage(rows);
   EXPECT_NE(
       html.find(
           "href=\"bug-unchanged-by-uuid-only--CatchupWithinCoverage.html\""),
@@ -229,16 +234,16 @@ TEST(VariantsPage, LinksEachRowWithATraceToItsPageAndEscapesText) {
   EXPECT_NE(html.find("protocol &lt;derived&gt;"), std::string::npos);
   EXPECT_EQ(html.find("<derived>"), std::string::npos);
   EXPECT_NE(html.find("2 variants"), std::string::npos);
-  EXPECT_EQ(CounterexamplePageName(rows[1]), "");
+  EXPECT_EQ(report::CounterexamplePageName(rows[1]), "");
 }
 
 TEST(VariantsPages, WritesThePageAndOneCounterexamplePagePerTrace) {
   const Config config = WithBug(Bug::kUnchangedByUuidOnly);
-  const SearchViolation violation = Find(config);
+  const engine::SearchViolation violation = Find(config);
   const std::string trace_path = TempPath("uuid-only.trace.json");
-  ASSERT_TRUE(
-      WriteFileAtomically(trace_path, TraceText(TraceOf(config, violation)))
-          .ok());
+  ASSERT_TRUE(report::WriteFileAtomically(trace_path,
+                                          TraceText(TraceOf(config, violation)))
+                  .ok());
   const nlohmann::json rows =
       nlohmann::json::array({{{"variant", "bug unchanged-by-uuid-only"},
                               {"verdict", "violation"},
@@ -248,7 +253,7 @@ TEST(VariantsPages, WritesThePageAndOneCounterexamplePagePerTrace) {
                               {"counterexample_steps", 9},
                               {"trace_file", trace_path}}});
   const std::string dir = TempPath("variants");
-  ASSERT_TRUE(WriteVariantsPages(dir, rows).ok());
+  ASSERT_TRUE(report::WriteVariantsPages(dir, rows).ok());
   EXPECT_TRUE(std::filesystem::exists(dir + "/variants.html"));
   EXPECT_TRUE(std::filesystem::exists(
       dir + "/bug-unchanged-by-uuid-only--uuid-only.html"));
@@ -257,7 +262,7 @@ TEST(VariantsPages, WritesThePageAndOneCounterexamplePagePerTrace) {
 TEST(SummaryPage, ShowsStatesPerDepthCoverageAndGoals) {
   Config config;
   config.bounds = kTiny;
-  const SearchResult result =
+  const engine::SearchResult result =
       memwal::checker::engine::SearchModel(config, {.symmetry = false});
   uint64_t total = 0;
   for (uint64_t n : result.stats.states_per_depth) total += n;
@@ -265,11 +270,12 @@ TEST(SummaryPage, ShowsStatesPerDepthCoverageAndGoals) {
   EXPECT_EQ(result.stats.states_per_depth.size(),
             static_cast<std::size_t>(result.stats.depth_max) + 1);
   EXPECT_EQ(result.stats.states_per_depth[0], 1u);
-  const RunSummary summary{.config = config,
-                           .verdict = std::string(Name(result.verdict)),
-                           .command_line = "memwal-check check --preset tiny",
-                           .stats = result.stats};
-  const std::string html = RenderSummaryPage(summary);
+  const report::RunSummary summary{
+      .config = config,
+      .verdict = std::string(Name(result.verdict)),
+      .command_line = "memwal-check check --preset tiny",
+      .stats = result.stats};
+  const std::string html = report::RenderSummaryPage(summary);
   EXPECT_NE(html.find("Distinct states per depth"), std::string::npos);
   EXPECT_NE(
       html.find("<td>" + std::to_string(result.stats.states_per_depth[1]) +
@@ -283,24 +289,24 @@ TEST(SummaryPage, ShowsStatesPerDepthCoverageAndGoals) {
 
 TEST(ReportCommand, WritesThePageOfATraceFile) {
   const Config config = WithBug(Bug::kUnchangedByUuidOnly);
-  const SearchViolation violation = Find(config);
+  const engine::SearchViolation violation = Find(config);
   const std::string trace_path = TempPath("cmd.trace.json");
-  ASSERT_TRUE(
-      WriteFileAtomically(trace_path, TraceText(TraceOf(config, violation)))
-          .ok());
+  ASSERT_TRUE(report::WriteFileAtomically(trace_path,
+                                          TraceText(TraceOf(config, violation)))
+                  .ok());
   const std::string page = TempPath("cmd.html");
   std::ostringstream out, err;
-  EXPECT_EQ(RunReportCommand({trace_path, "--out", page}, out, err), 0)
+  EXPECT_EQ(report::RunReportCommand({trace_path, "--out", page}, out, err), 0)
       << err.str();
-  const Result<std::string> html = ReadFile(page);
+  const Result<std::string> html = report::ReadFile(page);
   ASSERT_TRUE(html.ok());
   EXPECT_NE(html->find("memwal-check replay " + trace_path), std::string::npos);
 }
 
 TEST(ReportCommand, AcceptsALockstepTraceOfVersionTwo) {
   const Config config = WithBug(Bug::kUnchangedByUuidOnly);
-  const SearchViolation violation = Find(config);
-  nlohmann::json json = TraceToJson(TraceOf(config, violation));
+  const engine::SearchViolation violation = Find(config);
+  nlohmann::json json = report::TraceToJson(TraceOf(config, violation));
   json["version"] = 2;
   json["lockstep"] = true;
   json["impl_bugs"] = nlohmann::json::array();
@@ -309,20 +315,21 @@ TEST(ReportCommand, AcceptsALockstepTraceOfVersionTwo) {
   json["detail"] = "why it broke";
   json["implementation_state"] = "the implementation in model terms";
   const std::string trace_path = TempPath("v2.trace.json");
-  ASSERT_TRUE(WriteFileAtomically(trace_path, json.dump()).ok());
+  ASSERT_TRUE(report::WriteFileAtomically(trace_path, json.dump()).ok());
   std::ostringstream out, err;
-  EXPECT_EQ(
-      RunReportCommand({trace_path, "--out", TempPath("v2.html")}, out, err), 0)
+  EXPECT_EQ(report::RunReportCommand({trace_path, "--out", TempPath("v2.html")},
+                                     out, err),
+            0)
       << err.str();
 }
 
 TEST(ReportCommand, WritesTheVariantsPagesFromTheRowsVariantsPrints) {
   const Config config = WithBug(Bug::kUnchangedByUuidOnly);
-  const SearchViolation violation = Find(config);
+  const engine::SearchViolation violation = Find(config);
   const std::string trace_path = TempPath("rows-uuid.trace.json");
-  ASSERT_TRUE(
-      WriteFileAtomically(trace_path, TraceText(TraceOf(config, violation)))
-          .ok());
+  ASSERT_TRUE(report::WriteFileAtomically(trace_path,
+                                          TraceText(TraceOf(config, violation)))
+                  .ok());
   const nlohmann::json rows =
       nlohmann::json::array({{{"variant", "bug unchanged-by-uuid-only"},
                               {"verdict", "violation"},
@@ -332,49 +339,55 @@ TEST(ReportCommand, WritesTheVariantsPagesFromTheRowsVariantsPrints) {
                               {"counterexample_steps", 9},
                               {"trace_file", trace_path}}});
   const std::string rows_path = TempPath("rows.json");
-  ASSERT_TRUE(WriteFileAtomically(rows_path, rows.dump()).ok());
+  ASSERT_TRUE(report::WriteFileAtomically(rows_path, rows.dump()).ok());
   const std::string dir = TempPath("rows-pages");
   std::ostringstream out, err;
-  EXPECT_EQ(RunReportCommand({"--variants", rows_path, "--out", dir}, out, err),
+  EXPECT_EQ(report::RunReportCommand({"--variants", rows_path, "--out", dir},
+                                     out, err),
             0)
       << err.str();
-  const Result<std::string> page = ReadFile(dir + "/variants.html");
+  const Result<std::string> page = report::ReadFile(dir + "/variants.html");
   ASSERT_TRUE(page.ok());
   EXPECT_NE(page->find("bug-unchanged-by-uuid-only--rows-uuid.html"),
             std::string::npos);
   EXPECT_TRUE(std::filesystem::exists(
       dir + "/bug-unchanged-by-uuid-only--rows-uuid.html"));
   // Not an array: refused.
-  ASSERT_TRUE(WriteFileAtomically(rows_path, "{}").ok());
-  EXPECT_EQ(RunReportCommand({"--variants", rows_path, "--out", dir}, out, err),
+  ASSERT_TRUE(report::WriteFileAtomically(rows_path, "{}").ok());
+  EXPECT_EQ(report::RunReportCommand({"--variants", rows_path, "--out", dir},
+                                     out, err),
             2);
 }
 
 TEST(ReportCommand, RefusesBadUsageAndBadInputWithOneLine) {
   std::ostringstream out, err;
-  EXPECT_EQ(RunReportCommand({}, out, err), 2);
-  EXPECT_EQ(RunReportCommand({"a.trace.json"}, out, err), 2);
-  EXPECT_EQ(RunReportCommand({"a", "--bogus"}, out, err), 2);
+  EXPECT_EQ(report::RunReportCommand({}, out, err), 2);
+  EXPECT_EQ(report::RunReportCommand({"a.trace.json"}, out, err), 2);
+  EXPECT_EQ(report::RunReportCommand({"a", "--bogus"}, out, err), 2);
   const std::string missing = TempPath("missing.trace.json");
   std::filesystem::remove(missing);
   std::ostringstream err2;
-  EXPECT_EQ(RunReportCommand({missing, "--out", TempPath("x.html")}, out, err2),
+  EXPECT_EQ(report::RunReportCommand({missing, "--out", TempPath("x.html")},
+                                     out, err2),
             2);
   const std::string message = err2.str();
   EXPECT_EQ(std::count(message.begin(), message.end(), '\n'), 1) << message;
   const std::string garbage = TempPath("garbage.trace.json");
-  ASSERT_TRUE(WriteFileAtomically(garbage, "{\"format\":1}").ok());
-  EXPECT_EQ(RunReportCommand({garbage, "--out", TempPath("y.html")}, out, err),
+  ASSERT_TRUE(report::WriteFileAtomically(garbage, "{\"format\":1}").ok());
+  EXPECT_EQ(report::RunReportCommand({garbage, "--out", TempPath("y.html")},
+                                     out, err),
             2);
   // A step that is not enabled is refused, not rendered.
   const std::string disabled = TempPath("disabled.trace.json");
-  ASSERT_TRUE(WriteFileAtomically(disabled,
-                                  TraceText(Trace{.config = Config{},
-                                                  .steps = {model::Commit{0}}}))
-                  .ok());
+  ASSERT_TRUE(
+      report::WriteFileAtomically(
+          disabled, TraceText(report::Trace{.config = Config{},
+                                            .steps = {model::Commit{0}}}))
+          .ok());
   std::ostringstream err3;
-  EXPECT_EQ(
-      RunReportCommand({disabled, "--out", TempPath("z.html")}, out, err3), 2);
+  EXPECT_EQ(report::RunReportCommand({disabled, "--out", TempPath("z.html")},
+                                     out, err3),
+            2);
   EXPECT_NE(err3.str().find("not enabled"), std::string::npos) << err3.str();
 }
 

@@ -1,0 +1,593 @@
+// memwal-check bench (checker/bench.h): SPIN's pan and our model-only search on
+// the same bounds in one run, like for like: our exact storage against pan
+// -DSAFETY, our fingerprint storage against pan's hash-compact mode (-DHC4),
+// both on the engine `check --model-only` runs (checker/engine/search.h), one
+// thread, no symmetry (SPIN has none here); the counts must agree or the
+// bench fails. Then the thread speed-up, the symmetry reduction, the lockstep
+// rate at small and the default gate's wall time.
+#include "checker/cli/bench.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "base/output_file.h"
+#include "checker/engine/liveness.h"
+#include "checker/engine/search.h"
+#include "checker/lockstep/lockstep.h"
+#include "model/actions.h"
+#include "model/invariants.h"
+#include "model/state.h"
+
+namespace memwal::checker::cli {
+namespace {
+
+constexpr const char* kTemplate =
+#include "checker/spin_template.inc"
+    ;
+
+using Clock = std::chrono::steady_clock;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// ---- the Promela model ----
+
+std::string Define(const char* name, long value) {
+  return "#define " + std::string(name) + " " + std::to_string(value) + "\n";
+}
+
+// One `do` option: a cheap necessary condition first (so pan does not even
+// try the d_step when it fails), then the action.
+void Option(const std::string& pre, const std::string& call, std::string* out) {
+  *out += "  :: d_step { (" + pre + "); fresh = 200; " + call +
+          "; if :: ok -> Canonicalize(); CheckInvariants() :: else fi }\n";
+}
+
+std::string Call(const char* name, std::initializer_list<int> params) {
+  std::string call = std::string(name) + "(";
+  bool first = true;
+  for (int p : params) {
+    call += (first ? "" : ", ") + std::to_string(p);
+    first = false;
+  }
+  return call + ")";
+}
+
+void WalOptions(const model::Bounds& b, std::string* out) {
+  for (int s = 0; s < b.shards; ++s) {
+    Option("flushed[" + std::to_string(s) + "] < GENS",
+           Call("FlushMemTable", {s}), out);
+  }
+  const char* kinds[][2] = {{"RetireSsTable", "GC == 0"},
+                            {"RetireDecide", "GC != 0"},
+                            {"RetireExecute", "GC != 0"}};
+  for (const auto& kind : kinds) {
+    for (int s = 0; s < b.shards; ++s) {
+      for (int g = 1; g <= b.generations; ++g) {
+        Option(std::string(kind[1]) + " && " + std::to_string(g) +
+                   " <= flushed[" + std::to_string(s) + "]",
+               Call(kind[0], {s, g}), out);
+      }
+    }
+  }
+}
+
+std::string Live(int f) { return "LIVEF(HD, " + std::to_string(f) + ")"; }
+
+void BeginOptions(const model::Bounds& b, std::string* out) {
+  Option("CANBEGIN", "Append()", out);
+  for (int f = 0; f < b.fragments; ++f)
+    Option("CANBEGIN && " + Live(f), Call("DeleteFragment", {f}), out);
+  for (int s = 0; s < b.shards; ++s) {
+    for (int m = 0; m < 2; ++m)
+      Option("CANBEGIN && COMPACTOR", Call("CompactSsTable", {s, m}), out);
+  }
+  for (int f = 0; f < b.fragments; ++f) {
+    for (int i = 0; i < b.indexes; ++i)
+      Option("CANBEGIN && " + Live(f), Call("UpdateColumns", {f, i}), out);
+  }
+  for (int f1 = 0; f1 < b.fragments; ++f1) {
+    for (int f2 = f1 + 1; f2 < b.fragments; ++f2) {
+      Option("CANBEGIN && " + Live(f1) + " && " + Live(f2),
+             Call("RewriteFragments", {f1, f2}), out);
+    }
+  }
+  for (int i = 0; i < b.indexes; ++i)
+    Option("CANBEGIN", Call("CreateIndex", {i}), out);
+  const char* present[] = {"OptimizeIndex", "DropIndex"};
+  for (const char* kind : present) {
+    for (int i = 0; i < b.indexes; ++i) {
+      Option("CANBEGIN && PRESENT(HD, " + std::to_string(i) + ")",
+             Call(kind, {i}), out);
+    }
+  }
+  for (int s = 0; s < b.shards; ++s)
+    Option("CANBEGIN && COMPACTOR", Call("RecordProgress", {s}), out);
+  Option("BITPROTO && CANBEGIN && NOBIT(HD)", "Activate()", out);
+}
+
+void TableOptions(const model::Bounds& b, std::string* out) {
+  for (int t = 0; t < b.inflight; ++t)
+    Option(std::to_string(t) + " < tcount", Call("Commit", {t}), out);
+  for (int v = 0; v < b.commits; ++v) {
+    const std::string pos = std::to_string(v);
+    Option("BUDGET && " + pos + " + 1 < vcount && v_ret[" + pos + "]",
+           Call("Restore", {v}), out);
+  }
+  Option("BUDGET", "ShallowClone()", out);
+  Option("vcount > 1", "CleanupVersions()", out);
+}
+
+// ---- running tools ----
+
+// Runs `command` through the shell with stdout+stderr to `log`; its exit code.
+int Shell(const std::string& command, const std::string& log) {
+  const std::string full = command + " >" + log + " 2>&1";
+  const int status = std::system(full.c_str());
+  if (status == -1) return -1;
+  return WEXITSTATUS(status);
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The number before `marker` on its line ("   139993 states, stored").
+bool NumberBefore(const std::string& text, const std::string& marker,
+                  double* value) {
+  const std::size_t at = text.find(marker);
+  if (at == std::string::npos) return false;
+  const std::size_t line = text.rfind('\n', at);
+  const std::size_t from = line == std::string::npos ? 0 : line + 1;
+  return std::sscanf(text.c_str() + from, "%lf", value) == 1;
+}
+
+// The number after `marker` ("errors: 0").
+bool NumberAfter(const std::string& text, const std::string& marker,
+                 double* value) {
+  const std::size_t at = text.find(marker);
+  if (at == std::string::npos) return false;
+  return std::sscanf(text.c_str() + at + marker.size(), "%lf", value) == 1;
+}
+
+Result<SpinRun> ParsePan(const std::string& text) {
+  SpinRun run;
+  double stored = 0;
+  double errors = 0;
+  if (!NumberBefore(text, "states, stored", &stored) ||
+      !NumberAfter(text, "errors: ", &errors)) {
+    return Status::FailedPrecondition("cannot read pan's report:\n" +
+                                      text.substr(0, 400));
+  }
+  run.states_stored = static_cast<uint64_t>(stored);
+  run.errors = static_cast<uint64_t>(errors);
+  NumberAfter(text, "pan: elapsed time ", &run.seconds);
+  NumberBefore(text, "actual memory usage for states", &run.state_mb);
+  NumberBefore(text, "memory used for hash table", &run.hash_mb);
+  const std::string marker = "assertion violated ";
+  for (std::size_t at = text.find(marker); at != std::string::npos;
+       at = text.find(marker, at + 1)) {
+    const std::size_t from = at + marker.size();
+    const std::size_t end = text.find_first_of(" \n", from);
+    run.violated.push_back(text.substr(from, end - from));
+  }
+  return run;
+}
+
+bool OnPath(const char* tool) {
+  const std::string command =
+      std::string("command -v ") + tool + " >/dev/null 2>&1";
+  return std::system(command.c_str()) == 0;
+}
+
+// Writes `source` as memwal.pml in `dir`, runs spin -a and compiles pan.
+Status BuildPan(const std::string& dir, const std::string& source,
+                const std::string& cflags) {
+  const std::string cd = "cd '" + dir + "' && ";
+  Shell(cd + "rm -f pan", "/dev/null");
+  MEMWAL_RETURN_IF_ERROR(WriteOutputFile(dir + "/memwal.pml", source));
+  if (Shell(cd + "spin -a memwal.pml", dir + "/spin.log") != 0) {
+    return Status::FailedPrecondition("spin -a failed: " +
+                                      ReadFile(dir + "/spin.log"));
+  }
+  if (Shell(cd + "cc " + cflags + " -o pan pan.c", dir + "/cc.log") != 0) {
+    return Status::FailedPrecondition("cc failed: " +
+                                      ReadFile(dir + "/cc.log"));
+  }
+  return Status::Ok();
+}
+
+// ---- the command ----
+
+struct BenchOptions {
+  std::string preset = "medium";
+  int reps = 3;
+  int threads = 2;
+  std::string work_dir = "/tmp/memwal-bench";
+  bool json = false;
+  uint64_t lockstep_states = 60000;  // the lockstep sample at small
+  bool default_check = true;         // time ./memwal check's gate
+};
+
+Result<BenchOptions> ParseBench(const std::vector<std::string>& args) {
+  BenchOptions options;
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    const std::string& flag = args[k];
+    if (flag == "--json") {
+      options.json = true;
+      continue;
+    }
+    if (flag == "--no-default-check") {
+      options.default_check = false;
+      continue;
+    }
+    if (k + 1 >= args.size())
+      return Status::InvalidArgument("unknown or incomplete flag '" + flag +
+                                     "'");
+    const std::string& value = args[++k];
+    const int number = std::atoi(value.c_str());
+    if (flag == "--preset") {
+      options.preset = value;
+    } else if (flag == "--reps" && number >= 1 && number <= 20) {
+      options.reps = number;
+    } else if (flag == "--threads" && number >= 1 && number <= 64) {
+      options.threads = number;
+    } else if (flag == "--work-dir") {
+      options.work_dir = value;
+    } else if (flag == "--lockstep-states" && number >= 1) {
+      options.lockstep_states = static_cast<uint64_t>(number);
+    } else {
+      return Status::InvalidArgument("bad flag or value '" + flag + " " +
+                                     value + "'");
+    }
+  }
+  MEMWAL_RETURN_IF_ERROR(model::ParsePreset(options.preset).status());
+  return options;
+}
+
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+// One side of a comparison: states, median seconds, bytes per stored state.
+struct Side {
+  uint64_t states = 0;
+  double seconds = 0;
+  double bytes_per_state = 0;
+  double per_s() const { return seconds > 0 ? states / seconds : 0; }
+};
+
+struct Measured {
+  Side exact;          // ours, exact storage, 1 thread
+  Side fingerprint;    // ours, fingerprint storage, 1 thread
+  Side fingerprint_n;  // ours, fingerprint storage, N threads
+  Side spin_exact;     // pan -DSAFETY
+  Side spin_hc;        // pan -DSAFETY -DHC4
+  double collision_probability = 0;
+  uint64_t symmetry_without = 0;
+  uint64_t symmetry_with = 0;
+  uint64_t lockstep_transitions = 0;
+  double lockstep_seconds = 0;
+  double default_check_seconds = -1;  // -1: not run
+  uint64_t default_check_states = 0;
+  std::string default_check_verdict;
+};
+
+// The engine's model-only BFS, as `check --model-only --no-symmetry` runs it.
+engine::SearchResult Ours(const model::Config& config, engine::Storage storage,
+                          int threads, bool symmetry) {
+  return engine::SearchModel(config, engine::Options{.threads = threads,
+                                                     .storage = storage,
+                                                     .symmetry = symmetry});
+}
+
+Side SideOf(const engine::SearchResult& result) {
+  const engine::Stats& s = result.stats;
+  return Side{.states = s.states_distinct,
+              .seconds = s.seconds,
+              .bytes_per_state = static_cast<double>(s.seen_bytes) /
+                                 static_cast<double>(s.states_distinct)};
+}
+
+Side SideOf(const SpinRun& run) {
+  return Side{.states = run.states_stored,
+              .seconds = run.seconds > 0 ? run.seconds : run.wall_seconds,
+              .bytes_per_state = (run.state_mb + run.hash_mb) * 1048576.0 /
+                                 static_cast<double>(run.states_stored)};
+}
+
+void PrintSide(const char* name, const Side& side, std::ostream& out) {
+  char line[200];
+  std::snprintf(line, sizeof(line),
+                "  %-28s %9llu states %8.3f s %10.0f states/s %6.1f "
+                "bytes/state\n",
+                name, static_cast<unsigned long long>(side.states),
+                side.seconds, side.per_s(), side.bytes_per_state);
+  out << line;
+}
+
+void PrintText(const BenchOptions& o, const Measured& m, std::ostream& out) {
+  char line[256];
+  out << "bench: preset " << o.preset << ", median of " << o.reps
+      << " runs each, model-only BFS, invariants on, no symmetry\n";
+  PrintSide("ours exact, 1 thread", m.exact, out);
+  PrintSide("spin -DSAFETY", m.spin_exact, out);
+  PrintSide("ours fingerprint, 1 thread", m.fingerprint, out);
+  PrintSide("spin -DSAFETY -DHC4", m.spin_hc, out);
+  std::snprintf(
+      line, sizeof(line),
+      "  (spin -DHC4 lost %llu states to hash compaction)\n",
+      static_cast<unsigned long long>(m.spin_exact.states - m.spin_hc.states));
+  out << line;
+  std::snprintf(line, sizeof(line), "ours fingerprint, %d threads", o.threads);
+  PrintSide(line, m.fingerprint_n, out);
+  std::snprintf(line, sizeof(line),
+                "  ratio ours/spin: exact %.2f, hash-compact %.2f; thread "
+                "speed-up %.2f; collision probability %.2g\n",
+                m.exact.per_s() / m.spin_exact.per_s(),
+                m.fingerprint.per_s() / m.spin_hc.per_s(),
+                m.fingerprint_n.per_s() / m.fingerprint.per_s(),
+                m.collision_probability);
+  out << line;
+  std::snprintf(line, sizeof(line),
+                "  symmetry: %llu states without, %llu with\n",
+                static_cast<unsigned long long>(m.symmetry_without),
+                static_cast<unsigned long long>(m.symmetry_with));
+  out << line;
+  std::snprintf(
+      line, sizeof(line),
+      "  lockstep (small, %d threads): %llu transitions in %.2f s = "
+      "%.0f transitions/s\n",
+      o.threads, static_cast<unsigned long long>(m.lockstep_transitions),
+      m.lockstep_seconds,
+      m.lockstep_seconds > 0 ? m.lockstep_transitions / m.lockstep_seconds
+                             : 0.0);
+  out << line;
+  if (m.default_check_seconds < 0) {
+    out << "  default check: not run (--no-default-check)\n";
+  } else {
+    std::snprintf(line, sizeof(line),
+                  "  default check (--preset gate, lockstep, liveness, %d "
+                  "threads): %s, %llu states, %.1f s\n",
+                  o.threads, m.default_check_verdict.c_str(),
+                  static_cast<unsigned long long>(m.default_check_states),
+                  m.default_check_seconds);
+    out << line;
+  }
+}
+
+void PrintJson(const BenchOptions& o, const Measured& m, std::ostream& out) {
+  nlohmann::json j = {
+      {"preset", o.preset},
+      {"reps", o.reps},
+      {"threads", o.threads},
+      {"ours_states_per_s", m.exact.per_s()},
+      {"spin_states_per_s", m.spin_exact.per_s()},
+      {"ratio", m.exact.per_s() / m.spin_exact.per_s()},
+      {"ours_fingerprint_states_per_s", m.fingerprint.per_s()},
+      {"spin_hc_states_per_s", m.spin_hc.per_s()},
+      {"ratio_hash_compact", m.fingerprint.per_s() / m.spin_hc.per_s()},
+      {"states_ours", m.exact.states},
+      {"states_spin", m.spin_exact.states},
+      {"bytes_per_state_ours", m.fingerprint.bytes_per_state},
+      {"bytes_per_state_ours_exact", m.exact.bytes_per_state},
+      {"bytes_per_state_spin", m.spin_exact.bytes_per_state},
+      {"bytes_per_state_spin_hc", m.spin_hc.bytes_per_state},
+      {"states_spin_hc", m.spin_hc.states},
+      {"states_lost_spin_hc", m.spin_exact.states - m.spin_hc.states},
+      {"collision_probability", m.collision_probability},
+      {"speedup_threads", m.fingerprint_n.per_s() / m.fingerprint.per_s()},
+      {"symmetry_states_without", m.symmetry_without},
+      {"symmetry_states_with", m.symmetry_with},
+      {"lockstep_transitions_per_s",
+       m.lockstep_seconds > 0 ? m.lockstep_transitions / m.lockstep_seconds
+                              : 0.0},
+      {"default_check_seconds", m.default_check_seconds < 0
+                                    ? nlohmann::json(nullptr)
+                                    : nlohmann::json(m.default_check_seconds)},
+      {"default_check_verdict", m.default_check_verdict}};
+  out << j.dump(2) << "\n";
+}
+
+// Our count and SPIN's (which has one state more) must agree.
+Status SameStates(const char* what, uint64_t ours, uint64_t spin) {
+  if (ours + kSpinStateOffset == spin) return Status::Ok();
+  return Status::FailedPrecondition(
+      std::string(what) + ": ours " + std::to_string(ours) + " states, SPIN " +
+      std::to_string(spin) + " (expected ours + " +
+      std::to_string(kSpinStateOffset) + ")");
+}
+
+Status Measure(const BenchOptions& o, Measured* m) {
+  model::Config config;
+  config.bounds = *model::ParsePreset(o.preset);
+  std::vector<double> exact, fingerprint, fingerprint_n, spin_exact, spin_hc;
+  SpinOptions safety{.work_dir = o.work_dir + "/safety"};
+  SpinOptions hc{.work_dir = o.work_dir + "/hc4",
+                 .cflags = "-O2 -DSAFETY -DHC4"};
+  for (int rep = 0; rep < o.reps; ++rep) {
+    // Interleaved, so that load changes hit every side alike.
+    m->exact = SideOf(Ours(config, engine::Storage::kExact, 1, false));
+    exact.push_back(m->exact.seconds);
+    const engine::SearchResult fp =
+        Ours(config, engine::Storage::kFingerprint, 1, false);
+    m->fingerprint = SideOf(fp);
+    m->collision_probability = fp.stats.collision_probability;
+    fingerprint.push_back(m->fingerprint.seconds);
+    m->fingerprint_n =
+        SideOf(Ours(config, engine::Storage::kFingerprint, o.threads, false));
+    fingerprint_n.push_back(m->fingerprint_n.seconds);
+    const int hash_log2 =
+        static_cast<int>(
+            std::ceil(std::log2(static_cast<double>(m->exact.states)))) +
+        1;
+    safety.hash_log2 = hash_log2;
+    hc.hash_log2 = hash_log2;
+    MEMWAL_ASSIGN_OR_RETURN(const SpinRun s, RunSpin(config, safety));
+    m->spin_exact = SideOf(s);
+    spin_exact.push_back(m->spin_exact.seconds);
+    MEMWAL_ASSIGN_OR_RETURN(const SpinRun h, RunSpin(config, hc));
+    m->spin_hc = SideOf(h);
+    spin_hc.push_back(m->spin_hc.seconds);
+    MEMWAL_RETURN_IF_ERROR(
+        SameStates("exact", m->exact.states, m->spin_exact.states));
+    // Hash compaction can only lose states (two that share a compressed
+    // key are taken for one), and SPIN's does: its count is reported as
+    // lost, not required to match. Ours must find every state the exact
+    // search finds.
+    if (m->fingerprint.states != m->exact.states)
+      return Status::FailedPrecondition(
+          "fingerprint mode counted " + std::to_string(m->fingerprint.states) +
+          " states, exact mode " + std::to_string(m->exact.states));
+    if (m->spin_hc.states > m->spin_exact.states)
+      return Status::FailedPrecondition(
+          "SPIN's hash-compact run stored more states than its exact run");
+    if (m->fingerprint_n.states != m->fingerprint.states)
+      return Status::FailedPrecondition(
+          "the threaded search counted another number of states");
+  }
+  m->exact.seconds = Median(exact);
+  m->fingerprint.seconds = Median(fingerprint);
+  m->fingerprint_n.seconds = Median(fingerprint_n);
+  m->spin_exact.seconds = Median(spin_exact);
+  m->spin_hc.seconds = Median(spin_hc);
+  m->symmetry_without = m->fingerprint.states;
+  m->symmetry_with =
+      Ours(config, engine::Storage::kFingerprint, o.threads, true)
+          .stats.states_distinct;
+  // Lockstep: the first lockstep_states states of the default run (small).
+  {
+    model::Config small;
+    small.bounds = model::SmallBounds();
+    const engine::SearchResult run = engine::Search(
+        lockstep::LockstepSetup{.config = small},
+        engine::Options{.threads = o.threads, .max_states = o.lockstep_states});
+    m->lockstep_transitions = run.stats.transitions;
+    m->lockstep_seconds = run.stats.seconds;
+  }
+  if (o.default_check) {
+    // What ./memwal check runs: the gate preset, lockstep, then liveness.
+    model::Config gate;
+    gate.bounds = model::GateBounds();
+    const Clock::time_point start = Clock::now();
+    const engine::SearchResult run =
+        engine::Search(lockstep::LockstepSetup{.config = gate},
+                       engine::Options{.threads = o.threads});
+    m->default_check_states = run.stats.states_distinct;
+    m->default_check_verdict = std::string(engine::Name(run.verdict));
+    if (run.verdict == engine::Verdict::kOk) {
+      const engine::LivenessResult live =
+          engine::CheckLiveness(gate, engine::LivenessOptions{});
+      if (!live.holds) m->default_check_verdict = "violation (liveness)";
+    }
+    m->default_check_seconds = SecondsSince(start);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string PromelaModel(const model::Config& config) {
+  MEMWAL_ASSERT(model::CheckConfig(config).ok());
+  const model::Bounds& b = config.bounds;
+  std::string out =
+      "/* generated by memwal-check bench for: " + model::ToString(config) +
+      " */\n";
+  out += Define("SHARDS", b.shards) + Define("GENS", b.generations) +
+         Define("FRAGS", b.fragments) + Define("INDEXES", b.indexes) +
+         Define("COMMITS", b.commits) + Define("INFLIGHT", b.inflight) +
+         Define("PROTOCOL", static_cast<int>(config.protocol)) +
+         Define("READ", static_cast<int>(config.read)) +
+         Define("GC", static_cast<int>(config.gc)) +
+         Define("BUGS", static_cast<long>(config.bugs));
+  std::string options;
+  WalOptions(b, &options);
+  BeginOptions(b, &options);
+  TableOptions(b, &options);
+  std::string body = kTemplate;
+  const std::string marker = "/* ACTIONS */\n";
+  const std::size_t at = body.find(marker);
+  MEMWAL_ASSERT(at != std::string::npos);
+  body.replace(at, marker.size(), options);
+  return out + body;
+}
+
+bool SpinAvailable() { return OnPath("spin") && OnPath("cc"); }
+
+Result<SpinRun> RunSpin(const model::Config& config,
+                        const SpinOptions& options) {
+  if (!SpinAvailable())
+    return Status::NotFound(
+        "spin or cc is not on PATH (./memwal installs spin)");
+  if (Shell("mkdir -p '" + options.work_dir + "'", "/dev/null") != 0)
+    return Status::IoError("cannot create " + options.work_dir);
+  const std::string dir = options.work_dir;
+  const std::string cd = "cd '" + dir + "' && ";
+  // pan is rebuilt only when the model or the flags changed (repetitions).
+  const std::string source =
+      PromelaModel(config) + "/* cc " + options.cflags + " */\n";
+  const bool built = ReadFile(dir + "/memwal.pml") == source &&
+                     Shell(cd + "test -x pan", "/dev/null") == 0;
+  if (!built) MEMWAL_RETURN_IF_ERROR(BuildPan(dir, source, options.cflags));
+  std::string args = " -m100000";
+  if (options.all_errors) args += " -c0";
+  if (options.hash_log2 > 0) args += " -w" + std::to_string(options.hash_log2);
+  const Clock::time_point start = Clock::now();
+  Shell(cd + "./pan" + args, dir + "/pan.log");  // pan exits 0 even on errors
+  const double wall = SecondsSince(start);
+  MEMWAL_ASSIGN_OR_RETURN(SpinRun run, ParsePan(ReadFile(dir + "/pan.log")));
+  run.wall_seconds = wall;
+  return run;
+}
+
+int RunBenchCommand(const std::vector<std::string>& args, std::ostream& out,
+                    std::ostream& err) {
+  for (const std::string& arg : args) {
+    if (arg == "--help" || arg == "-h") {
+      out << "usage: memwal-check bench [--preset tiny|small|medium|large] "
+             "[--reps N] [--threads N]\n"
+             "         [--work-dir DIR] [--lockstep-transitions N] [--json]\n"
+             "Runs SPIN's pan (-DSAFETY, and -DNCORE=2) on bench/spin's "
+             "Promela model and our\nfingerprint-mode search on the same "
+             "bounds, N repetitions each (median), and\nprints states/s, "
+             "their ratio, bytes per stored state, thread speed-up and the\n"
+             "lockstep search's transitions/s with its time shares.\n";
+      return 0;
+    }
+  }
+  Result<BenchOptions> options = ParseBench(args);
+  if (!options.ok()) {
+    err << options.status().ToString() << "\n";
+    return 2;
+  }
+  Measured measured;
+  const Status status = Measure(*options, &measured);
+  if (!status.ok()) {
+    err << "memwal-check bench: " << status.message() << "\n";
+    return 2;
+  }
+  if (options->json) {
+    PrintJson(*options, measured, out);
+  } else {
+    PrintText(*options, measured, out);
+  }
+  return 0;
+}
+
+}  // namespace memwal::checker::cli

@@ -1,0 +1,613 @@
+// `check` in lockstep and `replay` on both sides (checker/lockstep_cli.h).
+#include "checker/cli/check.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+#include <thread>
+
+#include "checker/engine/interrupt.h"
+#include "checker/engine/liveness.h"
+#include "checker/report/report.h"
+#include "checker/report/trace.h"
+#include "checker/report/trace_reader.h"
+#include "model/invariants.h"
+
+namespace memwal::checker::cli {
+
+engine::Options SearchOptionsOf(const CheckOptions& check,
+                                const RunOptions& run) {
+  engine::Options search{.order = run.order,
+                         .threads = run.threads,
+                         .lockstep = !check.model_only,
+                         .max_states = check.explore.max_states,
+                         .time_limit_s = check.explore.time_limit_s,
+                         .memory_limit_mb = run.memory_limit_mb,
+                         .walks = run.walks,
+                         .depth = run.depth,
+                         .status = nullptr};
+  search.storage = run.storage;
+  search.symmetry = run.symmetry;
+  if (run.order == engine::Order::kBfs &&
+      check.explore.mode == SearchMode::kDfs)
+    search.order = engine::Order::kDfs;
+  return search;
+}
+
+int DefaultThreads() {
+  const unsigned cores = std::thread::hardware_concurrency();
+  return static_cast<int>(std::clamp(cores, 1u, 8u));
+}
+namespace {
+
+using nlohmann::json;
+
+Status Usage(std::string_view message) {
+  return Status::InvalidArgument(message);
+}
+
+Result<uint64_t> Unsigned(std::string_view flag, const std::string& text) {
+  if (text.empty() || text.size() > 18 ||
+      text.find_first_not_of("0123456789") != std::string::npos) {
+    return Usage(std::string(flag) + " needs a non-negative integer, not '" +
+                 text + "'");
+  }
+  return std::stoull(text);
+}
+
+struct Written {
+  std::string trace_file;
+  std::string itf_file;
+};
+
+lockstep::LockstepSetup SetupOf(const CheckOptions& check,
+                                const RunOptions& run) {
+  return lockstep::LockstepSetup{.config = check.config,
+                                 .impl_only_bugs = run.impl_only_bugs,
+                                 .seed = check.seed};
+}
+
+Result<Written> WriteCounterexample(const CheckOptions& check,
+                                    const RunOptions& run,
+                                    const engine::SearchViolation& violation) {
+  std::error_code error;
+  std::filesystem::create_directories(check.out_dir, error);
+  if (error)
+    return Status::IoError("cannot create " + check.out_dir + ": " +
+                           error.message());
+  const std::string stem =
+      (std::filesystem::path(check.out_dir) / violation.invariant).string();
+  Written written{stem + ".trace.json", stem + ".itf.json"};
+  const report::LockstepTrace trace{
+      .trace = report::Trace{.config = check.config,
+                             .seed = check.seed,
+                             .invariant = violation.invariant,
+                             .steps = violation.trace},
+      .lockstep = !check.model_only,
+      .impl_only_bugs = run.impl_only_bugs,
+      // Traces end at the step that breaks it, so
+      // replay can say whether it reproduced.
+      .step = violation.trace.size(),
+      .detail = violation.detail};
+  MEMWAL_RETURN_IF_ERROR(report::WriteFileAtomically(
+      written.trace_file, report::LockstepTraceText(trace)));
+  const json itf = report::ToItf(check.config, violation.invariant,
+                                 violation.trace, violation.states);
+  MEMWAL_RETURN_IF_ERROR(
+      report::WriteFileAtomically(written.itf_file, itf.dump(1)));
+  return written;
+}
+
+std::string Join(const std::vector<std::string>& names) {
+  if (names.empty()) return "-";
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : " ") + name;
+  return out;
+}
+
+// Only the kinds that can fire under `config` (model::KindApplies).
+json Coverage(const model::Config& config, const engine::Stats& stats) {
+  json coverage = json::object();
+  for (int kind = 0; kind < model::kActionKinds; ++kind) {
+    if (!model::KindApplies(config, kind)) continue;
+    coverage[std::string(model::KindName(kind))] = stats.coverage[kind];
+  }
+  return coverage;
+}
+
+std::vector<std::string> NeverFired(const model::Config& config,
+                                    const engine::Stats& stats) {
+  std::vector<std::string> names;
+  for (int kind = 0; kind < model::kActionKinds; ++kind) {
+    if (!model::KindApplies(config, kind)) continue;
+    if (stats.coverage[kind] == 0) names.emplace_back(model::KindName(kind));
+  }
+  return names;
+}
+
+// Per goal: "reached", "missed" or "not applicable".
+json Reachability(const model::Config& config, const engine::Stats& stats) {
+  json out = json::object();
+  for (const model::Goal& goal : model::AllGoals()) {
+    const std::string name(goal.name);
+    std::string value = "not applicable";
+    if (goal.applicable(config)) {
+      const bool reached =
+          std::find(stats.goals_reached.begin(), stats.goals_reached.end(),
+                    name) != stats.goals_reached.end();
+      value = reached ? "reached" : "missed";
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
+double BytesPerState(uint64_t bytes, const engine::Stats& stats) {
+  return stats.states_distinct == 0
+             ? 0
+             : static_cast<double>(bytes) /
+                   static_cast<double>(stats.states_distinct);
+}
+
+bool HasTrace(const engine::SearchViolation& violation) {
+  return model::FindInvariant(violation.invariant) != nullptr ||
+         violation.invariant == lockstep::kImplementationMatchesModel ||
+         violation.invariant == engine::kLivenessName;
+}
+
+void PrintViolation(const CheckOptions& check, const RunOptions& run,
+                    const engine::SearchViolation& v, const Written* written,
+                    std::ostream& out) {
+  if (!HasTrace(v)) {
+    out << "violation: goal " << v.invariant << " was never reached\n";
+    return;
+  }
+  out << "violation: " << v.invariant << " after step " << v.trace.size()
+      << "\n";
+  if (!v.detail.empty()) out << "why: " << v.detail << "\n";
+  out << "trace:\n";
+  for (std::size_t k = 0; k < v.trace.size(); ++k)
+    out << "  " << k + 1 << ". " << model::ToString(v.trace[k]) << "\n";
+  if (!v.states.empty())
+    out << "model state after the last step:\n"
+        << model::ToString(v.states.back());
+  if (!v.impl_state.empty())
+    out << "implementation state (in model terms):\n" << v.impl_state;
+  if (written != nullptr) {
+    out << "reproduce: memwal-check replay " << written->trace_file << "\n"
+        << "itf: " << written->itf_file << "\n";
+  }
+  out << "equivalent: " << LockstepCommandLine(check, run) << "\n";
+}
+
+void PrintText(const CheckOptions& check, const RunOptions& run,
+               const engine::SearchResult& result, const Written* written,
+               std::ostream& out) {
+  const engine::Stats& stats = result.stats;
+  const double seconds = stats.seconds > 0 ? stats.seconds : 1e-9;
+  char rate[128];
+  std::snprintf(rate, sizeof(rate),
+                "%.2f s (%.0f states/s, %.0f transitions/s)", stats.seconds,
+                static_cast<double>(stats.states_distinct) / seconds,
+                static_cast<double>(stats.transitions) / seconds);
+  out << "verdict: " << Name(result.verdict);
+  if (!result.stopped_by.empty()) out << " (" << result.stopped_by << ")";
+  out << "\nstates: " << stats.states_distinct << " distinct, "
+      << stats.transitions << " transitions, depth " << stats.depth_max
+      << (check.model_only ? " (model only)\n"
+                           : " (each checked on the implementation)\n")
+      << "time: " << rate << "\n"
+      << "goals reached: " << Join(stats.goals_reached) << "\n"
+      << "goals missed: " << Join(stats.goals_missed) << "\n"
+      << "actions never fired: " << Join(NeverFired(check.config, stats))
+      << "\n";
+  char storage[200];
+  std::snprintf(storage, sizeof(storage),
+                "storage: %s, %.1f bytes per state (seen set) + %.1f (trace "
+                "links), collision probability %.2g\n",
+                stats.storage.c_str(), BytesPerState(stats.seen_bytes, stats),
+                BytesPerState(stats.trace_bytes, stats),
+                stats.collision_probability);
+  out << storage << "symmetry: "
+      << (stats.symmetry_permutations > 1
+              ? std::to_string(stats.symmetry_permutations) +
+                    " permutations of shards and indexes"
+              : std::string("none"));
+  const std::string note = model::SymmetryNote(check.config);
+  if (!note.empty() && run.symmetry) out << " (" << note << ")";
+  if (!run.symmetry) out << " (--no-symmetry)";
+  out << "\n";
+  if (result.violation)
+    PrintViolation(check, run, *result.violation, written, out);
+}
+
+json ResultJson(const CheckOptions& check, const RunOptions& run,
+                const engine::SearchResult& result, const Written* written) {
+  const engine::Stats& stats = result.stats;
+  json violation = nullptr;
+  if (result.violation) {
+    const engine::SearchViolation& v = *result.violation;
+    violation = json{
+        {"invariant", v.invariant},
+        {"step", HasTrace(v) ? json(v.trace.size()) : json(nullptr)},
+        {"trace_file", written ? json(written->trace_file) : json(nullptr)},
+        {"detail", v.detail}};
+  }
+  return json{
+      {"verdict", std::string(Name(result.verdict))},
+      {"states_distinct", stats.states_distinct},
+      {"transitions", stats.transitions},
+      {"depth_max", stats.depth_max},
+      {"seconds", stats.seconds},
+      {"goals_reached", stats.goals_reached},
+      {"goals_missed", stats.goals_missed},
+      {"violation", violation},
+      {"reachability", Reachability(check.config, stats)},
+      {"coverage", Coverage(check.config, stats)},
+      {"never_fired", NeverFired(check.config, stats)},
+      {"lockstep", !check.model_only},
+      {"mode", std::string(Name(run.order))},
+      {"threads", run.threads},
+      {"stopped_by",
+       result.stopped_by.empty() ? json(nullptr) : json(result.stopped_by)},
+      {"storage", stats.storage},
+      {"bytes_per_state", BytesPerState(stats.seen_bytes, stats)},
+      {"trace_bytes_per_state", BytesPerState(stats.trace_bytes, stats)},
+      {"collision_probability", stats.collision_probability},
+      {"symmetry_permutations", stats.symmetry_permutations},
+      {"liveness", run.liveness && result.stats.liveness_states > 0
+                       ? json{{"states", stats.liveness_states},
+                              {"bytes_per_state",
+                               static_cast<double>(stats.liveness_bytes) /
+                                   static_cast<double>(stats.liveness_states)}}
+                       : json(nullptr)},
+      {"config", report::ConfigToJson(check.config)},
+      {"impl_bugs", report::BugNames(run.impl_only_bugs)},
+      {"seed", check.seed}};
+}
+
+int ExitCode(engine::Verdict verdict) {
+  switch (verdict) {
+    case engine::Verdict::kOk:
+      return kExitOk;
+    case engine::Verdict::kViolation:
+      return kExitViolation;
+    case engine::Verdict::kIncomplete:
+      return kExitIncomplete;
+  }
+  return kExitUsage;
+}
+
+// Runs the liveness check after a complete, clean safety search, under the
+// same state and memory budgets.
+void RunLiveness(const CheckOptions& check, const RunOptions& run,
+                 engine::SearchResult* result) {
+  const engine::LivenessResult live = engine::CheckLiveness(
+      check.config,
+      engine::LivenessOptions{.max_states = check.explore.max_states,
+                              .memory_limit_mb = run.memory_limit_mb,
+                              .symmetry = run.symmetry});
+  result->stats.liveness_states = live.states + live.fair_states;
+  result->stats.liveness_bytes = live.bytes;
+  if (!live.complete) {
+    result->verdict = engine::Verdict::kIncomplete;
+    result->stopped_by = live.stopped_by;
+    return;
+  }
+  if (live.holds) return;
+  result->verdict = engine::Verdict::kViolation;
+  result->violation =
+      engine::SearchViolation{.invariant = std::string(engine::kLivenessName),
+                              .detail = live.note,
+                              .trace = live.trace,
+                              .states = live.states_on_trace};
+}
+
+}  // namespace
+
+Result<bool> ParseLockstepFlag(std::string_view flag, const FlagValue& value,
+                               RunOptions* options) {
+  if (flag == "--liveness" || flag == "--no-liveness") {
+    options->liveness = flag == "--liveness";
+    return true;
+  }
+  if (flag == "--symmetry" || flag == "--no-symmetry") {
+    options->symmetry = flag == "--symmetry";
+    return true;
+  }
+  if (flag == "--storage") {
+    MEMWAL_ASSIGN_OR_RETURN(const std::string text, value(flag));
+    if (text == "fingerprint") {
+      options->storage = engine::Storage::kFingerprint;
+    } else if (text == "exact") {
+      options->storage = engine::Storage::kExact;
+    } else {
+      return Usage("--storage must be fingerprint or exact");
+    }
+    return true;
+  }
+  if (flag == "--html") {
+    MEMWAL_ASSIGN_OR_RETURN(options->html_dir, value(flag));
+    if (options->html_dir.empty()) return Usage("--html needs a directory");
+    return true;
+  }
+  if (flag != "--threads" && flag != "--mode" && flag != "--walks" &&
+      flag != "--depth" && flag != "--memory-limit" && flag != "--impl-bug") {
+    return false;
+  }
+  MEMWAL_ASSIGN_OR_RETURN(const std::string text, value(flag));
+  if (flag == "--mode") {
+    if (text == "bfs") {
+      options->order = engine::Order::kBfs;
+    } else if (text == "dfs") {
+      options->order = engine::Order::kDfs;
+    } else if (text == "random") {
+      options->order = engine::Order::kRandom;
+    } else {
+      return Usage("--mode must be bfs, dfs or random");
+    }
+    return true;
+  }
+  if (flag == "--walks" || flag == "--depth") options->walks_given = true;
+  if (flag == "--impl-bug") {
+    MEMWAL_ASSIGN_OR_RETURN(const model::Bug bug, model::ParseBug(text));
+    options->impl_only_bugs |= model::BugBit(bug);
+    return true;
+  }
+  MEMWAL_ASSIGN_OR_RETURN(const uint64_t number, Unsigned(flag, text));
+  if (flag == "--threads") {
+    if (number < 1 || number > 256) return Usage("--threads must be 1..256");
+    options->threads = static_cast<int>(number);
+  } else if (flag == "--walks") {
+    if (number < 1) return Usage("--walks must be at least 1");
+    options->walks = number;
+  } else if (flag == "--depth") {
+    if (number < 1 || number > 10000) return Usage("--depth must be 1..10000");
+    options->depth = static_cast<int>(number);
+  } else {
+    if (number < 1) return Usage("--memory-limit must be at least 1 (MB)");
+    options->memory_limit_mb = number;
+  }
+  return true;
+}
+
+std::string LockstepHelp() {
+  return "  --model-only     explore the model alone (default: lockstep with "
+         "the implementation)\n"
+         "  --mode M         bfs (default; shortest counterexample), dfs, or "
+         "random (seeded walks)\n"
+         "  --walks N        random: number of walks (default 1000)\n"
+         "  --depth D        random: steps per walk (default 30)\n"
+         "  --threads N      worker threads (default: cores, at most 8); any N "
+         "gives the same "
+         "counts and trace\n"
+         "  --memory-limit MB  stop (exit 3) when resident memory exceeds MB\n"
+         "  --storage S      fingerprint (default: 52 bits, about 7 bytes per "
+         "state,\n"
+         "                   collision probability printed) or exact (every "
+         "state packed)\n"
+         "  --no-symmetry    store every state, not one per orbit of shard and "
+         "index\n"
+         "                   permutations (on where the configuration treats "
+         "them alike)\n"
+         "  --impl-bug NAME  switch a known bug on in the implementation only "
+         "(repeatable)\n"
+         "  --no-liveness    skip CompactedGenerationsEventuallyRetire "
+         "(checked "
+         "on the model\n"
+         "                   graph after a clean bfs/dfs run; --liveness "
+         "turns it back on)\n"
+         "  --html DIR       write summary.html and the counterexample's page "
+         "to DIR\n";
+}
+
+std::string LockstepCommandLine(const CheckOptions& check,
+                                const RunOptions& run) {
+  std::string line = CheckCommandLine(check);
+  // CheckCommandLine names the model-only run; lockstep is the default.
+  const std::string model_only = " --model-only";
+  const std::size_t at = line.find(model_only);
+  if (!check.model_only && at != std::string::npos)
+    line.erase(at, model_only.size());
+  for (const model::BugInfo& info : model::AllBugs()) {
+    if (run.impl_only_bugs & model::BugBit(info.bug))
+      line += " --impl-bug " + std::string(info.name);
+  }
+  if (run.order == engine::Order::kDfs &&
+      line.find("--mode dfs") == std::string::npos)
+    line += " --mode dfs";
+  if (run.order == engine::Order::kRandom) {
+    line += " --mode random --walks " + std::to_string(run.walks) +
+            " --depth " + std::to_string(run.depth);
+  }
+  if (!run.liveness) line += " --no-liveness";
+  if (run.storage == engine::Storage::kExact) line += " --storage exact";
+  if (!run.symmetry) line += " --no-symmetry";
+  return line;
+}
+
+Status RefuseContradictions(const CheckOptions& check, const RunOptions& run) {
+  if (check.model_only && run.impl_only_bugs != 0)
+    return Usage(
+        "--impl-bug needs lockstep: --model-only runs the model alone");
+  if (run.walks_given && run.order != engine::Order::kRandom)
+    return Usage("--walks and --depth need --mode random");
+  return CheckBugsApply(check.config, run.impl_only_bugs);
+}
+
+Result<CheckRun> RunCheckSearch(const CheckOptions& given,
+                                const RunOptions& run, std::ostream& out,
+                                std::ostream& err) {
+  MEMWAL_RETURN_IF_ERROR(RefuseContradictions(given, run));
+  CheckRun done{.check = given};
+  CheckOptions& check = done.check;
+  engine::CatchInterrupts();
+  done.env_note = EnableRequiredEnv(&check.config, run.impl_only_bugs);
+  if (!done.env_note.empty()) err << "memwal-check: " << done.env_note << "\n";
+  err << "seed=" << check.seed << "\n";
+  if (!check.json) {
+    out << "seed=" << check.seed
+        << "\nconfig: " << model::ToString(check.config)
+        << "\nimpl-only bugs: " << report::BugNames(run.impl_only_bugs).dump()
+        << "\nmode: " << (check.model_only ? "model-only " : "lockstep ")
+        << Name(run.order) << ", threads " << run.threads << "\n";
+  }
+  engine::Options search = SearchOptionsOf(check, run);
+  const bool terminal = &err == &std::cerr && isatty(2);
+  if (terminal) search.status = &err;
+  done.result = engine::Search(SetupOf(check, run), search);
+  if (run.liveness && done.result.verdict == engine::Verdict::kOk)
+    RunLiveness(check, run, &done.result);
+  if (done.result.violation && HasTrace(*done.result.violation)) {
+    MEMWAL_ASSIGN_OR_RETURN(
+        const Written written,
+        WriteCounterexample(check, run, *done.result.violation));
+    done.trace_file = written.trace_file;
+    done.itf_file = written.itf_file;
+  }
+  return done;
+}
+
+int ReportCheckRun(const CheckRun& done, const RunOptions& run,
+                   const CheckExtras& extras, std::ostream& out,
+                   std::ostream& err) {
+  const CheckOptions& check = done.check;
+  const engine::SearchResult& result = done.result;
+  const Written written{done.trace_file, done.itf_file};
+  const Written* files = done.trace_file.empty() ? nullptr : &written;
+  if (check.json) {
+    json document = ResultJson(check, run, result, files);
+    if (!done.env_note.empty()) document["note"] = done.env_note;
+    if (files != nullptr) document["itf_file"] = done.itf_file;
+    for (const auto& [key, value] : extras.fields.items())
+      document[key] = value;
+    out << document.dump() << "\n";
+  } else {
+    PrintText(check, run, result, files, out);
+    out << extras.text;
+  }
+  if (!run.html_dir.empty()) {
+    const report::RunSummary summary{
+        .config = check.config,
+        .seed = check.seed,
+        .verdict = std::string(Name(result.verdict)),
+        .command_line = LockstepCommandLine(check, run),
+        .stats = result.stats,
+        .invariant = result.violation ? result.violation->invariant : ""};
+    const Status html =
+        report::WriteCheckPages(run.html_dir, summary, done.trace_file);
+    if (!html.ok()) {
+      err << "memwal-check: " << html.message() << "\n";
+      return kExitUsage;
+    }
+  }
+  return ExitCode(result.verdict);
+}
+
+int RunLockstepCheck(const CheckOptions& given, const RunOptions& run,
+                     std::ostream& out, std::ostream& err) {
+  Result<CheckRun> done = RunCheckSearch(given, run, out, err);
+  if (!done.ok()) {
+    err << "memwal-check: " << done.status().message() << "\n";
+    return kExitUsage;
+  }
+  return ReportCheckRun(*done, run, CheckExtras{}, out, err);
+}
+
+int RunLockstepReplay(const std::string& path, bool json_output,
+                      std::ostream& out, std::ostream& err) {
+  auto fail = [&err](const Status& status) {
+    err << "memwal-check replay: " << status.message() << "\n";
+    return kExitUsage;
+  };
+  Result<report::LockstepTrace> trace = report::ReadTraceFile(path);
+  if (!trace.ok()) return fail(trace.status());
+  const lockstep::LockstepSetup setup{.config = trace->trace.config,
+                                      .impl_only_bugs = trace->impl_only_bugs,
+                                      .seed = trace->trace.seed};
+  Result<lockstep::ReplayResult> replay =
+      lockstep::ReplayLockstep(setup, trace->trace.steps, !trace->lockstep);
+  if (!replay.ok()) return fail(replay.status());
+  std::optional<lockstep::Finding> finding = replay->finding;
+  std::size_t step = replay->step;
+  if (!finding && trace->trace.invariant == engine::kLivenessName) {
+    std::string note;
+    if (!engine::FairlyRetires(setup.config, replay->states.back(), &note)) {
+      finding = lockstep::Finding{std::string(engine::kLivenessName), note};
+      step = trace->trace.steps.size();
+    }
+  }
+  if (json_output) {
+    out << json{{"verdict", finding ? "violation" : "ok"},
+                {"invariant",
+                 finding ? json(finding->invariant) : json(nullptr)},
+                {"step", finding ? json(step) : json(nullptr)},
+                {"detail", finding ? json(finding->detail) : json(nullptr)},
+                {"steps", trace->trace.steps.size()},
+                {"recorded_invariant", trace->trace.invariant},
+                {"recorded_step", trace->step},
+                {"lockstep", trace->lockstep},
+                {"config", report::ConfigToJson(trace->trace.config)},
+                {"impl_bugs", report::BugNames(trace->impl_only_bugs)}}
+               .dump()
+        << "\n";
+  } else {
+    out << "config: " << model::ToString(trace->trace.config)
+        << "\nimpl-only bugs: "
+        << report::BugNames(trace->impl_only_bugs).dump() << "\nreplayed "
+        << trace->trace.steps.size() << " steps on "
+        << (trace->lockstep ? "the model and the implementation" : "the model")
+        << "\n";
+    if (finding) {
+      out << "violation: " << finding->invariant << " after step " << step
+          << "\nwhy: " << finding->detail << "\n";
+    } else {
+      out << "no invariant broken\n";
+    }
+    const bool same = finding && finding->invariant == trace->trace.invariant &&
+                      step == trace->step;
+    out << "recorded: " << trace->trace.invariant << " after step "
+        << trace->step << (same ? " (reproduced)" : " (NOT reproduced)")
+        << "\n";
+  }
+  return finding ? kExitViolation : kExitOk;
+}
+
+int RunMemwalCheck(const std::vector<std::string>& args, std::ostream& out,
+                   std::ostream& err) {
+  RunOptions run;
+  std::vector<std::string> rest;
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    const FlagValue value = [&](std::string_view flag) -> Result<std::string> {
+      if (k + 1 >= args.size())
+        return Usage(std::string(flag) + " needs a value");
+      return args[++k];
+    };
+    Result<bool> used = ParseLockstepFlag(args[k], value, &run);
+    if (!used.ok()) {
+      err << "memwal-check: " << used.status().message() << "\n";
+      return kExitUsage;
+    }
+    if (!*used) rest.push_back(args[k]);
+  }
+  Result<Command> command = ParseCommandLine(rest);
+  if (!command.ok()) {
+    err << "memwal-check: " << command.status().message() << "\n";
+    return kExitUsage;
+  }
+  switch (command->kind) {
+    case Command::Kind::kCheck:
+      return RunLockstepCheck(command->check, run, out, err);
+    case Command::Kind::kReplay:
+      return RunLockstepReplay(command->replay.trace_path, command->replay.json,
+                               out, err);
+    case Command::Kind::kCheckHelp:
+      out << CheckHelp() << "\nlockstep and search options:\n"
+          << LockstepHelp();
+      return kExitOk;
+    default:
+      return RunCommand(*command, out, err);
+  }
+}
+
+}  // namespace memwal::checker::cli

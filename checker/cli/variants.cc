@@ -1,0 +1,564 @@
+// The variants table (checker/variants.h).
+#include "checker/cli/variants.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "checker/cli/check.h"
+#include "checker/cli/cli.h"
+#include "checker/cli/expect.h"
+#include "checker/engine/interrupt.h"
+#include "checker/engine/liveness.h"
+#include "checker/report/report.h"
+#include "checker/report/trace.h"
+#include "model/invariants.h"
+
+namespace memwal::checker::cli {
+namespace {
+
+using nlohmann::json;
+
+// The protocol a bug runs under: the base one when the spec row applies to
+// it, else the first one the row names.
+model::Protocol ProtocolFor(const model::BugInfo& info, model::Protocol base) {
+  const std::string_view protocols = info.protocols;
+  if (protocols == "all") return base;
+  if (protocols == "bit")
+    return model::IsBitProtocol(base) ? base : model::Protocol::kDerived;
+  std::optional<model::Protocol> first;
+  std::size_t start = 0;
+  while (start < protocols.size()) {
+    std::size_t end = protocols.find(',', start);
+    if (end == std::string_view::npos) end = protocols.size();
+    std::string_view name = protocols.substr(start, end - start);
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    const Result<model::Protocol> parsed = model::ParseProtocol(name);
+    if (parsed.ok()) {
+      if (*parsed == base) return base;
+      if (!first) first = *parsed;
+    }
+    start = end + 1;
+  }
+  return first.value_or(base);
+}
+
+// "advance, indexes=2": how a variant's config differs from `base`.
+std::string Difference(const model::Config& base, const model::Config& run) {
+  std::string text;
+  auto add = [&text](const std::string& part) {
+    text += (text.empty() ? "" : ", ") + part;
+  };
+  if (run.protocol != base.protocol)
+    add(std::string(model::Name(run.protocol)));
+  if (run.read != base.read) add("read " + std::string(model::Name(run.read)));
+  if (run.gc != base.gc) add("gc " + std::string(model::Name(run.gc)));
+  if (run.env != base.env) add("env " + std::string(model::Name(run.env)));
+  if (run.bounds.indexes != base.bounds.indexes)
+    add("indexes=" + std::to_string(run.bounds.indexes));
+  if (run.bounds.fragments != base.bounds.fragments)
+    add("fragments=" + std::to_string(run.bounds.fragments));
+  if (run.bounds.commits != base.bounds.commits)
+    add("commits=" + std::to_string(run.bounds.commits));
+  if (run.bounds.inflight != base.bounds.inflight)
+    add("inflight=" + std::to_string(run.bounds.inflight));
+  return text.empty() ? "-" : text;
+}
+
+Variant Make(const model::Config& base, std::string name,
+             const model::Config& config) {
+  return Variant{.name = std::move(name),
+                 .run = Difference(base, config),
+                 .setup = lockstep::LockstepSetup{.config = config}};
+}
+
+// Two indexes at least, so that a per-index cap differs from `min`.
+void TwoIndexes(model::Config* config) {
+  config->bounds.indexes = std::max(config->bounds.indexes, 2);
+}
+
+// Env foreign (spec section 10) and the bounds at which its actions reach the
+// bug: a second index for the other-index advance, five commits for the oldest
+// claim, six and a fourth fragment for the MemWAL reset's re-compaction; one
+// transaction in flight where the trace needs no concurrency.
+void ForeignEnvFor(model::Bug bug, model::Config* config) {
+  config->env = model::Env::kForeign;
+  if (bug == model::Bug::kAdvanceWithoutInspected ||
+      bug == model::Bug::kIndexWorkPerTransaction) {
+    TwoIndexes(config);
+    config->bounds.inflight = 1;  // their traces need no concurrency
+  }
+  if (bug == model::Bug::kInvalidationOnLegacy) config->bounds.inflight = 1;
+  if (bug == model::Bug::kAdvanceReplacesPosition) {
+    config->bounds.commits = std::max(config->bounds.commits, 5);
+    config->bounds.generations = std::max(config->bounds.generations, 2);
+  }
+  if (bug == model::Bug::kCoveragePastCompaction) {
+    config->bounds.commits = std::max(config->bounds.commits, 6);
+    config->bounds.fragments = std::max(config->bounds.fragments, 4);
+    config->bounds.generations = std::max(config->bounds.generations, 2);
+  }
+}
+
+bool HasTrace(const std::string& invariant) {
+  return model::FindInvariant(invariant) != nullptr ||
+         invariant == lockstep::kImplementationMatchesModel ||
+         invariant == engine::kLivenessName;
+}
+
+std::string DirName(const std::string& variant) {
+  std::string dir = variant;
+  std::replace(dir.begin(), dir.end(), '=', '-');
+  return dir;
+}
+
+Result<std::string> WriteTrace(const std::string& dir, const std::string& file,
+                               const lockstep::LockstepSetup& setup,
+                               bool lockstep, const std::string& invariant,
+                               const std::vector<model::Action>& steps,
+                               const std::string& detail) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error)
+    return Status::IoError("cannot create " + dir + ": " + error.message());
+  const std::string path = (std::filesystem::path(dir) / file).string();
+  const report::LockstepTrace trace{
+      .trace = report::Trace{.config = setup.config,
+                             .seed = setup.seed,
+                             .invariant = invariant,
+                             .steps = steps},
+      .lockstep = lockstep,
+      .impl_only_bugs = setup.impl_only_bugs,
+      // Traces end at the step that breaks the invariant.
+      .step = steps.size(),
+      .detail = detail};
+  MEMWAL_RETURN_IF_ERROR(
+      report::WriteFileAtomically(path, report::LockstepTraceText(trace)));
+  return path;
+}
+
+void CheckLivenessAfter(const lockstep::LockstepSetup& setup,
+                        const RunSettings& settings, VariantResult* result) {
+  const auto start = std::chrono::steady_clock::now();
+  const engine::LivenessResult live =
+      engine::CheckLiveness(setup.config, settings.search.max_states);
+  result->seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  if (!live.complete) {
+    result->verdict = engine::Verdict::kIncomplete;
+  } else if (!live.holds) {
+    result->verdict = engine::Verdict::kViolation;
+    result->invariant = std::string(engine::kLivenessName);
+    result->detail = live.note;
+    result->found = live.trace;
+  }
+}
+
+std::string StepsText(const std::optional<std::size_t>& steps) {
+  return steps ? std::to_string(*steps) : "-";
+}
+
+std::string SecondsText(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2f", seconds);
+  return text;
+}
+
+// "time-limit 60.00 s": the budget that stopped a search.
+std::string BudgetText(const std::string& stopped_by,
+                       const engine::Options& search) {
+  if (stopped_by == "time-limit")
+    return "time-limit " + SecondsText(search.time_limit_s) + " s";
+  if (stopped_by == "max-states")
+    return "max-states " + std::to_string(search.max_states);
+  return stopped_by.empty() ? "liveness: max-states" : stopped_by;
+}
+
+std::vector<std::string> Cells(const VariantRow& row) {
+  std::string steps = StepsText(row.steps);
+  if (row.steps && row.steps_before && *row.steps_before != *row.steps)
+    steps += " (from " + std::to_string(*row.steps_before) + ")";
+  return {row.variant,
+          row.run,
+          row.verdict,
+          row.invariant.empty() ? "-" : row.invariant,
+          std::to_string(row.states),
+          SecondsText(row.seconds),
+          steps};
+}
+
+const std::vector<std::string> kHeader = {
+    "variant", "run", "verdict", "invariant", "states", "seconds", "steps"};
+
+}  // namespace
+
+std::string VerdictText(engine::Verdict verdict) {
+  return std::string(engine::Name(verdict));
+}
+
+std::vector<Variant> AllVariants(const model::Config& base) {
+  std::vector<Variant> variants;
+  variants.push_back(Make(base, "default", base));
+  for (model::Protocol protocol :
+       {model::Protocol::kDerived, model::Protocol::kAdvance,
+        model::Protocol::kUnconditional, model::Protocol::kLegacy}) {
+    if (protocol == base.protocol) continue;
+    model::Config config = base;
+    config.protocol = protocol;
+    variants.push_back(
+        Make(base, "protocol=" + std::string(model::Name(protocol)), config));
+  }
+  for (model::ReadMode read : {model::ReadMode::kStrict, model::ReadMode::kMin,
+                               model::ReadMode::kSingleIndex}) {
+    if (read == base.read) continue;
+    model::Config config = base;
+    config.read = read;
+    if (read == model::ReadMode::kSingleIndex) TwoIndexes(&config);
+    variants.push_back(
+        Make(base, "read=" + std::string(model::Name(read)), config));
+  }
+  for (model::GcMode gc : {model::GcMode::kAtomic, model::GcMode::kStaleRead,
+                           model::GcMode::kRecheck}) {
+    if (gc == base.gc) continue;
+    model::Config config = base;
+    config.gc = gc;
+    variants.push_back(
+        Make(base, "gc=" + std::string(model::Name(gc)), config));
+  }
+  for (const model::BugInfo& info : model::AllBugs()) {
+    model::Config config = base;
+    config.protocol = ProtocolFor(info, base.protocol);
+    if (info.bug == model::Bug::kSingleIndexWatermark) TwoIndexes(&config);
+    Variant variant;
+    if (info.in_model) {
+      config.bugs |= model::BugBit(info.bug);
+      variant = Make(base, "bug=" + std::string(info.name), config);
+    } else {
+      if (model::RequiredEnv(info.bug) == model::Env::kForeign)
+        ForeignEnvFor(info.bug, &config);
+      variant = Make(base, "bug=" + std::string(info.name), config);
+      variant.setup.impl_only_bugs = model::BugBit(info.bug);
+      variant.run =
+          variant.run == "-" ? "impl only" : variant.run + ", impl only";
+    }
+    variant.bug = true;
+    variants.push_back(variant);
+  }
+  return variants;
+}
+
+VariantResult RunOne(const lockstep::LockstepSetup& setup,
+                     const RunSettings& settings,
+                     const std::string& out_subdir) {
+  VariantResult result;
+  const engine::SearchResult search = engine::Search(setup, settings.search);
+  result.verdict = search.verdict;
+  result.states = search.stats.states_distinct;
+  result.seconds = search.stats.seconds;
+  result.stats = search.stats;
+  result.stopped_by = search.stopped_by;
+  if (search.violation) {
+    result.invariant = search.violation->invariant;
+    result.detail = search.violation->detail;
+    result.found = search.violation->trace;
+  }
+  if (result.verdict == engine::Verdict::kOk && settings.liveness &&
+      settings.search.order != engine::Order::kRandom) {
+    CheckLivenessAfter(setup, settings, &result);
+  }
+  if (result.verdict != engine::Verdict::kViolation) return result;
+  result.goal_missed = !HasTrace(result.invariant);
+  if (result.goal_missed) return result;
+  const bool lockstep = settings.search.lockstep;
+  if (settings.minimize) {
+    result.minimized = Minimize(MinimizeInput{.setup = setup,
+                                              .lockstep = lockstep,
+                                              .invariant = result.invariant,
+                                              .trace = result.found});
+  }
+  if (settings.out_dir.empty()) return result;
+  const std::string dir =
+      (std::filesystem::path(settings.out_dir) / out_subdir).string();
+  Result<std::string> found =
+      WriteTrace(dir, result.invariant + ".trace.json", setup, lockstep,
+                 result.invariant, result.found, result.detail);
+  if (found.ok()) result.trace_file = *found;
+  if (!found.ok()) result.write_error = found.status().message();
+  if (result.minimized && found.ok()) {
+    Result<std::string> minimized = WriteTrace(
+        dir, result.invariant + ".min.trace.json", result.minimized->setup,
+        lockstep, result.invariant, result.minimized->trace, result.detail);
+    if (minimized.ok()) result.min_trace_file = *minimized;
+    if (!minimized.ok()) result.write_error = minimized.status().message();
+  }
+  return result;
+}
+
+VariantRow RunVariant(const Variant& variant, const RunSettings& settings) {
+  VariantRow row{.variant = variant.name, .run = variant.run};
+  if (variant.setup.impl_only_bugs != 0 && !settings.search.lockstep) {
+    row.verdict = "not run";
+    row.invariant = "needs lockstep: only the implementation has this bug";
+    return row;
+  }
+  RunSettings run = settings;
+  if (variant.bug && run.search.time_limit_s == 0)
+    run.search.time_limit_s = kBugSearchSeconds;
+  const VariantResult result =
+      RunOne(variant.setup, run, DirName(variant.name));
+  row.verdict = VerdictText(result.verdict);
+  row.invariant = result.invariant;
+  row.states = result.states;
+  row.seconds = result.seconds;
+  if (!result.goal_missed && result.verdict == engine::Verdict::kViolation) {
+    row.steps_before = result.found.size();
+    row.steps =
+        result.minimized ? result.minimized->steps_after : result.found.size();
+  }
+  row.trace_file =
+      result.min_trace_file.empty() ? result.trace_file : result.min_trace_file;
+  row.write_error = result.write_error;
+  if (variant.bug && result.verdict != engine::Verdict::kViolation) {
+    row.verdict = "not found";
+    row.invariant = result.verdict == engine::Verdict::kOk
+                        ? "the search completed without a violation"
+                        : "the search stopped at its budget (" +
+                              BudgetText(result.stopped_by, run.search) + ")";
+  }
+  return row;
+}
+
+std::string VariantsText(const std::vector<VariantRow>& rows) {
+  std::vector<std::vector<std::string>> table = {kHeader};
+  for (const VariantRow& row : rows) table.push_back(Cells(row));
+  std::vector<std::size_t> width(kHeader.size(), 0);
+  for (const auto& cells : table) {
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      width[c] = std::max(width[c], cells[c].size());
+  }
+  std::string text;
+  for (const auto& cells : table) {
+    std::string line;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      line += cells[c];
+      if (c + 1 < cells.size())
+        line += std::string(width[c] - cells[c].size() + 2, ' ');
+    }
+    text += line + "\n";
+  }
+  return text;
+}
+
+std::string VariantsMarkdown(const std::vector<VariantRow>& rows) {
+  auto line = [](const std::vector<std::string>& cells) {
+    std::string text = "|";
+    for (const std::string& cell : cells) {
+      std::string escaped;
+      for (const char ch : cell) {
+        if (ch == '|') escaped += '\\';
+        escaped += ch;
+      }
+      text += " " + escaped + " |";
+    }
+    return text + "\n";
+  };
+  std::string text = line(kHeader) + "|";
+  for (std::size_t c = 0; c < kHeader.size(); ++c) text += "---|";
+  text += "\n";
+  for (const VariantRow& row : rows) text += line(Cells(row));
+  return text;
+}
+
+std::string VariantsJson(const std::vector<VariantRow>& rows) {
+  json array = json::array();
+  for (const VariantRow& row : rows) {
+    array.push_back(json{
+        {"variant", row.variant},
+        {"verdict", row.verdict},
+        {"invariant",
+         row.invariant.empty() ? json(nullptr) : json(row.invariant)},
+        {"states", row.states},
+        {"seconds", row.seconds},
+        {"counterexample_steps", row.steps ? json(*row.steps) : json(nullptr)},
+        {"trace_file",
+         row.trace_file.empty() ? json(nullptr) : json(row.trace_file)}});
+  }
+  return array.dump(1) + "\n";
+}
+
+namespace {
+
+struct VariantsArgs {
+  CheckOptions check{};
+  RunOptions run{};
+  std::vector<std::string> only{};
+  std::vector<Expectation> expectations{};
+  bool markdown = false;
+  bool minimize = true;
+};
+
+Result<VariantsArgs> ParseVariantsArgs(const std::vector<std::string>& args) {
+  VariantsArgs parsed;
+  std::vector<std::string> rest = {"check"};
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    const std::string& flag = args[k];
+    auto value = [&](std::string_view name) -> Result<std::string> {
+      if (k + 1 >= args.size())
+        return Status::InvalidArgument(std::string(name) + " needs a value");
+      return args[++k];
+    };
+    if (flag == "--markdown") {
+      parsed.markdown = true;
+      continue;
+    }
+    if (flag == "--no-minimize") {
+      parsed.minimize = false;
+      continue;
+    }
+    if (flag == "--only") {
+      MEMWAL_ASSIGN_OR_RETURN(const std::string name, value(flag));
+      parsed.only.push_back(name);
+      continue;
+    }
+    if (flag == "--expect") {
+      MEMWAL_ASSIGN_OR_RETURN(const std::string text, value(flag));
+      MEMWAL_ASSIGN_OR_RETURN(const Expectation expectation,
+                              ParseExpectation(text));
+      parsed.expectations.push_back(expectation);
+      continue;
+    }
+    MEMWAL_ASSIGN_OR_RETURN(const bool used,
+                            ParseLockstepFlag(flag, value, &parsed.run));
+    if (!used) rest.push_back(flag);
+  }
+  MEMWAL_ASSIGN_OR_RETURN(const Command command, ParseCommandLine(rest));
+  if (command.kind != Command::Kind::kCheck)
+    return Status::InvalidArgument("variants: see variants --help");
+  parsed.check = command.check;
+  if (parsed.run.impl_only_bugs != 0)
+    return Status::InvalidArgument(
+        "--impl-bug belongs to check; variants runs every bug row itself");
+  if (parsed.run.walks_given && parsed.run.order != engine::Order::kRandom)
+    return Status::InvalidArgument("--walks and --depth need --mode random");
+  MEMWAL_RETURN_IF_ERROR(CheckBugsApply(parsed.check.config, 0));
+  if (parsed.check.json && parsed.markdown)
+    return Status::InvalidArgument("--json and --markdown exclude each other");
+  return parsed;
+}
+
+std::string VariantsHelp() {
+  return "usage: memwal-check variants [options]\n"
+         "Runs every protocol, read mode, gc mode and known bug, each alone "
+         "against the base\nconfiguration, and prints one table.\n"
+         "  --preset P, --shards N ...  bounds (as check; default small)\n"
+         "  --protocol/--read/--gc V    the base configuration (default: "
+         "derived, strict, atomic)\n"
+         "  --only NAME        run only this variant (repeatable), e.g. "
+         "gc=stale-read\n"
+         "  --json | --markdown  output format (default: a text table)\n"
+         "  --out DIR          counterexamples (default memwal-out)\n"
+         "  --expect NAME=V    pin a variant's verdict (ok, violation, "
+         "incomplete, not found)\n"
+         "                     or broken invariant; exit 1 when one is not "
+         "met\n"
+         "  --no-minimize      keep counterexamples as found\n"
+         "  --html DIR         write DIR/variants.html and one page per "
+         "counterexample\n"
+         "  --model-only, --threads N, --no-liveness, --max-states N, "
+         "--time-limit S  as check\n";
+}
+
+}  // namespace
+
+int RunVariantsCommand(const std::vector<std::string>& args, std::ostream& out,
+                       std::ostream& err) {
+  if (std::find(args.begin(), args.end(), "--help") != args.end()) {
+    out << VariantsHelp();
+    return kExitOk;
+  }
+  Result<VariantsArgs> parsed = ParseVariantsArgs(args);
+  if (!parsed.ok()) {
+    err << "memwal-check variants: " << parsed.status().message() << "\n";
+    return kExitUsage;
+  }
+  const CheckOptions& check = parsed->check;
+  const RunSettings settings{
+      .search = engine::Options{.order = parsed->run.order,
+                                .threads = parsed->run.threads,
+                                .lockstep = !check.model_only,
+                                .max_states = check.explore.max_states,
+                                .time_limit_s = check.explore.time_limit_s,
+                                .memory_limit_mb = parsed->run.memory_limit_mb,
+                                .walks = parsed->run.walks,
+                                .depth = parsed->run.depth},
+      .liveness = parsed->run.liveness,
+      .minimize = parsed->minimize,
+      .out_dir = check.out_dir};
+  std::vector<Variant> variants = AllVariants(check.config);
+  engine::CatchInterrupts();
+  for (const std::string& name : parsed->only) {
+    const bool known =
+        std::any_of(variants.begin(), variants.end(),
+                    [&](const Variant& v) { return v.name == name; });
+    if (!known) {
+      err << "memwal-check variants: unknown variant '" << name << "'\n";
+      return kExitUsage;
+    }
+  }
+  std::vector<VariantRow> rows;
+  std::vector<NamedOutcome> outcomes;
+  bool incomplete = false;
+  for (Variant& variant : variants) {
+    if (!parsed->only.empty() &&
+        std::find(parsed->only.begin(), parsed->only.end(), variant.name) ==
+            parsed->only.end()) {
+      continue;
+    }
+    if (engine::Interrupted()) {
+      err << "memwal-check variants: " << engine::InterruptName()
+          << "; the table is partial\n";
+      incomplete = true;
+      break;
+    }
+    variant.setup.seed = check.seed;
+    rows.push_back(RunVariant(variant, settings));
+    incomplete = incomplete || rows.back().verdict == "incomplete";
+    outcomes.push_back(NamedOutcome{rows.back().variant, rows.back().verdict,
+                                    rows.back().invariant});
+  }
+  if (check.json) {
+    out << VariantsJson(rows);
+  } else if (parsed->markdown) {
+    out << VariantsMarkdown(rows);
+  } else {
+    out << "base: " << model::ToString(check.config) << "\n"
+        << (check.model_only ? "model only"
+                             : "lockstep with the implementation")
+        << "; counterexamples under " << check.out_dir << "/\n"
+        << VariantsText(rows);
+  }
+  for (const VariantRow& row : rows) {
+    if (row.write_error.empty()) continue;
+    err << "memwal-check variants: " << row.write_error << "\n";
+    return kExitUsage;
+  }
+  if (!parsed->run.html_dir.empty()) {
+    const Status html = report::WriteVariantsPages(
+        parsed->run.html_dir, nlohmann::json::parse(VariantsJson(rows)));
+    if (!html.ok()) {
+      err << "memwal-check variants: " << html.message() << "\n";
+      return kExitUsage;
+    }
+  }
+  if (parsed->expectations.empty() || engine::Interrupted())
+    return incomplete ? kExitIncomplete : kExitOk;
+  const std::vector<std::string> unmet = Unmet(parsed->expectations, outcomes);
+  for (const std::string& line : unmet)
+    err << "expectation not met: " << line << "\n";
+  return unmet.empty() ? kExitOk : kExitViolation;
+}
+
+}  // namespace memwal::checker::cli

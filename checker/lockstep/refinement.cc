@@ -1,0 +1,839 @@
+// The refinement mapping from impl::World to model terms
+// (checker/refinement.h).
+#include "checker/lockstep/refinement.h"
+
+#include <map>
+#include <memory>
+#include <sstream>
+#include <unordered_map>
+
+#include "checker/lockstep/bytes_checks.h"
+#include "checker/lockstep/inflight.h"
+#include "impl/format.h"
+#include "model/invariants.h"
+#include "model/read.h"
+
+namespace memwal::checker::lockstep {
+namespace {
+
+using model::State;
+using model::Version;
+
+Status Unrepresentable(const std::string& why) {
+  return Status::FailedPrecondition("the model cannot represent it: " + why);
+}
+
+std::string VersionLabel(uint64_t number) {
+  return "version " + std::to_string(number);
+}
+
+// The model's op kinds an impl op kind may stand for.
+bool OpCompatible(impl::OpKind impl_kind, model::OpKind model_kind,
+                  bool first_version) {
+  using I = impl::OpKind;
+  using M = model::OpKind;
+  switch (impl_kind) {
+    case I::kInit:
+      return model_kind == M::kInit;
+    case I::kAppend:
+      return model_kind == M::kAppend;
+    case I::kDeleteFragment:
+      return model_kind == M::kDeleteFragment;
+    case I::kCompactSsTable:
+      return model_kind == M::kCompactSsTable ||
+             model_kind == M::kForeignCompaction;
+    case I::kUpdateColumns:
+      return model_kind == M::kUpdateColumns;
+    case I::kRewriteFragments:
+      return model_kind == M::kRewriteFragments;
+    case I::kCreateIndex:
+      // The env commits (R60, R62) are CreateIndexes naming no user index.
+      return model_kind == M::kCreateIndex || model_kind == M::kOptimizeIndex ||
+             model_kind == M::kDropIndex || model_kind == M::kForeignHalfSet ||
+             model_kind == M::kResetMemWal || model_kind == M::kDropMemWal;
+    case I::kRecordProgress:
+      return model_kind == M::kRecordProgress;
+    case I::kActivate:
+      return model_kind == M::kActivate;
+    case I::kRestore:
+      return model_kind == M::kRestore;
+    case I::kShallowClone:
+      return first_version;  // the model keeps the cloned head's op
+  }
+  return false;
+}
+
+// The model op kind named after an impl op kind (when the model has no
+// version to borrow the details from).
+model::OpKind DefaultOpKind(impl::OpKind impl_kind) {
+  using I = impl::OpKind;
+  using M = model::OpKind;
+  switch (impl_kind) {
+    case I::kInit:
+    case I::kShallowClone:
+      return M::kInit;
+    case I::kAppend:
+      return M::kAppend;
+    case I::kDeleteFragment:
+      return M::kDeleteFragment;
+    case I::kCompactSsTable:
+      return M::kCompactSsTable;
+    case I::kUpdateColumns:
+      return M::kUpdateColumns;
+    case I::kRewriteFragments:
+      return M::kRewriteFragments;
+    case I::kCreateIndex:
+      return M::kCreateIndex;
+    case I::kRecordProgress:
+      return M::kRecordProgress;
+    case I::kActivate:
+      return M::kActivate;
+    case I::kRestore:
+      return M::kRestore;
+  }
+  return M::kInit;
+}
+
+Result<model::FragmentSet> FragmentsOf(const std::set<uint64_t>& ids,
+                                       const std::string& what) {
+  model::FragmentSet set = 0;
+  for (const uint64_t id : ids) {
+    if (id >= model::kFragmentsMax) {
+      return Unrepresentable(what + " holds fragment " + std::to_string(id));
+    }
+    set |= static_cast<model::FragmentSet>(1u << id);
+  }
+  return set;
+}
+
+// Renumbers raw uuids by first appearance.
+class UuidNumbering {
+ public:
+  Result<uint8_t> Number(const std::string& raw) {
+    auto [it, inserted] =
+        numbers_.emplace(raw, static_cast<uint8_t>(numbers_.size() + 1));
+    if (inserted && numbers_.size() > 255)
+      return Unrepresentable("more than 255 segment uuids");
+    return it->second;
+  }
+
+ private:
+  std::map<std::string, uint8_t> numbers_;
+};
+
+Status AbstractSegments(const model::Config& config,
+                        const impl::TableVersion& in, UuidNumbering* uuids,
+                        Version* out) {
+  const std::string label = VersionLabel(in.number);
+  for (const auto& [index, segments] : in.segments) {
+    if (index >= static_cast<uint32_t>(config.bounds.indexes)) {
+      return Unrepresentable(label + " has index idx_" + std::to_string(index));
+    }
+    if (segments.size() > model::kSegmentsMax) {
+      return Unrepresentable(label + " index idx_" + std::to_string(index) +
+                             " has " + std::to_string(segments.size()) +
+                             " segments");
+    }
+  }
+  // Indexes in order, segments in order: the model's canonical order.
+  for (const auto& [index, segments] : in.segments) {
+    for (std::size_t k = 0; k < segments.size(); ++k) {
+      const impl::SegmentView& segment = segments[k];
+      const std::string what = label + " index idx_" + std::to_string(index) +
+                               " segment " + std::to_string(k);
+      if (!segment.covers.has_value()) {
+        return Unrepresentable(what + " has no fragment bitmap");
+      }
+      model::Segment& target = out->segments[index][k];
+      MEMWAL_ASSIGN_OR_RETURN(target.uuid, uuids->Number(segment.uuid));
+      MEMWAL_ASSIGN_OR_RETURN(target.covers,
+                              FragmentsOf(*segment.covers, what));
+    }
+  }
+  return Status::Ok();
+}
+
+Result<uint8_t> SmallNumber(uint64_t value, const std::string& what) {
+  if (value > 255)
+    return Unrepresentable(what + " is " + std::to_string(value));
+  return static_cast<uint8_t>(value);
+}
+
+Status AbstractProgress(const model::Config& config,
+                        const impl::TableVersion& in, Version* out) {
+  const std::string label = VersionLabel(in.number);
+  for (const auto& [shard, generation] : in.compacted) {
+    if (shard >= static_cast<uint32_t>(config.bounds.shards))
+      return Unrepresentable(label + " has progress on shard " +
+                             std::to_string(shard));
+    MEMWAL_ASSIGN_OR_RETURN(out->compacted[shard],
+                            SmallNumber(generation, label + " compacted"));
+  }
+  for (const auto& [index, positions] : in.catchup) {
+    if (index >= static_cast<uint32_t>(config.bounds.indexes))
+      return Unrepresentable(label + " has a position for idx_" +
+                             std::to_string(index));
+    for (const auto& [shard, generation] : positions) {
+      if (shard >= static_cast<uint32_t>(config.bounds.shards))
+        return Unrepresentable(label + " has a position on shard " +
+                               std::to_string(shard));
+      MEMWAL_ASSIGN_OR_RETURN(out->catchup[index][shard],
+                              SmallNumber(generation, label + " position"));
+    }
+  }
+  return Status::Ok();
+}
+
+Result<Version> AbstractVersion(const model::Config& config,
+                                const impl::TableVersion& in, int position,
+                                const State& model, UuidNumbering* uuids) {
+  Version out;
+  const std::string label = VersionLabel(in.number);
+  MEMWAL_ASSIGN_OR_RETURN(out.number, SmallNumber(in.number, label));
+  MEMWAL_ASSIGN_OR_RETURN(out.live, FragmentsOf(in.live, label + " live"));
+  MEMWAL_RETURN_IF_ERROR(AbstractSegments(config, in, uuids, &out));
+  MEMWAL_RETURN_IF_ERROR(AbstractProgress(config, in, &out));
+  out.reader_bit = in.reader_bit;
+  out.writer_bit = in.writer_bit;
+  out.retained = in.retained;
+  out.mem_wal_dropped = in.mem_wal_index_uuid.empty();
+  // The op: the model's details when the kinds agree, else the namesake kind.
+  const bool has_model_version = position < model.version_count;
+  if (has_model_version &&
+      OpCompatible(in.op, model.versions[position].op.kind, position == 0)) {
+    out.op = model.versions[position].op;
+  } else {
+    out.op = model::Op{.kind = DefaultOpKind(in.op)};
+  }
+  return out;
+}
+
+Status AbstractWal(const model::Config& config, const ImplSnapshot& impl,
+                   State* out) {
+  const std::size_t shards = static_cast<std::size_t>(config.bounds.shards);
+  if (impl.wal.flushed.size() != shards || impl.wal.retired.size() != shards)
+    return Unrepresentable("the WAL has " +
+                           std::to_string(impl.wal.flushed.size()) + " shards");
+  out->flushed = {};
+  out->retired = {};
+  out->pending = 0;
+  for (std::size_t s = 0; s < shards; ++s) {
+    if (impl.wal.flushed[s] > model::kGenerationsMax)
+      return Unrepresentable("shard " + std::to_string(s) + " flushed " +
+                             std::to_string(impl.wal.flushed[s]));
+    out->flushed[s] = static_cast<uint8_t>(impl.wal.flushed[s]);
+    for (const uint64_t g : impl.wal.retired[s]) {
+      if (g == 0 || g > model::kGenerationsMax)
+        return Unrepresentable("shard " + std::to_string(s) + " retired " +
+                               std::to_string(g));
+      out->retired[s] |= static_cast<model::GenerationSet>(1u << (g - 1));
+    }
+  }
+  for (const auto& [s, g] : impl.pending) {
+    if (s >= shards || g == 0 || g > model::kGenerationsMax)
+      return Unrepresentable("pending retirement (" + std::to_string(s) + "," +
+                             std::to_string(g) + ")");
+    out->pending |= model::RowBit(static_cast<int>(s), static_cast<int>(g));
+  }
+  return Status::Ok();
+}
+
+// Appends one line per difference of two values.
+class DiffWriter {
+ public:
+  explicit DiffWriter(std::vector<std::string>* lines) : lines_(lines) {}
+  template <typename T>
+  void Compare(const std::string& what, const T& impl, const T& model) {
+    if (impl == model) return;
+    std::ostringstream line;
+    line << what << " " << impl << " (impl) vs " << model << " (model)";
+    lines_->push_back(line.str());
+  }
+  void CompareSets(const std::string& what, uint64_t impl, uint64_t model) {
+    if (impl == model) return;
+    lines_->push_back(what + " " + FormatSet(impl) + " (impl) vs " +
+                      FormatSet(model) + " (model)");
+  }
+
+ private:
+  std::vector<std::string>* lines_;
+};
+
+// "#3" (built by append: g++ 12 misreports "#" + std::string as overlapping).
+std::string UuidLabel(uint8_t uuid) {
+  std::string label(1, '#');
+  label.append(std::to_string(uuid));
+  return label;
+}
+
+void DiffSegments(const model::Config& config, const std::string& label,
+                  const Version& impl, const Version& model, DiffWriter* out) {
+  for (int i = 0; i < config.bounds.indexes; ++i) {
+    for (int k = 0; k < model::kSegmentsMax; ++k) {
+      const model::Segment& a = impl.segments[i][k];
+      const model::Segment& b = model.segments[i][k];
+      const std::string what = label + ": index idx_" + std::to_string(i) +
+                               " segment " + std::to_string(k);
+      if (a.uuid == 0 || b.uuid == 0) {
+        out->Compare(what, std::string(a.uuid ? "present" : "absent"),
+                     std::string(b.uuid ? "present" : "absent"));
+        continue;
+      }
+      out->Compare(what + " uuid", UuidLabel(a.uuid), UuidLabel(b.uuid));
+      out->CompareSets(what + " covers", a.covers, b.covers);
+    }
+  }
+}
+
+void DiffVersion(const model::Config& config, const Version& impl,
+                 impl::OpKind impl_op, int position, const Version& model,
+                 DiffWriter* out) {
+  const std::string label = VersionLabel(model.number);
+  out->Compare(label + ": number", int{impl.number}, int{model.number});
+  out->CompareSets(label + ": live", impl.live, model.live);
+  DiffSegments(config, label, impl, model, out);
+  for (int s = 0; s < config.bounds.shards; ++s) {
+    const std::string shard = " shard " + std::to_string(s);
+    out->Compare(label + ": compacted" + shard, int{impl.compacted[s]},
+                 int{model.compacted[s]});
+    for (int i = 0; i < config.bounds.indexes; ++i) {
+      out->Compare(label + ": catchup idx_" + std::to_string(i) + shard,
+                   int{impl.catchup[i][s]}, int{model.catchup[i][s]});
+    }
+  }
+  out->Compare(label + ": reader_bit", impl.reader_bit, model.reader_bit);
+  out->Compare(label + ": writer_bit", impl.writer_bit, model.writer_bit);
+  out->Compare(label + ": retained", impl.retained, model.retained);
+  out->Compare(label + ": __lance_mem_wal dropped", impl.mem_wal_dropped,
+               model.mem_wal_dropped);
+  if (!OpCompatible(impl_op, model.op.kind, position == 0)) {
+    out->Compare(label + ": op", std::string(impl::OpKindName(impl_op)),
+                 std::string(model::Name(model.op.kind)));
+  }
+}
+
+// Decoded versions by manifest blob. A version's decoding is a function of its
+// manifest bytes (which name its immutable transaction file) and the run's
+// shard uuids, and a stored blob is never modified, so a World copy that
+// shares the blob shares the decoding. The entry keeps the blob alive, so its
+// address cannot be reused while cached. One cache per thread; a hit also
+// checks the shard uuids, since one thread serves several runs.
+// Two generations: when the current one is full it becomes the old one (the
+// previous old one is dropped), and a hit in the old one moves back, so what a
+// BFS level used recently survives the flush.
+class VersionCache {
+ public:
+  const impl::TableVersion* Find(const impl::Blob& blob,
+                                 const std::string& shards) {
+    auto it = current_.find(blob.get());
+    if (it == current_.end()) {
+      const auto old = old_.find(blob.get());
+      if (old == old_.end()) return nullptr;
+      // Out of old_ before Make, which may swap the generations.
+      Entry entry = std::move(old->second);
+      old_.erase(old);
+      Make(blob.get(), std::move(entry));
+      it = current_.find(blob.get());
+    }
+    if (it->second.shards != shards) return nullptr;
+    return &it->second.version;
+  }
+  void Add(const impl::Blob& blob, const std::string& shards,
+           const impl::TableVersion& version) {
+    Make(blob.get(), Entry{blob, shards, version});
+  }
+
+ private:
+  static constexpr std::size_t kEntriesMax = 60'000;
+  struct Entry {
+    impl::Blob blob;
+    std::string shards;
+    impl::TableVersion version;
+  };
+  void Make(const std::string* key, Entry entry) {
+    if (current_.size() >= kEntriesMax) {
+      old_.swap(current_);
+      current_.clear();
+    }
+    current_[key] = std::move(entry);
+  }
+  std::unordered_map<const std::string*, Entry> current_;
+  std::unordered_map<const std::string*, Entry> old_;
+};
+
+std::string ShardKey(const impl::World& world) {
+  std::string key;
+  for (uint32_t s = 0; s < world.options().shards; ++s)
+    key += world.shard_uuid(s);
+  return key;
+}
+
+// The version's manifest blob in the world's store: retained, or archived by
+// CleanupVersions (*retained tells which); null if neither.
+impl::Blob ManifestBlob(const impl::World& world, uint64_t number,
+                        bool* retained) {
+  const auto& objects = world.store().objects();
+  const std::string name = world.table_root() + impl::VersionFileName(number);
+  auto it = objects.find(name);
+  *retained = it != objects.end();
+  if (!*retained) it = objects.find(std::string(impl::kArchivePrefix) + name);
+  return it == objects.end() ? nullptr : it->second;
+}
+
+Result<impl::TableVersion> ReadVersionCached(const impl::World& world,
+                                             uint64_t number,
+                                             const std::string& shards) {
+  thread_local VersionCache cache;
+  bool retained = false;
+  const impl::Blob blob = ManifestBlob(world, number, &retained);
+  // The retained flag is part of the decoding: an archived blob is cached
+  // under the shard key with a mark.
+  const std::string key = retained ? shards : shards + "\1archived";
+  if (blob != nullptr) {
+    if (const impl::TableVersion* hit = cache.Find(blob, key)) return *hit;
+  }
+  MEMWAL_ASSIGN_OR_RETURN(impl::TableVersion version,
+                          world.ReadVersion(number));
+  if (blob != nullptr && version.retained == retained)
+    cache.Add(blob, key, version);
+  return version;
+}
+
+std::string ShapeName(model::QueryShape shape) {
+  return shape.uses == 0 ? "plain" : "indexes " + FormatSet(shape.uses);
+}
+
+// ---- decode once ----
+//
+// What the checks read from the implementation is a function of its persisted
+// objects, and a stored blob is never modified: a World copy shares the blobs
+// of its parent, and an action writes new blobs only for what it changes. So
+// the decoded table (every version, its abstraction in model terms, and the
+// implementation's read-side answers) is kept per set of manifest blobs, and
+// the decoded WAL per set of shard-directory blobs; a step that leaves the
+// table alone (a flush, a begin, a retirement) reads the table from the cache,
+// and one that commits decodes only what the version cache (above) has not
+// seen. Keys are the objects' paths and blob addresses; an entry keeps its
+// blobs alive, so an address cannot be reused while the entry exists. One
+// cache per thread; the run's implementation options are part of the key,
+// since one thread serves several runs.
+
+struct TableEntry {
+  std::vector<impl::Blob> keep{};
+  Status status = Status::Ok();  // the table could not be decoded
+  std::vector<impl::TableVersion> versions{};
+  // The versions in model terms, each with its namesake op (AbstractVersion
+  // borrows the model's op details when the kinds agree); status: the model
+  // cannot represent them.
+  Status abstract_status = Status::Ok();
+  std::vector<Version> abstract{};
+  // The implementation's read side, asked lazily.
+  std::map<std::vector<uint32_t>, Result<std::vector<uint64_t>>> watermarks{};
+  std::map<std::pair<uint32_t, uint64_t>, Result<bool>> retirable{};
+};
+
+struct WalEntry {
+  std::vector<impl::Blob> keep{};
+  Result<impl::WalState> wal = impl::WalState{};
+};
+
+// Appends the blob address of every object under `prefix` (and, when `blobs`
+// is not null, the blob). Paths need not be in the key: the objects of one
+// prefix are listed in path order, and a blob is written at one path (a
+// manifest names its own version, a shard manifest its generation).
+void AppendObjects(const impl::World& world, const std::string& prefix,
+                   std::string* key, std::vector<impl::Blob>* blobs) {
+  const auto& objects = world.store().objects();
+  for (auto it = objects.lower_bound(prefix);
+       it != objects.end() && it->first.compare(0, prefix.size(), prefix) == 0;
+       ++it) {
+    const std::string* address = it->second.get();
+    key->append(reinterpret_cast<const char*>(&address), sizeof(address));
+    if (blobs != nullptr) blobs->push_back(it->second);
+  }
+}
+
+std::string OptionsKey(const impl::World& world) {
+  const impl::Options& o = world.options();
+  std::string key = ShardKey(world);
+  const uint64_t fields[] = {static_cast<uint64_t>(o.protocol),
+                             static_cast<uint64_t>(o.read),
+                             static_cast<uint64_t>(o.gc),
+                             static_cast<uint64_t>(o.fence),
+                             o.bugs,
+                             o.shards,
+                             o.indexes,
+                             o.seed,
+                             o.memwal ? 1u : 0u};
+  key.append(reinterpret_cast<const char*>(fields), sizeof(fields));
+  key.push_back('\0');
+  return key;
+}
+
+// Two generations, as VersionCache.
+template <typename Entry>
+class EntryCache {
+ public:
+  // The entry for `key`, and whether it is new (to be filled).
+  std::shared_ptr<Entry> Find(const std::string& key, bool* added) {
+    auto it = current_.find(key);
+    *added = false;
+    if (it != current_.end()) return it->second;
+    std::shared_ptr<Entry> entry;
+    const auto old = old_.find(key);
+    if (old != old_.end()) {
+      entry = old->second;
+    } else {
+      entry = std::make_shared<Entry>();
+      *added = true;
+    }
+    if (current_.size() >= kEntriesMax) {
+      old_.swap(current_);
+      current_.clear();
+    }
+    current_.emplace(key, entry);
+    return entry;
+  }
+
+ private:
+  static constexpr std::size_t kEntriesMax = 20'000;
+  std::unordered_map<std::string, std::shared_ptr<Entry>> current_;
+  std::unordered_map<std::string, std::shared_ptr<Entry>> old_;
+};
+
+void FillTable(const model::Config& config, const impl::World& world,
+               TableEntry* entry) {
+  Result<std::vector<uint64_t>> numbers = world.Versions();
+  if (!numbers.ok()) {
+    entry->status = numbers.status();
+    return;
+  }
+  const std::string shards = ShardKey(world);
+  for (const uint64_t number : *numbers) {
+    Result<impl::TableVersion> version =
+        ReadVersionCached(world, number, shards);
+    if (!version.ok()) {
+      entry->status = version.status();
+      return;
+    }
+    entry->versions.push_back(std::move(*version));
+  }
+  if (entry->versions.empty()) {
+    entry->abstract_status = Unrepresentable("the table has no version");
+    return;
+  }
+  if (entry->versions.size() > model::kVersionsMax) {
+    entry->abstract_status =
+        Unrepresentable("the history has " +
+                        std::to_string(entry->versions.size()) + " versions");
+    return;
+  }
+  UuidNumbering uuids;
+  const State none;  // no model version: every op is its namesake
+  for (std::size_t k = 0; k < entry->versions.size(); ++k) {
+    Result<Version> version = AbstractVersion(
+        config, entry->versions[k], static_cast<int>(k), none, &uuids);
+    if (!version.ok()) {
+      entry->abstract_status = version.status();
+      return;
+    }
+    entry->abstract.push_back(*version);
+  }
+}
+
+std::shared_ptr<TableEntry> CachedTable(const model::Config& config,
+                                        const impl::World& world) {
+  thread_local EntryCache<TableEntry> cache;
+  thread_local std::string key;
+  const std::string versions =
+      world.table_root() + std::string(impl::kVersionsDir);
+  const std::string archived = std::string(impl::kArchivePrefix) + versions;
+  key = OptionsKey(world);
+  key += world.table_root();
+  key.push_back('\0');
+  AppendObjects(world, versions, &key, nullptr);
+  key.push_back('\1');
+  AppendObjects(world, archived, &key, nullptr);
+  bool added = false;
+  std::shared_ptr<TableEntry> entry = cache.Find(key, &added);
+  if (added) {
+    std::string unused;
+    AppendObjects(world, versions, &unused, &entry->keep);
+    AppendObjects(world, archived, &unused, &entry->keep);
+    FillTable(config, world, entry.get());
+  }
+  return entry;
+}
+
+std::shared_ptr<WalEntry> CachedWal(const impl::World& world) {
+  thread_local EntryCache<WalEntry> cache;
+  thread_local std::string key;
+  key = OptionsKey(world);
+  key += world.wal_root();
+  key.push_back('\0');
+  AppendObjects(world, world.wal_root(), &key, nullptr);
+  bool added = false;
+  std::shared_ptr<WalEntry> entry = cache.Find(key, &added);
+  if (added) {
+    std::string unused;
+    AppendObjects(world, world.wal_root(), &unused, &entry->keep);
+    entry->wal = world.ReadWal();
+  }
+  return entry;
+}
+
+// Abstract (below) from the cached table: the model's ghost fields, the
+// table's versions with the model's op details where the kinds agree.
+Result<State> AbstractCached(const model::Config& config,
+                             const TableEntry& table, const ImplSnapshot& wal,
+                             const State& model) {
+  MEMWAL_RETURN_IF_ERROR(table.abstract_status);
+  State out = model;
+  out.versions = {};
+  out.version_count = static_cast<uint8_t>(table.abstract.size());
+  for (std::size_t k = 0; k < table.abstract.size(); ++k) {
+    out.versions[k] = table.abstract[k];
+    const int position = static_cast<int>(k);
+    if (position < model.version_count &&
+        OpCompatible(table.versions[k].op, model.versions[k].op.kind,
+                     position == 0))
+      out.versions[k].op = model.versions[k].op;
+  }
+  MEMWAL_RETURN_IF_ERROR(AbstractWal(config, wal, &out));
+  return out;
+}
+
+// The persisted fields Diff compares agree (then Diff has nothing to say).
+bool PersistedEqual(const model::Config& config, const State& impl,
+                    const ImplSnapshot& snapshot, const State& model) {
+  if (impl.version_count != model.version_count) return false;
+  for (int k = 0; k < impl.version_count; ++k) {
+    if (!(impl.versions[k] == model.versions[k])) return false;
+  }
+  for (int s = 0; s < config.bounds.shards; ++s) {
+    if (impl.flushed[s] != model.flushed[s] ||
+        impl.retired[s] != model.retired[s])
+      return false;
+  }
+  return impl.pending == model.pending &&
+         snapshot.inflight == static_cast<std::size_t>(model.inflight_count);
+}
+
+}  // namespace
+
+namespace {
+
+// ReadSideDiff, asking the implementation once per table (`table` caches its
+// answers; null: ask every time).
+std::vector<std::string> ReadSideLines(const model::Config& config,
+                                       const impl::World& world,
+                                       const State& model, TableEntry* table) {
+  std::vector<std::string> lines;
+  DiffWriter out(&lines);
+  const model::QueryShapes shapes = model::AllQueryShapes(config, model);
+  for (int q = 0; q < shapes.count; ++q) {
+    const model::QueryShape shape = shapes.shapes[q];
+    // "all" equals index(i) when one index is present: ask once.
+    if (q + 1 == shapes.count && q > 0 && shapes.shapes[q - 1] == shape)
+      continue;
+    std::vector<uint32_t> indexes;
+    for (int i = 0; i < config.bounds.indexes; ++i) {
+      if (model::Contains(shape.uses, i))
+        indexes.push_back(static_cast<uint32_t>(i));
+    }
+    Result<std::vector<uint64_t>> asked = std::vector<uint64_t>{};
+    if (table == nullptr) {
+      asked = world.Watermarks(indexes);
+    } else {
+      auto it = table->watermarks.find(indexes);
+      if (it == table->watermarks.end())
+        it =
+            table->watermarks.emplace(indexes, world.Watermarks(indexes)).first;
+      asked = it->second;
+    }
+    const Result<std::vector<uint64_t>>& watermarks = asked;
+    if (!watermarks.ok()) {
+      lines.push_back("query " + ShapeName(shape) +
+                      ": the implementation cannot compute watermarks: " +
+                      watermarks.status().ToString());
+      continue;
+    }
+    for (int s = 0; s < config.bounds.shards; ++s) {
+      const uint64_t impl_mark = s < static_cast<int>(watermarks->size())
+                                     ? (*watermarks)[s]
+                                     : UINT64_MAX;
+      out.Compare(
+          "read side: query " + ShapeName(shape) + " shard " +
+              std::to_string(s) + " watermark",
+          impl_mark,
+          static_cast<uint64_t>(model::Watermark(config, model, shape, s)));
+    }
+  }
+  for (int s = 0; s < config.bounds.shards; ++s) {
+    for (int g = 1; g <= model.flushed[s]; ++g) {
+      if (model::Contains(model.retired[s], g - 1)) continue;
+      const auto shard_generation =
+          std::make_pair(static_cast<uint32_t>(s), static_cast<uint64_t>(g));
+      Result<bool> retirable = false;
+      if (table == nullptr) {
+        retirable =
+            world.Retirable(shard_generation.first, shard_generation.second);
+      } else {
+        auto it = table->retirable.find(shard_generation);
+        if (it == table->retirable.end())
+          it = table->retirable
+                   .emplace(shard_generation,
+                            world.Retirable(shard_generation.first,
+                                            shard_generation.second))
+                   .first;
+        retirable = it->second;
+      }
+      const std::string what = "retention: SSTable (" + std::to_string(s) +
+                               "," + std::to_string(g) + ") retirable";
+      if (!retirable.ok()) {
+        lines.push_back(what + ": " + retirable.status().ToString());
+        continue;
+      }
+      out.Compare(what, *retirable, model::Retirable(config, model, s, g));
+    }
+  }
+  return lines;
+}
+
+}  // namespace
+
+std::vector<std::string> ReadSideDiff(const model::Config& config,
+                                      const impl::World& world,
+                                      const State& model) {
+  return ReadSideLines(config, world, model, nullptr);
+}
+
+std::string FormatSet(uint64_t bits) {
+  std::string out = "{";
+  for (int k = 0; k < 64; ++k) {
+    if (!((bits >> k) & 1u)) continue;
+    if (out.size() > 1) out += ",";
+    out += std::to_string(k);
+  }
+  return out + "}";
+}
+
+Result<ImplSnapshot> ReadImpl(const impl::World& world) {
+  ImplSnapshot snapshot;
+  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> numbers,
+                          world.Versions());
+  const std::string shards = ShardKey(world);
+  for (const uint64_t number : numbers) {
+    MEMWAL_ASSIGN_OR_RETURN(impl::TableVersion version,
+                            ReadVersionCached(world, number, shards));
+    snapshot.versions.push_back(std::move(version));
+  }
+  MEMWAL_ASSIGN_OR_RETURN(snapshot.wal, world.ReadWal());
+  snapshot.pending = world.pending();
+  snapshot.inflight = world.inflight_count();
+  return snapshot;
+}
+
+Result<State> Abstract(const model::Config& config, const ImplSnapshot& impl,
+                       const State& model) {
+  if (impl.versions.empty()) return Unrepresentable("the table has no version");
+  if (impl.versions.size() > model::kVersionsMax)
+    return Unrepresentable("the history has " +
+                           std::to_string(impl.versions.size()) + " versions");
+  State out = model;
+  out.versions = {};
+  out.version_count = static_cast<uint8_t>(impl.versions.size());
+  UuidNumbering uuids;
+  for (std::size_t k = 0; k < impl.versions.size(); ++k) {
+    MEMWAL_ASSIGN_OR_RETURN(
+        out.versions[k], AbstractVersion(config, impl.versions[k],
+                                         static_cast<int>(k), model, &uuids));
+  }
+  MEMWAL_RETURN_IF_ERROR(AbstractWal(config, impl, &out));
+  return out;
+}
+
+std::vector<std::string> Diff(const model::Config& config,
+                              const State& impl_abstract,
+                              const ImplSnapshot& impl, const State& model) {
+  std::vector<std::string> lines;
+  DiffWriter out(&lines);
+  out.Compare("versions:", int{impl_abstract.version_count},
+              int{model.version_count});
+  const int common =
+      std::min<int>(impl_abstract.version_count, model.version_count);
+  for (int k = 0; k < common; ++k) {
+    DiffVersion(config, impl_abstract.versions[k], impl.versions[k].op, k,
+                model.versions[k], &out);
+  }
+  for (int s = 0; s < config.bounds.shards; ++s) {
+    const std::string shard = "shard " + std::to_string(s);
+    out.Compare(shard + ": flushed", int{impl_abstract.flushed[s]},
+                int{model.flushed[s]});
+    out.CompareSets(shard + ": retired generations (bit g-1)",
+                    impl_abstract.retired[s], model.retired[s]);
+  }
+  out.CompareSets("pending retirements (row bits)", impl_abstract.pending,
+                  model.pending);
+  out.Compare("in-flight transactions:", impl.inflight,
+              static_cast<std::size_t>(model.inflight_count));
+  return lines;
+}
+
+std::optional<Finding> CheckRefinement(const model::Config& config,
+                                       const impl::World& world,
+                                       const State& model,
+                                       std::string* impl_dump) {
+  const std::shared_ptr<TableEntry> table = CachedTable(config, world);
+  const std::shared_ptr<WalEntry> wal = CachedWal(world);
+  const Status decoded =
+      !table->status.ok() ? table->status : wal->wal.status();
+  if (!decoded.ok()) {
+    return Finding{
+        std::string(kImplementationMatchesModel),
+        "cannot decode the implementation's state: " + decoded.ToString()};
+  }
+  ImplSnapshot snapshot{.versions = {},
+                        .wal = *wal->wal,
+                        .pending = world.pending(),
+                        .inflight = world.inflight_count()};
+  Result<State> abstract = AbstractCached(config, *table, snapshot, model);
+  if (!abstract.ok()) {
+    return Finding{std::string(kImplementationMatchesModel),
+                   abstract.status().message()};
+  }
+  if (impl_dump != nullptr) *impl_dump = model::ToString(*abstract);
+  const bool equal = PersistedEqual(config, *abstract, snapshot, model);
+  // Diff reads the versions' op kinds; copied only when there is a difference.
+  if (!equal) snapshot.versions = table->versions;
+  if (const model::Invariant* broken =
+          model::FirstBrokenInvariant(config, *abstract)) {
+    std::string detail = "broken on the implementation's persisted state";
+    const std::vector<std::string> lines =
+        equal ? std::vector<std::string>{}
+              : Diff(config, *abstract, snapshot, model);
+    detail += lines.empty() ? " (which equals the model's)"
+                            : "; it differs from the model:";
+    for (const std::string& line : lines) detail += "\n  " + line;
+    return Finding{std::string(broken->name), detail};
+  }
+  if (std::optional<Finding> zero = CheckZeroEntries(config, table->versions))
+    return zero;
+  std::vector<std::string> lines;
+  if (!equal) lines = Diff(config, *abstract, snapshot, model);
+  if (lines.empty()) lines = SystemIndexUuidDiff(table->versions, model);
+  if (lines.empty()) lines = InflightDiff(config, world, model);
+  if (lines.empty()) lines = ReadSideLines(config, world, model, table.get());
+  if (lines.empty()) return std::nullopt;
+  std::string detail = "the implementation's state differs from the model's:";
+  for (const std::string& line : lines) detail += "\n  " + line;
+  return Finding{std::string(kImplementationMatchesModel), detail};
+}
+
+std::optional<Finding> CheckRefinement(const model::Config& config,
+                                       const impl::World& world,
+                                       const State& model) {
+  return CheckRefinement(config, world, model, nullptr);
+}
+
+}  // namespace memwal::checker::lockstep
