@@ -10,7 +10,6 @@
 namespace memwal::impl {
 namespace {
 
-
 uint64_t SplitMix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -330,6 +329,10 @@ Status World::ShallowClone() {
 }
 
 Status World::CleanupVersions() {
+  // Lance cleans up through an opened dataset, so a head that does not load
+  // (a half-set manifest, R60) refuses the cleanup too.
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
+  static_cast<void>(head);
   PrefixedStore table = Table();
   PrefixedStore archive = Archive();
   MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> versions,
@@ -400,7 +403,9 @@ Result<TableVersion> World::ToTableVersion(const Snapshot& snapshot,
     const std::optional<uint32_t> shard = ShardNumber(uuid);
     if (!shard.has_value())
       return Status::Corruption("unknown shard " + UuidHex(uuid));
-    if (generation > 0) out.compacted[*shard] = generation;
+    // The first entry per shard, as Lance's compacted_generation_for_shard
+    // reads it; a zero-valued entry survives (the checker compares it).
+    out.compacted.emplace(*shard, generation);
   }
   for (const auto& [name, positions] : view.catchup) {
     const std::optional<uint32_t> number = IndexNumber(name);
@@ -410,7 +415,7 @@ Result<TableVersion> World::ToTableVersion(const Snapshot& snapshot,
       const std::optional<uint32_t> shard = ShardNumber(uuid);
       if (!shard.has_value())
         return Status::Corruption("unknown shard " + UuidHex(uuid));
-      if (generation > 0) out.catchup[*number][*shard] = generation;
+      out.catchup[*number].emplace(*shard, generation);
     }
   }
   if (const pb::IndexMetadata* system =

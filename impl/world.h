@@ -86,10 +86,12 @@ struct TableVersion {
   uint64_t number = 0;
   std::set<uint64_t> live;
   std::map<uint32_t, std::vector<SegmentView>>
-      segments;                            // Index number -> segments.
-  std::map<uint32_t, uint64_t> compacted;  // Shard -> generation (> 0).
+      segments;  // Index number -> segments.
+  // Shard -> generation: every persisted entry (the first one per shard),
+  // zero-valued ones included.
+  std::map<uint32_t, uint64_t> compacted;
   std::map<uint32_t, std::map<uint32_t, uint64_t>>
-      catchup;  // Index -> shard -> position.
+      catchup;  // Index -> shard -> position, zero-valued ones included.
   bool reader_bit = false;
   bool writer_bit = false;
   bool retained = false;
@@ -184,6 +186,14 @@ class World {
   Result<bool> Retirable(uint32_t shard, uint64_t generation) const;
 
   size_t inflight_count() const { return inflight_.size(); }
+  // The begun, uncommitted transactions in begin order, as they will be
+  // committed (the checker compares their contents with the model's).
+  const std::vector<pb::Transaction>& inflight() const { return inflight_; }
+  // Tests only: plant a difference in an in-flight transaction (to show that
+  // lockstep compares their contents).
+  std::vector<pb::Transaction>* mutable_inflight_for_testing() {
+    return &inflight_;
+  }
   const std::set<std::pair<uint32_t, uint64_t>>& pending() const {
     return pending_;
   }

@@ -3,6 +3,7 @@
 
 #include <type_traits>
 
+#include "checker/lockstep/refusals.h"
 #include "model/invariants.h"
 
 namespace memwal::checker::lockstep {
@@ -244,12 +245,18 @@ std::optional<Finding> StepLockstep(const LockstepSetup& setup,
           model::FirstBrokenInvariant(setup.config, after)) {
     return Finding{std::string(broken->name), "broken on the model's state"};
   }
+  if (setup.refusals) return CheckRefusals(setup.config, after, *world);
   return std::nullopt;
 }
 
 std::optional<Finding> CheckInit(const LockstepSetup& setup,
                                  const impl::World& world) {
-  return CheckRefinement(setup.config, world, model::Init(setup.config.bounds));
+  const model::State init = model::Init(setup.config.bounds);
+  if (std::optional<Finding> finding =
+          CheckRefinement(setup.config, world, init))
+    return finding;
+  if (setup.refusals) return CheckRefusals(setup.config, init, world);
+  return std::nullopt;
 }
 
 Result<ReplayResult> ReplayLockstep(const LockstepSetup& setup,

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "checker/lockstep/bytes_checks.h"
+#include "checker/lockstep/inflight.h"
 #include "impl/format.h"
 #include "model/invariants.h"
 #include "model/read.h"
@@ -816,8 +818,12 @@ std::optional<Finding> CheckRefinement(const model::Config& config,
     for (const std::string& line : lines) detail += "\n  " + line;
     return Finding{std::string(broken->name), detail};
   }
+  if (std::optional<Finding> zero = CheckZeroEntries(config, table->versions))
+    return zero;
   std::vector<std::string> lines;
   if (!equal) lines = Diff(config, *abstract, snapshot, model);
+  if (lines.empty()) lines = SystemIndexUuidDiff(table->versions, model);
+  if (lines.empty()) lines = InflightDiff(config, world, model);
   if (lines.empty()) lines = ReadSideLines(config, world, model, table.get());
   if (lines.empty()) return std::nullopt;
   std::string detail = "the implementation's state differs from the model's:";

@@ -16,8 +16,12 @@
 //   the first version of a cloned table, where the model keeps the source
 //   head's op (R37 copies the head); every other kind maps to its namesake.
 // - WAL: flushed and retired per shard from the shard manifests, pending from
-//   World::pending(); in-flight transactions are compared by count only (the
-//   impl keeps them as unpublished Lance transactions).
+//   World::pending(); in-flight transactions (the impl keeps them as
+//   unpublished Lance transactions) are compared by count and by content
+//   (checker/lockstep/inflight.h).
+// - From the decoded bytes beyond the abstraction: zero-valued progress
+//   entries and the system index uuid's stability
+//   (checker/lockstep/bytes_checks.h).
 // - Ghost fields (rows per fragment, deleted rows, retire_cover, activated),
 //   the commit counter, the fragment high-water mark and the in-flight list
 //   come from the model: the invariants are evaluated on

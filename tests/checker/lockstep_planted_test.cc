@@ -1,0 +1,257 @@
+// Planted differences (issue 18): for each field lockstep compares beyond the
+// versions' abstraction (refusals, in-flight contents, the operation kind of
+// the transaction file, zero-valued progress entries, the system index's
+// uuid), a deliberate difference is put into the implementation (its bytes
+// in the store, an in-flight transaction, or a World whose guard differs) and
+// lockstep reports it with the right invariant and detail.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "checker/lockstep/bytes_checks.h"
+#include "checker/lockstep/lockstep.h"
+#include "checker/lockstep/refinement.h"
+#include "checker/lockstep/refusals.h"
+#include "impl/format.h"
+#include "impl/table.h"
+
+namespace memwal::checker::lockstep {
+namespace {
+
+// A seed of its own per test: the decode caches are keyed by the options,
+// and a planted rewrite must not meet an entry decoded before it.
+LockstepSetup TinySetup(uint64_t seed) {
+  LockstepSetup setup;
+  setup.config.bounds = model::TinyBounds();
+  setup.seed = 0x9a17ed00 + seed;
+  return setup;
+}
+
+bool Mentions(const std::optional<Finding>& finding, const std::string& text) {
+  return finding.has_value() && finding->detail.find(text) != std::string::npos;
+}
+
+// The model and the implementation after `actions`, checked step by step.
+struct Ran {
+  model::State state;
+  impl::World world;
+};
+Ran RunActions(const LockstepSetup& setup,
+               const std::vector<model::Action>& actions) {
+  Result<impl::World> world = InitWorld(setup);
+  EXPECT_TRUE(world.ok());
+  model::State state = model::Init(setup.config.bounds);
+  EXPECT_FALSE(CheckInit(setup, *world).has_value());
+  for (const model::Action& action : actions) {
+    EXPECT_TRUE(model::IsEnabled(setup.config, state, action))
+        << model::ToString(action);
+    model::Outcome outcome;
+    state = model::Apply(setup.config, state, action, &outcome);
+    const std::optional<Finding> finding =
+        StepLockstep(setup, action, outcome, state, &*world);
+    EXPECT_FALSE(finding.has_value())
+        << model::ToString(action) << ": " << finding->detail;
+  }
+  return Ran{state, std::move(*world)};
+}
+
+// Rewrites the head's manifest file in the store (a planted difference in
+// the persisted bytes).
+void RewriteHead(impl::World* world,
+                 const std::function<void(impl::ManifestFile*)>& plant) {
+  const Result<std::vector<uint64_t>> versions = world->Versions();
+  ASSERT_TRUE(versions.ok());
+  const std::string path =
+      world->table_root() + impl::VersionFileName(versions->back());
+  const Result<impl::Blob> blob = world->store().Get(path);
+  ASSERT_TRUE(blob.ok());
+  Result<impl::ManifestFile> file = impl::DecodeManifestFile(**blob);
+  ASSERT_TRUE(file.ok());
+  plant(&*file);
+  ASSERT_TRUE(
+      world->mutable_store()->Put(path, impl::EncodeManifestFile(*file)).ok());
+}
+
+impl::pb::MemWalIndexDetails Details(const impl::ManifestFile& file) {
+  const impl::pb::IndexMetadata* system =
+      impl::FindMemWalIndex(file.index_section);
+  EXPECT_NE(system, nullptr);
+  Result<impl::pb::MemWalIndexDetails> details =
+      impl::UnpackMemWalDetails(*system);
+  EXPECT_TRUE(details.ok());
+  return *details;
+}
+
+TEST(LockstepPlanted,
+     AnActionTheModelDisablesButTheImplementationAcceptsIsReported) {
+  // The model runs `legacy`, where Activate does not exist; the planted
+  // implementation runs `derived`, whose BeginActivate accepts it at Init.
+  LockstepSetup setup = TinySetup(1);
+  setup.config.protocol = model::Protocol::kLegacy;
+  const Result<impl::World> legacy = InitWorld(setup);
+  ASSERT_TRUE(legacy.ok());
+  EXPECT_FALSE(CheckInit(setup, *legacy).has_value());
+  LockstepSetup planted = setup;
+  planted.config.protocol = model::Protocol::kDerived;
+  const Result<impl::World> world = InitWorld(planted);
+  ASSERT_TRUE(world.ok());
+  const std::optional<Finding> finding = CheckInit(setup, *world);
+  ASSERT_TRUE(finding.has_value());
+  EXPECT_EQ(finding->invariant, "ImplementationMatchesModel");
+  EXPECT_TRUE(Mentions(finding,
+                       "refusals: the implementation accepted "
+                       "Activate{}, which the model disables"))
+      << finding->detail;
+  // And after a step too (StepLockstep).
+  impl::World stepped = *world;
+  model::Outcome outcome;
+  const model::State after =
+      model::Apply(setup.config, model::Init(setup.config.bounds),
+                   model::FlushMemTable{0}, &outcome);
+  EXPECT_TRUE(Mentions(
+      StepLockstep(setup, model::FlushMemTable{0}, outcome, after, &stepped),
+      "accepted Activate{}"));
+}
+
+TEST(LockstepPlanted, BoundsAreNotRefusalsButGuardsAre) {
+  const LockstepSetup setup = TinySetup(2);
+  const model::State init = model::Init(setup.config.bounds);
+  const std::vector<model::Action> disabled =
+      GuardDisabledActions(setup.config, init);
+  auto has = [&](const model::Action& action) {
+    return std::find(disabled.begin(), disabled.end(), action) !=
+           disabled.end();
+  };
+  // Guards: nothing is flushed to compact, and the head is not restorable;
+  // idx_0 is present (DropIndex enabled); Append is limited by bounds only.
+  EXPECT_TRUE(has(model::CompactSsTable{0, false}));
+  EXPECT_TRUE(has(model::Restore{1}));
+  EXPECT_FALSE(has(model::DropIndex{0}));
+  EXPECT_FALSE(has(model::Append{}));
+}
+
+TEST(LockstepPlanted, InFlightContentsAreCompared) {
+  const LockstepSetup setup = TinySetup(3);
+  const Ran run = RunActions(setup, {model::DeleteFragment{0}});
+  {
+    impl::World world = run.world;
+    (*world.mutable_inflight_for_testing())[0].set_read_version(5);
+    EXPECT_TRUE(Mentions(CheckRefinement(setup.config, world, run.state),
+                         "in-flight 0: read version 5 (impl) vs 1 (model)"));
+  }
+  {
+    impl::World world = run.world;
+    (*world.mutable_inflight_for_testing())[0]
+        .mutable_delete_()
+        ->set_deleted_fragment_ids(0, 1);
+    EXPECT_TRUE(Mentions(CheckRefinement(setup.config, world, run.state),
+                         "in-flight 0: deleted fragment 1 (impl) vs 0"));
+  }
+  {
+    impl::World world = run.world;
+    (*world.mutable_inflight_for_testing())[0].mutable_append();
+    const std::optional<Finding> finding =
+        CheckRefinement(setup.config, world, run.state);
+    ASSERT_TRUE(finding.has_value());
+    EXPECT_EQ(finding->invariant, "ImplementationMatchesModel");
+    EXPECT_TRUE(Mentions(finding,
+                         "in-flight 0: operation Append (impl) vs Delete "
+                         "(model DeleteFragment)"))
+        << finding->detail;
+  }
+  EXPECT_FALSE(CheckRefinement(setup.config, run.world, run.state));
+}
+
+TEST(LockstepPlanted, TheOperationKindComesFromTheTransactionFile) {
+  const LockstepSetup setup = TinySetup(4);
+  Ran run = RunActions(setup, {model::Append{}});
+  // The commit is applied without a check, so that nothing decodes version 2
+  // before its transaction file is planted (decodes are cached by manifest).
+  model::Outcome outcome;
+  run.state = model::Apply(setup.config, run.state, model::Commit{0}, &outcome);
+  ASSERT_TRUE(ApplyToWorld(model::Commit{0}, &run.world).ok());
+  // Version 2's transaction file says Delete instead of Append.
+  const Result<std::vector<uint64_t>> versions = run.world.Versions();
+  ASSERT_TRUE(versions.ok());
+  const std::string head =
+      run.world.table_root() + impl::VersionFileName(versions->back());
+  const Result<impl::Blob> blob = run.world.store().Get(head);
+  ASSERT_TRUE(blob.ok());
+  const Result<impl::ManifestFile> file = impl::DecodeManifestFile(**blob);
+  ASSERT_TRUE(file.ok());
+  impl::pb::Transaction planted;
+  planted.set_read_version(1);
+  planted.mutable_delete_()->add_deleted_fragment_ids(0);
+  std::string path = run.world.table_root();
+  path.append(impl::kTransactionsDir);
+  path.append(file->manifest.transaction_file());
+  ASSERT_TRUE(run.world.mutable_store()
+                  ->Put(path, impl::EncodeTransaction(planted))
+                  .ok());
+  const std::optional<Finding> finding =
+      CheckRefinement(setup.config, run.world, run.state);
+  ASSERT_TRUE(finding.has_value());
+  EXPECT_TRUE(Mentions(finding, "op DeleteFragment (impl) vs Append (model)"))
+      << finding->detail;
+}
+
+TEST(LockstepPlanted, AZeroPositionEntryBreaksCatchupWithinCompaction) {
+  const LockstepSetup setup = TinySetup(5);
+  Ran run = RunActions(setup, {model::Append{}, model::Commit{0}});
+  RewriteHead(&run.world, [&](impl::ManifestFile* file) {
+    impl::pb::MemWalIndexDetails details = Details(*file);
+    impl::pb::IndexCatchupProgress* entry = details.add_index_catchup();
+    entry->set_index_name("idx_0");
+    impl::pb::CompactedSsTable* position = entry->add_caught_up_generations();
+    position->mutable_shard_id()->set_uuid(run.world.shard_uuid(0));
+    position->set_generation(0);
+    impl::PackMemWalDetails(details,
+                            impl::FindMemWalIndex(&file->index_section));
+  });
+  const std::optional<Finding> finding =
+      CheckRefinement(setup.config, run.world, run.state);
+  ASSERT_TRUE(finding.has_value());
+  EXPECT_EQ(finding->invariant, "CatchupWithinCompaction");
+  EXPECT_TRUE(Mentions(finding, "whose every position is 0"))
+      << finding->detail;
+}
+
+TEST(LockstepPlanted, AZeroCompactedEntryIsReported) {
+  const LockstepSetup setup = TinySetup(6);
+  Ran run = RunActions(setup, {model::Append{}, model::Commit{0}});
+  RewriteHead(&run.world, [&](impl::ManifestFile* file) {
+    impl::pb::MemWalIndexDetails details = Details(*file);
+    impl::pb::CompactedSsTable* entry = details.add_compacted_sstables();
+    entry->mutable_shard_id()->set_uuid(run.world.shard_uuid(0));
+    entry->set_generation(0);
+    impl::PackMemWalDetails(details,
+                            impl::FindMemWalIndex(&file->index_section));
+  });
+  const std::optional<Finding> finding =
+      CheckRefinement(setup.config, run.world, run.state);
+  ASSERT_TRUE(finding.has_value());
+  EXPECT_EQ(finding->invariant, "ImplementationMatchesModel");
+  EXPECT_TRUE(Mentions(finding, "compacted_sstables entry of 0"))
+      << finding->detail;
+}
+
+TEST(LockstepPlanted, ASystemIndexUuidRenewedWithoutChangeIsReported) {
+  const LockstepSetup setup = TinySetup(7);
+  Ran run = RunActions(setup, {model::Append{}, model::Commit{0}});
+  RewriteHead(&run.world, [](impl::ManifestFile* file) {
+    impl::FindMemWalIndex(&file->index_section)
+        ->mutable_uuid()
+        ->set_uuid(std::string(16, '\x5a'));
+  });
+  const std::optional<Finding> finding =
+      CheckRefinement(setup.config, run.world, run.state);
+  ASSERT_TRUE(finding.has_value());
+  EXPECT_EQ(finding->invariant, "ImplementationMatchesModel");
+  EXPECT_TRUE(Mentions(finding,
+                       "version 2: the system index uuid changes (impl) while "
+                       "its progress is unchanged (model)"))
+      << finding->detail;
+}
+
+}  // namespace
+}  // namespace memwal::checker::lockstep
