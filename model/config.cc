@@ -228,4 +228,39 @@ std::string ToString(const Config& config) {
          ")";
 }
 
+std::vector<Protocol> ProtocolsOf(const BugInfo& info) {
+  const std::string_view protocols = info.protocols;
+  if (protocols == "all") {
+    return {Protocol::kDerived, Protocol::kAdvance, Protocol::kUnconditional,
+            Protocol::kLegacy};
+  }
+  if (protocols == "bit") return {Protocol::kDerived, Protocol::kAdvance};
+  std::vector<Protocol> out;
+  std::size_t start = 0;
+  while (start < protocols.size()) {
+    std::size_t end = protocols.find(',', start);
+    if (end == std::string_view::npos) end = protocols.size();
+    std::string_view name = protocols.substr(start, end - start);
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    const Result<Protocol> parsed = ParseProtocol(name);
+    MEMWAL_ASSERT(parsed.ok() && "a bug row names an unknown protocol");
+    out.push_back(*parsed);
+    start = end + 1;
+  }
+  return out;
+}
+
+bool BugApplies(const BugInfo& info, Protocol protocol) {
+  for (const Protocol p : ProtocolsOf(info)) {
+    if (p == protocol) return true;
+  }
+  return false;
+}
+
+Protocol ProtocolFor(const BugInfo& info, Protocol base) {
+  if (BugApplies(info, base)) return base;
+  const std::vector<Protocol> listed = ProtocolsOf(info);
+  return listed.empty() ? base : listed.front();
+}
+
 }  // namespace memwal::model

@@ -14,6 +14,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "model/bounds.h"
@@ -108,6 +109,13 @@ inline bool IsForeign(const Config& config) {
 Env RequiredEnv(Bug bug);
 
 Result<Protocol> ParseProtocol(std::string_view name);
+
+// The protocols a bug applies to, in the order its row lists them ("all": every
+// protocol; "bit": derived, advance). The one reading of BugInfo::protocols.
+std::vector<Protocol> ProtocolsOf(const BugInfo& info);
+bool BugApplies(const BugInfo& info, Protocol protocol);
+// `base` when the bug applies to it, else the first protocol it applies to.
+Protocol ProtocolFor(const BugInfo& info, Protocol base);
 Result<ReadMode> ParseReadMode(std::string_view name);
 Result<GcMode> ParseGcMode(std::string_view name);
 Result<Env> ParseEnv(std::string_view name);

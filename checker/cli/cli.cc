@@ -357,27 +357,11 @@ std::string EnableRequiredEnv(model::Config* config, uint32_t impl_bugs) {
          " needs the environment actions of spec section 10";
 }
 
-bool BugApplies(const model::BugInfo& info, model::Protocol protocol) {
-  const std::string_view protocols = info.protocols;
-  if (protocols == "all") return true;
-  if (protocols == "bit") return model::IsBitProtocol(protocol);
-  std::size_t start = 0;
-  while (start < protocols.size()) {
-    std::size_t end = protocols.find(',', start);
-    if (end == std::string_view::npos) end = protocols.size();
-    std::string_view name = protocols.substr(start, end - start);
-    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
-    if (name == model::Name(protocol)) return true;
-    start = end + 1;
-  }
-  return false;
-}
-
 Status CheckBugsApply(const model::Config& config, uint32_t impl_bugs) {
   for (const model::BugInfo& info : model::AllBugs()) {
     const bool on = model::Has(config, info.bug) ||
                     (impl_bugs & model::BugBit(info.bug)) != 0;
-    if (!on || BugApplies(info, config.protocol)) continue;
+    if (!on || model::BugApplies(info, config.protocol)) continue;
     return Status::InvalidArgument(
         "bug " + std::string(info.name) + " does not apply to protocol " +
         std::string(model::Name(config.protocol)) + " (it applies to " +

@@ -116,10 +116,6 @@ std::string CheckCommandLine(const CheckOptions& options);
 // one-line note to print, or "" when nothing changed.
 std::string EnableRequiredEnv(model::Config* config, uint32_t impl_bugs);
 
-// Whether spec section 8's row `info` applies to `protocol`: its protocols
-// column is "all", "bit" (derived and advance) or a list of protocol names.
-bool BugApplies(const model::BugInfo& info, model::Protocol protocol);
-
 // OK when every bug of config.bugs and `impl_bugs` applies to the protocol;
 // else InvalidArgument naming the first that does not, in one line.
 Status CheckBugsApply(const model::Config& config, uint32_t impl_bugs);

@@ -23,27 +23,6 @@ using nlohmann::json;
 
 // The protocol a bug runs under: the base one when the spec row applies to
 // it, else the first one the row names.
-model::Protocol ProtocolFor(const model::BugInfo& info, model::Protocol base) {
-  const std::string_view protocols = info.protocols;
-  if (protocols == "all") return base;
-  if (protocols == "bit")
-    return model::IsBitProtocol(base) ? base : model::Protocol::kDerived;
-  std::optional<model::Protocol> first;
-  std::size_t start = 0;
-  while (start < protocols.size()) {
-    std::size_t end = protocols.find(',', start);
-    if (end == std::string_view::npos) end = protocols.size();
-    std::string_view name = protocols.substr(start, end - start);
-    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
-    const Result<model::Protocol> parsed = model::ParseProtocol(name);
-    if (parsed.ok()) {
-      if (*parsed == base) return base;
-      if (!first) first = *parsed;
-    }
-    start = end + 1;
-  }
-  return first.value_or(base);
-}
 
 // "advance, indexes=2": how a variant's config differs from `base`.
 std::string Difference(const model::Config& base, const model::Config& run) {
@@ -230,7 +209,7 @@ std::vector<Variant> AllVariants(const model::Config& base) {
   }
   for (const model::BugInfo& info : model::AllBugs()) {
     model::Config config = base;
-    config.protocol = ProtocolFor(info, base.protocol);
+    config.protocol = model::ProtocolFor(info, base.protocol);
     if (info.bug == model::Bug::kSingleIndexWatermark) TwoIndexes(&config);
     Variant variant;
     if (info.in_model) {

@@ -72,20 +72,6 @@ TEST(Symmetry, TheSingleIndexReaderAndEnvForeignKeepIndexesApart) {
   EXPECT_EQ(model::SymmetryOf(config), model::Symmetry{});
 }
 
-// The protocol a bug row runs under (spec section 8's "protocols" column):
-// derived where it applies, else the first protocol it names.
-model::Protocol ProtocolOf(const model::BugInfo& info) {
-  const std::string protocols(info.protocols);
-  if (protocols == "all" || protocols == "bit" ||
-      protocols.find("derived") != std::string::npos)
-    return model::Protocol::kDerived;
-  for (const char* name : {"advance", "unconditional", "legacy"}) {
-    if (protocols.find(name) != std::string::npos)
-      return *model::ParseProtocol(name);
-  }
-  return model::Protocol::kDerived;
-}
-
 struct Row {
   std::string name;
   model::Config config;
@@ -119,7 +105,8 @@ std::vector<Row> Rows() {
   for (const model::BugInfo& info : model::AllBugs()) {
     if (!info.in_model) continue;
     model::Config config = base;
-    config.protocol = ProtocolOf(info);
+    // Derived where the bug applies, else the first protocol its row names.
+    config.protocol = model::ProtocolFor(info, model::Protocol::kDerived);
     config.bugs = model::BugBit(info.bug);
     rows.push_back({"bug_" + std::string(info.name), config});
   }

@@ -57,6 +57,22 @@ TEST(Config, TheBugTableListsEverySpecBugOnceWithAReason) {
   EXPECT_TRUE(Info(Bug::kUnchangedByUuidOnly).in_model);
 }
 
+TEST(Config, EveryBugRowAppliesToTheProtocolsItsColumnNames) {
+  for (const model::BugInfo& info : model::AllBugs()) {
+    const std::vector<model::Protocol> listed = model::ProtocolsOf(info);
+    ASSERT_FALSE(listed.empty()) << info.name;
+    for (const model::Protocol p : listed) {
+      EXPECT_TRUE(model::BugApplies(info, p)) << info.name;
+      EXPECT_EQ(model::ProtocolFor(info, p), p) << info.name;
+    }
+  }
+  const model::BugInfo& bit = model::Info(model::Bug::kReaderIgnoresBit);
+  ASSERT_EQ(bit.protocols, "bit");
+  EXPECT_FALSE(model::BugApplies(bit, model::Protocol::kLegacy));
+  EXPECT_EQ(model::ProtocolFor(bit, model::Protocol::kLegacy),
+            model::Protocol::kDerived);
+}
+
 TEST(Config, PresetsFitTheCompileTimeMaximaAndNameThemselves) {
   for (std::string_view name : {"tiny", "small", "medium", "large"}) {
     const Result<Bounds> bounds = ParsePreset(name);
