@@ -228,7 +228,7 @@ void ApplyUpdateMap(const pb::Transaction::UpdateMap& update,
 }
 
 // Lance: UpdateConfig edits the table config and leaves fragments and indices
-// alone [P §5]; the catch-up rule then finds every index unchanged, so the
+// alone [P §5.1]; the catch-up rule then finds every index unchanged, so the
 // system index (with its writer config) is not rewritten. Field metadata
 // updates are parsed but not applied: our schema fields carry no metadata.
 void ApplyUpdateConfig(const pb::Transaction::UpdateConfig& op,
@@ -251,7 +251,7 @@ std::set<std::string> FilesOfFields(const pb::DataFragment& fragment,
 
 // Lance: Merge (add columns) replaces the fragment list and the schema, then
 // prune_merge_rewritten_fields_from_indices (in place, same uuid) and
-// retain_relevant_indices [P §5]. Our reading of the prune: a fragment whose
+// retain_relevant_indices [P §5.1]. Our reading of the prune: a fragment whose
 // data files holding an index's fields differ from the head's leaves that
 // index's bitmap; adding columns in new data files prunes nothing.
 Status ApplyMerge(const pb::Transaction::Merge& op, ManifestFile* file) {

@@ -54,7 +54,7 @@ bool RequiresCatchup(Protocol protocol, const pb::Manifest& manifest);
 void ReplaceMemWalIndex(const pb::MemWalIndexDetails& details, uint64_t version,
                         const UuidSource& new_uuid, pb::IndexSection* section);
 
-// Lance: withdraw_coverage_invalidated_after_build [P §4.1 step 6, §6.2].
+// Lance: withdraw_coverage_invalidated_after_build [P §4.1 step 6, §6.3.1].
 // Removes the index_catchup entries of `changed` names; only if one was
 // removed is the system index rewritten (fresh uuid, stamped `version`).
 // Returns whether it was.

@@ -311,7 +311,7 @@ std::set<std::string> ConfigKeys(const pb::Transaction& t) {
   return keys;
 }
 
-// Lance: UpdateConfig meets a committed UpdateMemWalState compatibly [P §4.3].
+// Lance: UpdateConfig meets a committed UpdateMemWalState compatibly [P §5.1].
 // The rest follows the general rule: it touches no fragment, so only a
 // committed UpdateConfig that edits one of its keys (or replaces the config)
 // makes it retryable.
@@ -329,7 +329,7 @@ ConflictClass UpdateConfigRow(const pb::Transaction& self,
   return kOk;
 }
 
-// Lance: Merge meets a committed UpdateMemWalState as incompatible [P §4.3];
+// Lance: Merge meets a committed UpdateMemWalState as incompatible [P §5.1];
 // UpdateConfig and CreateIndex leave its fragment list alone (compatible); any
 // other data operation changed fragments it rewrites (retryable).
 ConflictClass MergeRow(Op committed) {

@@ -37,7 +37,7 @@ uint64_t ExclusionWatermark(const VersionView& head, const std::string& shard,
                             const std::vector<std::string>& query,
                             Protocol protocol, ReadMode mode, BugSet bugs);
 
-// lancedb resolve_single_index [P §8], for one query arm searching the column
+// lancedb resolve_single_index [P §8.1], for one query arm searching the column
 // `field`: the segments of the index section whose fields contain `field` are
 // deduplicated by index name (one logical index has many segments); more than
 // one distinct index is InvalidArgument (the query would need more than one
