@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "impl/build.h"
@@ -200,6 +201,15 @@ TEST(UpdateConfig, TheLanceDbPrimaryKeyTransactionDecodesAsUpdateConfig) {
   EXPECT_TRUE(t->GetReflection()->GetUnknownFields(*t).empty());
 }
 
+TEST(UnmodelledOperations, AnOperationThisSchemaLacksStillDecodes) {
+  // read_version 2, then ReserveFragments (107) as an empty message.
+  const auto t = DecodeTransaction(std::string("\x08\x02\xda\x06\x00", 5));
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ(t->operation_case(), pb::Transaction::OPERATION_NOT_SET);
+  EXPECT_EQ(DecodeTransaction(std::string("\x08\x02", 2)).status().code(),
+            StatusCode::kCorruption);
+}
+
 TEST(UpdateConfig, ConflictsAsLanceClassifiesThem) {
   const pb::Transaction config = SetConfig("k", "v");
   // Lance: UpdateMemWalState and CreateIndex meet a committed UpdateConfig
@@ -240,6 +250,35 @@ TEST(IndexMetadataFields, FilesAndCreatedAtUseLanceFieldNumbersAndRoundTrip) {
   EXPECT_EQ(back.files(0).path(), "a");
   EXPECT_EQ(back.files(0).size_bytes(), 3u);
   EXPECT_FALSE(decoded->index_section.indices(1).has_created_at());
+}
+
+TEST(IndexMetadataFields, LanceDbIndexesDecodeWithTheirFilesAndTimestamps) {
+  const std::filesystem::path dir =
+      std::filesystem::path(MEMWAL_FIXTURES_DIR) / "plain.lance" / "_versions";
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".manifest") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::ostringstream out;
+    out << in.rdbuf();
+    const auto file = DecodeManifestFile(out.str());
+    ASSERT_TRUE(file.ok()) << entry.path();
+    for (const pb::IndexMetadata& index : file->index_section.indices()) {
+      if (index.name() != "id_idx") continue;
+      ++checked;
+      EXPECT_GT(index.created_at(), 1600000000000u) << entry.path();
+      std::set<std::string> paths;
+      for (const pb::IndexFile& f : index.files()) {
+        EXPECT_GT(f.size_bytes(), 0u);
+        paths.insert(f.path());
+      }
+      EXPECT_EQ(paths,
+                (std::set<std::string>{"page_data.lance", "page_lookup.lance"}))
+          << entry.path();
+      EXPECT_TRUE(index.GetReflection()->GetUnknownFields(index).empty());
+    }
+  }
+  EXPECT_GT(checked, 0);
 }
 
 // ---- (c) the migration withdraw step ----
