@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -212,6 +213,96 @@ Status ApplyRewrite(const pb::Transaction::Rewrite& rewrite,
   return Status::Ok();
 }
 
+// Lance: an UpdateMap applied to a string map; `replace` starts from empty, an
+// entry without a value deletes its key.
+void ApplyUpdateMap(const pb::Transaction::UpdateMap& update,
+                    google::protobuf::Map<std::string, std::string>* map) {
+  if (update.replace()) map->clear();
+  for (const auto& entry : update.update_entries()) {
+    if (entry.has_value()) {
+      (*map)[entry.key()] = entry.value();
+    } else {
+      map->erase(entry.key());
+    }
+  }
+}
+
+// Lance: UpdateConfig edits the table config and leaves fragments and indices
+// alone [P §5.1]; the catch-up rule then finds every index unchanged, so the
+// system index (with its writer config) is not rewritten. Field metadata
+// updates are parsed but not applied: our schema fields carry no metadata.
+void ApplyUpdateConfig(const pb::Transaction::UpdateConfig& op,
+                       pb::Manifest* manifest) {
+  if (op.has_config_updates())
+    ApplyUpdateMap(op.config_updates(), manifest->mutable_config());
+}
+
+// The data file paths of `fragment` that hold one of `fields`.
+std::set<std::string> FilesOfFields(const pb::DataFragment& fragment,
+                                    const std::set<int32_t>& fields) {
+  std::set<std::string> paths;
+  for (const pb::DataFile& file : fragment.files()) {
+    for (const int32_t field : file.fields()) {
+      if (fields.count(field) != 0) paths.insert(file.path());
+    }
+  }
+  return paths;
+}
+
+// Lance: Merge (add columns) replaces the fragment list and the schema, then
+// prune_merge_rewritten_fields_from_indices (in place, same uuid) and
+// retain_relevant_indices [P §5.1]. Our reading of the prune: a fragment whose
+// data files holding an index's fields differ from the head's leaves that
+// index's bitmap; adding columns in new data files prunes nothing.
+Status ApplyMerge(const pb::Transaction::Merge& op, ManifestFile* file) {
+  std::map<uint64_t, pb::DataFragment> old_fragments;
+  for (const auto& fragment : file->manifest.fragments())
+    old_fragments.emplace(fragment.id(), fragment);
+  file->manifest.mutable_fragments()->CopyFrom(op.fragments());
+  for (const auto& fragment : op.fragments()) {
+    if (fragment.id() > UINT32_MAX)
+      return Status::InvalidArgument("merge fragment id above 2^32");
+    if (!file->manifest.has_max_fragment_id() ||
+        fragment.id() > file->manifest.max_fragment_id()) {
+      file->manifest.set_max_fragment_id(static_cast<uint32_t>(fragment.id()));
+    }
+  }
+  if (op.schema_size() > 0)
+    file->manifest.mutable_fields()->CopyFrom(op.schema());
+  std::set<int32_t> schema_ids;
+  for (const auto& field : file->manifest.fields())
+    schema_ids.insert(field.id());
+  auto* indices = file->index_section.mutable_indices();
+  for (int k = indices->size() - 1; k >= 0; --k) {
+    pb::IndexMetadata& index = *indices->Mutable(k);
+    if (IsMemWalIndex(index)) continue;
+    const std::set<int32_t> fields(index.fields().begin(),
+                                   index.fields().end());
+    bool relevant = true;
+    for (const int32_t field : fields) relevant &= schema_ids.count(field) != 0;
+    if (!relevant && !schema_ids.empty()) {
+      indices->DeleteSubrange(k, 1);  // Lance: retain_relevant_indices.
+      continue;
+    }
+    MEMWAL_ASSIGN_OR_RETURN(Coverage covers,
+                            DecodeFragmentBitmap(index.fragment_bitmap()));
+    if (!covers.has_value()) continue;
+    bool pruned = false;
+    for (const auto& fragment : op.fragments()) {
+      const auto old = old_fragments.find(fragment.id());
+      if (old == old_fragments.end() || covers->count(fragment.id()) == 0)
+        continue;
+      if (FilesOfFields(old->second, fields) !=
+          FilesOfFields(fragment, fields)) {
+        covers->erase(fragment.id());
+        pruned = true;
+      }
+    }
+    if (pruned) index.set_fragment_bitmap(EncodeFragmentBitmap(covers));
+  }
+  return Status::Ok();
+}
+
 // Lance: CreateIndex removes entries whose uuid is removed or re-added, then
 // appends [P §5].
 void ApplyCreateIndex(const pb::Transaction::CreateIndex& op,
@@ -247,6 +338,11 @@ Status ApplyOperation(const BuildInput& input, ManifestFile* file) {
     case pb::Transaction::kCreateIndex:
       ApplyCreateIndex(t.create_index(), &file->index_section);
       return Status::Ok();
+    case pb::Transaction::kUpdateConfig:
+      ApplyUpdateConfig(t.update_config(), &file->manifest);
+      return Status::Ok();
+    case pb::Transaction::kMerge:
+      return ApplyMerge(t.merge(), file);
     case pb::Transaction::kUpdateMemWalState:
       // Lance #8438: the fragments are carried forward. Bug
       // progress-commit-drops-fragments: the arm never fills the fragment list.
@@ -280,6 +376,38 @@ void ReplaceMemWalIndex(const pb::MemWalIndexDetails& details, uint64_t version,
   index->mutable_uuid()->set_uuid(new_uuid());
   index->set_dataset_version(version);
   MEMWAL_ASSERT(index->uuid().uuid().size() == 16);
+}
+
+Result<std::set<std::string>> CoverageChangedNames(
+    const pb::IndexSection& before, const pb::IndexSection& after) {
+  MEMWAL_ASSIGN_OR_RETURN(const Segments old_segments, UserSegments(before));
+  MEMWAL_ASSIGN_OR_RETURN(const Segments new_segments, UserSegments(after));
+  std::set<std::string> changed;
+  for (const auto& [name, list] : new_segments) {
+    const auto it = old_segments.find(name);
+    if (it == old_segments.end() || it->second != list) changed.insert(name);
+  }
+  return changed;
+}
+
+Result<bool> WithdrawCoverageInvalidatedAfterBuild(
+    const std::set<std::string>& changed, uint64_t version,
+    const UuidSource& new_uuid, pb::IndexSection* section) {
+  if (changed.empty()) return false;
+  const pb::IndexMetadata* index = FindMemWalIndex(*section);
+  if (index == nullptr) return false;
+  MEMWAL_ASSIGN_OR_RETURN(pb::MemWalIndexDetails details,
+                          UnpackMemWalDetails(*index));
+  auto* entries = details.mutable_index_catchup();
+  bool removed = false;
+  for (int k = entries->size() - 1; k >= 0; --k) {
+    if (changed.count(entries->Get(k).index_name()) == 0) continue;
+    entries->DeleteSubrange(k, 1);
+    removed = true;
+  }
+  if (!removed) return false;
+  ReplaceMemWalIndex(details, version, new_uuid, section);
+  return true;
 }
 
 Result<std::optional<ReadVersionState>> ReadStateFor(Protocol protocol,
@@ -331,6 +459,17 @@ Result<ManifestFile> BuildManifest(const BuildInput& input) {
     return Refuse("the head has only one MemWAL catch-up bit");
   }
   MEMWAL_RETURN_IF_ERROR(ApplyActivation(input, &file));
+  if (input.migrate != nullptr) {
+    // Lance: migrate_indices, then withdraw what it narrowed [P §4.1 step 6].
+    const pb::IndexSection built = file.index_section;
+    (*input.migrate)(&file.index_section);
+    MEMWAL_ASSIGN_OR_RETURN(const std::set<std::string> changed,
+                            CoverageChangedNames(built, file.index_section));
+    MEMWAL_RETURN_IF_ERROR(WithdrawCoverageInvalidatedAfterBuild(
+                               changed, file.manifest.version(),
+                               *input.new_uuid, &file.index_section)
+                               .status());
+  }
   MEMWAL_ASSERT(file.manifest.version() == current.version() + 1);
   return file;
 }

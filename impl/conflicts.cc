@@ -6,6 +6,7 @@
 #include "impl/conflicts.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -93,6 +94,22 @@ std::set<std::string> IndexNames(const pb::Transaction& t) {
   return names;
 }
 
+// General rule for operations Lance's resolver rows do not name: UpdateConfig
+// touches no fragment (compatible); Merge rewrites the whole fragment list and
+// DataOverlay's fragments are not carried here, so both count as touching
+// every fragment (retryable). nullopt for any other operation.
+std::optional<ConflictClass> TableWideRow(Op committed) {
+  switch (committed) {
+    case Op::kUpdateConfig:
+      return kOk;
+    case Op::kMerge:
+    case Op::kDataOverlay:
+      return kRetry;
+    default:
+      return std::nullopt;
+  }
+}
+
 ConflictClass AppendRow(Op committed) {
   if (committed == Op::kUpdateMemWalState) return kNever;
   return kOk;
@@ -100,6 +117,7 @@ ConflictClass AppendRow(Op committed) {
 
 ConflictClass DeleteRow(const pb::Transaction& self,
                         const pb::Transaction& committed) {
+  if (const auto row = TableWideRow(committed.operation_case())) return *row;
   const FragmentIds mine = DeletedBy(self);
   switch (committed.operation_case()) {
     case Op::kAppend:
@@ -118,6 +136,7 @@ ConflictClass DeleteRow(const pb::Transaction& self,
 
 ConflictClass UpdateRow(const pb::Transaction& self,
                         const pb::Transaction& committed) {
+  if (const auto row = TableWideRow(committed.operation_case())) return *row;
   const FragmentIds mine = UpdatedBy(self);
   switch (committed.operation_case()) {
     case Op::kAppend:
@@ -140,6 +159,7 @@ ConflictClass UpdateRow(const pb::Transaction& self,
 
 Result<ConflictClass> RewriteRow(const pb::Transaction& self,
                                  const pb::Transaction& committed) {
+  if (const auto row = TableWideRow(committed.operation_case())) return *row;
   const FragmentIds mine = RewrittenBy(self);
   switch (committed.operation_case()) {
     case Op::kAppend:
@@ -222,7 +242,12 @@ Result<ConflictClass> CreateIndexRow(pb::Transaction* self,
   switch (committed.operation_case()) {
     case Op::kAppend:
     case Op::kDelete:
+    case Op::kUpdateConfig:
+    case Op::kDataOverlay:
       return kOk;
+    case Op::kMerge:
+      // Lance #8539: a MemWAL install meets a committed Merge as retryable.
+      return installs ? kRetry : kOk;
     case Op::kUpdate:
       MEMWAL_RETURN_IF_ERROR(PruneNewSegments(self, committed.update()));
       return kOk;
@@ -256,6 +281,7 @@ Result<ConflictClass> UpdateMemWalStateRow(const pb::Transaction& self,
   const auto& mine = self.update_mem_wal_state().compacted_sstables();
   switch (committed.operation_case()) {
     case Op::kRewrite:
+    case Op::kUpdateConfig:
       return kOk;
     case Op::kCreateIndex: {
       // Lance: a committed MemWAL install is checked like a progress commit,
@@ -274,6 +300,47 @@ Result<ConflictClass> UpdateMemWalStateRow(const pb::Transaction& self,
           committed.update_mem_wal_state().compacted_sstables(), mine);
     default:
       return kNever;
+  }
+}
+
+// Keys an UpdateConfig edits in the table config.
+std::set<std::string> ConfigKeys(const pb::Transaction& t) {
+  std::set<std::string> keys;
+  for (const auto& entry : t.update_config().config_updates().update_entries())
+    keys.insert(entry.key());
+  return keys;
+}
+
+// Lance: UpdateConfig meets a committed UpdateMemWalState compatibly [P §5.1].
+// The rest follows the general rule: it touches no fragment, so only a
+// committed UpdateConfig that edits one of its keys (or replaces the config)
+// makes it retryable.
+ConflictClass UpdateConfigRow(const pb::Transaction& self,
+                              const pb::Transaction& committed) {
+  if (!committed.has_update_config()) return kOk;
+  if (self.update_config().config_updates().replace() ||
+      committed.update_config().config_updates().replace()) {
+    return kRetry;
+  }
+  const std::set<std::string> mine = ConfigKeys(self);
+  for (const std::string& key : ConfigKeys(committed)) {
+    if (mine.count(key) != 0) return kRetry;
+  }
+  return kOk;
+}
+
+// Lance: Merge meets a committed UpdateMemWalState as incompatible [P §5.1];
+// UpdateConfig and CreateIndex leave its fragment list alone (compatible); any
+// other data operation changed fragments it rewrites (retryable).
+ConflictClass MergeRow(Op committed) {
+  switch (committed) {
+    case Op::kUpdateMemWalState:
+      return kNever;
+    case Op::kUpdateConfig:
+    case Op::kCreateIndex:
+      return kOk;
+    default:
+      return kRetry;
   }
 }
 
@@ -345,6 +412,10 @@ Result<ConflictClass> ClassifyConflict(pb::Transaction* self,
       return CreateIndexRow(self, committed);
     case Op::kUpdateMemWalState:
       return UpdateMemWalStateRow(*self, committed);
+    case Op::kUpdateConfig:
+      return UpdateConfigRow(*self, committed);
+    case Op::kMerge:
+      return MergeRow(committed_op);
     default:
       return Status::InvalidArgument(
           "cannot commit this operation through the rebase path");

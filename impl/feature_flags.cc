@@ -41,6 +41,12 @@ Status ApplyFeatureFlags(Manifest* manifest, bool enable_stable_row_id,
   manifest->set_writer_feature_flags(0);
   if (AnyDeletionFile(*manifest)) SetBoth(manifest, kFlagDeletionFiles);
   if (manifest->base_paths_size() > 0) SetBoth(manifest, kFlagBasePaths);
+  // Lance: a non-empty table config sets bit 8 in the writer word only [P
+  // §2.2].
+  if (manifest->config_size() > 0) {
+    manifest->set_writer_feature_flags(manifest->writer_feature_flags() |
+                                       kFlagTableConfig);
+  }
   // Lance: stable row ids need row-id metadata on every fragment; our fragments
   // carry none, so the flag can only be requested, and requesting it is refused
   // like Lance refuses it.

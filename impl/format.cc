@@ -133,10 +133,11 @@ Status CheckFragments(const pb::Manifest& manifest) {
 }
 
 // Lance's operation oneof spans field numbers 100..199; this schema models only
-// the operations the protocol needs. An operation it does not model (LanceDB
-// 0.31.0 writes UpdateConfig = 110 for setUnenforcedPrimaryKey, see
-// tests/fixtures/lancedb) parses into the unknown fields and is still an
-// operation, so the transaction is valid.
+// the operations the protocol needs. An operation it does not model (e.g.
+// ReserveFragments 107, Project 109, DataReplacement 111; UpdateConfig 110,
+// which LanceDB writes for setUnenforcedPrimaryKey, is now modelled) parses
+// into the unknown fields and is still an operation, so the transaction is
+// valid.
 bool HasUnmodelledOperation(const pb::Transaction& transaction) {
   const google::protobuf::UnknownFieldSet& unknown =
       transaction.GetReflection()->GetUnknownFields(transaction);
