@@ -82,6 +82,18 @@ Status UpdateCompacted(
   MEMWAL_ASSIGN_OR_RETURN(pb::MemWalIndexDetails details,
                           UnpackMemWalDetails(*index));
   ShardGenerations compacted = Generations(details.compacted_sstables());
+  // Bug progress-regresses: the update starts from the read version's
+  // compacted_sstables, not the head's, so a shard another compaction
+  // advanced since the read goes back.
+  if (input.bugs.has(Bug::kProgressRegresses) && input.read != nullptr) {
+    const pb::IndexMetadata* read_index =
+        FindMemWalIndex(input.read->file->index_section);
+    if (read_index != nullptr) {
+      MEMWAL_ASSIGN_OR_RETURN(const pb::MemWalIndexDetails read_details,
+                              UnpackMemWalDetails(*read_index));
+      compacted = Generations(read_details.compacted_sstables());
+    }
+  }
   std::set<std::string> seen;
   for (const pb::CompactedSsTable& entry : proposed) {
     const std::string& shard = entry.shard_id().uuid();
