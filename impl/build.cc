@@ -91,7 +91,22 @@ Status UpdateCompacted(
     if (read_index != nullptr) {
       MEMWAL_ASSIGN_OR_RETURN(const pb::MemWalIndexDetails read_details,
                               UnpackMemWalDetails(*read_index));
-      compacted = Generations(read_details.compacted_sstables());
+      // The shards this update names keep the head's entry (so a stale
+      // generation is still refused); every other shard takes the read's.
+      ShardGenerations from_read =
+          Generations(read_details.compacted_sstables());
+      std::erase_if(from_read, [&](const auto& e) {
+        return std::any_of(
+            proposed.begin(), proposed.end(),
+            [&](const auto& p) { return p.shard_id().uuid() == e.first; });
+      });
+      for (const auto& e : compacted) {
+        const bool named = std::any_of(
+            proposed.begin(), proposed.end(),
+            [&](const auto& p) { return p.shard_id().uuid() == e.first; });
+        if (named) from_read.push_back(e);
+      }
+      compacted = std::move(from_read);
     }
   }
   std::set<std::string> seen;
