@@ -28,6 +28,8 @@ constexpr std::array<std::string_view, kBugCount> kBugNames = {
     "coverage-past-compaction",
     "single-index-watermark",
     "reader-ignores-bit",
+    "bits-one-word",
+    "progress-regresses",
 };
 
 }  // namespace

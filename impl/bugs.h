@@ -32,9 +32,11 @@ enum class Bug : uint32_t {
   kCoveragePastCompaction,
   kSingleIndexWatermark,
   kReaderIgnoresBit,
+  kBitsOneWord,
+  kProgressRegresses,
 };
 
-inline constexpr uint32_t kBugCount = 19;
+inline constexpr uint32_t kBugCount = 21;
 
 // The spec name, e.g. "unchanged-by-uuid-only".
 std::string_view BugName(Bug bug);

@@ -83,6 +83,33 @@ Status UpdateCompacted(
   MEMWAL_ASSIGN_OR_RETURN(pb::MemWalIndexDetails details,
                           UnpackMemWalDetails(*index));
   ShardGenerations compacted = Generations(details.compacted_sstables());
+  // Bug progress-regresses: the update starts from the read version's
+  // compacted_sstables, not the head's, so a shard another compaction
+  // advanced since the read goes back.
+  if (input.bugs.has(Bug::kProgressRegresses) && input.read != nullptr) {
+    const pb::IndexMetadata* read_index =
+        FindMemWalIndex(input.read->file->index_section);
+    if (read_index != nullptr) {
+      MEMWAL_ASSIGN_OR_RETURN(const pb::MemWalIndexDetails read_details,
+                              UnpackMemWalDetails(*read_index));
+      // The shards this update names keep the head's entry (so a stale
+      // generation is still refused); every other shard takes the read's.
+      ShardGenerations from_read =
+          Generations(read_details.compacted_sstables());
+      std::erase_if(from_read, [&](const auto& e) {
+        return std::any_of(
+            proposed.begin(), proposed.end(),
+            [&](const auto& p) { return p.shard_id().uuid() == e.first; });
+      });
+      for (const auto& e : compacted) {
+        const bool named = std::any_of(
+            proposed.begin(), proposed.end(),
+            [&](const auto& p) { return p.shard_id().uuid() == e.first; });
+        if (named) from_read.push_back(e);
+      }
+      compacted = std::move(from_read);
+    }
+  }
   std::set<std::string> seen;
   for (const pb::CompactedSsTable& entry : proposed) {
     const std::string& shard = entry.shard_id().uuid();

@@ -69,6 +69,11 @@ std::string NewTransactionUuid(const UuidSource& new_uuid) {
 Status WriteManifestFile(Store* table, ManifestFile file, BugSet bugs) {
   MEMWAL_ASSERT(table != nullptr);
   MEMWAL_RETURN_IF_ERROR(ApplyFeatureFlags(&file.manifest, false, false, bugs));
+  // Bug bits-one-word: the catch-up bit reaches the writer word only.
+  if (bugs.has(Bug::kBitsOneWord) && ReadCatchupBits(file.manifest).both()) {
+    file.manifest.set_reader_feature_flags(
+        file.manifest.reader_feature_flags() & ~kFlagMemWalIndexCatchup);
+  }
   const uint64_t version = file.manifest.version();
   std::string bytes = EncodeManifestFile(file);
   MEMWAL_ASSERT(bytes.size() > 16);

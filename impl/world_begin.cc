@@ -100,6 +100,9 @@ Status World::BeginCompactSsTable(uint32_t shard, bool marker) {
   if (shard >= shard_uuids_.size())
     return Status::InvalidArgument("no such shard");
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot read, Head());
+  // R63: lancedb drains the compactors too before it drops __lance_mem_wal.
+  if (FindMemWalIndex(read.file->index_section) == nullptr)
+    return NotEnabled("the table has no __lance_mem_wal (R63)");
   const uint64_t generation = CompactedAt(read, shard_uuids_[shard]) + 1;
   MEMWAL_ASSIGN_OR_RETURN(const pb::ShardManifest wal,
                           LatestShardManifest(shard));
@@ -235,6 +238,9 @@ Status World::BeginRecordProgress(uint32_t shard) {
   if (shard >= shard_uuids_.size())
     return Status::InvalidArgument("no such shard");
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot read, Head());
+  // R63, as BeginCompactSsTable.
+  if (FindMemWalIndex(read.file->index_section) == nullptr)
+    return NotEnabled("the table has no __lance_mem_wal (R63)");
   pb::Transaction t;
   t.set_read_version(read.version());
   pb::CompactedSsTable* entry =

@@ -142,6 +142,22 @@ Status World::WriteShardManifest(uint32_t shard, pb::ShardManifest manifest) {
 }
 
 Status World::FlushMemTable(uint32_t shard) {
+  // R63: lancedb drains the shard writers before it drops __lance_mem_wal, so
+  // no writer flushes into a table whose head has no system index. A writer
+  // reads the head as a reader does, so a half-set head (R60) does not stop it.
+  {
+    PrefixedStore table = Table();
+    MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> versions,
+                            ListVersions(table));
+    if (versions.empty()) return Status::NotFound("table has no versions");
+    MEMWAL_ASSIGN_OR_RETURN(const Snapshot head,
+                            LoadVersion(table, nullptr, versions.back(), true));
+    if (FindMemWalIndex(head.file->index_section) == nullptr) {
+      return Status::FailedPrecondition(
+          "the table has no __lance_mem_wal: its shard writers were drained "
+          "(R63)");
+    }
+  }
   MEMWAL_ASSIGN_OR_RETURN(pb::ShardManifest manifest,
                           LatestShardManifest(shard));
   const uint64_t generation = manifest.current_generation();
@@ -161,6 +177,10 @@ Status World::FlushMemTable(uint32_t shard) {
 }
 
 Status World::RetireGuard(uint32_t shard, uint64_t generation) const {
+  // Lance's GC runs through an opened dataset, so a head that does not load
+  // (a half-set manifest, R60) refuses the decision, as CleanupVersions does.
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
+  static_cast<void>(head);
   MEMWAL_ASSIGN_OR_RETURN(const pb::ShardManifest manifest,
                           LatestShardManifest(shard));
   const bool present = std::any_of(
@@ -202,9 +222,15 @@ Status World::RetireDecide(uint32_t shard, uint64_t generation) {
 }
 
 Result<Outcome> World::RetireExecute(uint32_t shard, uint64_t generation) {
-  if (pending_.erase({shard, generation}) == 0) {
+  if (pending_.count({shard, generation}) == 0) {
     return Status::FailedPrecondition("no pending retirement of this SSTable");
   }
+  // The deleting GC runs through an opened dataset too (R60: a half-set head
+  // stops it; the decision stays pending). stale-read does not look at the
+  // head's progress again; opening the table is not looking again.
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
+  static_cast<void>(head);
+  pending_.erase({shard, generation});
   // gc recheck (our proposed guard): look again at the head; stale-read deletes
   // blindly.
   if (options_.gc == GcMode::kRecheck) {

@@ -106,6 +106,19 @@ constexpr std::array<BugInfo, kBugCount> kBugs = {{
     {Bug::kReaderIgnoresBit, "reader-ignores-bit",
      "the strict reader treats a missing entry as no cap", "bit", true,
      "ReadsMissNoRows", false},
+    {Bug::kBitsOneWord, "bits-one-word",
+     "the write path sets the catch-up bit in the writer word only", "bit",
+     false,
+     "the model's versions carry one bit pair (reader_bit, writer_bit) that "
+     "its writers set together; only a foreign writer (R60) splits them",
+     false},
+    {Bug::kProgressRegresses, "progress-regresses",
+     "a progress update starts from the read version's compacted_sstables, "
+     "not the head's (another shard's progress goes back)",
+     "all", false,
+     "the model's R32 merge starts from the head by construction; only the "
+     "implementation's merge can start elsewhere",
+     false},
 }};
 
 template <typename Enum, std::size_t N>

@@ -58,8 +58,10 @@ enum class Bug : uint8_t {
   kCoveragePastCompaction,
   kSingleIndexWatermark,
   kReaderIgnoresBit,
+  kBitsOneWord,
+  kProgressRegresses,
 };
-inline constexpr int kBugCount = 19;
+inline constexpr int kBugCount = 21;
 
 // One row of spec section 8.
 struct BugInfo {

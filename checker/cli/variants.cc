@@ -211,6 +211,11 @@ std::vector<Variant> AllVariants(const model::Config& base) {
     model::Config config = base;
     config.protocol = model::ProtocolFor(info, base.protocol);
     if (info.bug == model::Bug::kSingleIndexWatermark) TwoIndexes(&config);
+    // Two shards compacted from one read version, a fragment for each.
+    if (info.bug == model::Bug::kProgressRegresses) {
+      config.bounds.shards = std::max(config.bounds.shards, 2);
+      config.bounds.fragments = std::max(config.bounds.fragments, 3);
+    }
     Variant variant;
     if (info.in_model) {
       config.bugs |= model::BugBit(info.bug);

@@ -202,6 +202,21 @@ std::optional<Finding> CheckPublishedVersionLoads(const Action& action,
   if (!MayPublish(action, outcome)) return std::nullopt;
   const Status loads = world.HeadLoads();
   if (loads.ok()) return std::nullopt;
+  // A head this protocol wrote with bit 128 in one word only breaks
+  // FeatureBitsArePaired on the implementation's decoded bytes, which is
+  // why it does not load; the named invariant is reported first.
+  if (const Result<std::vector<uint64_t>> versions = world.Versions();
+      versions.ok() && !versions->empty()) {
+    const Result<impl::TableVersion> head = world.ReadVersion(versions->back());
+    if (head.ok() && head->reader_bit != head->writer_bit) {
+      return Finding{
+          "FeatureBitsArePaired",
+          "broken on the implementation's persisted head: " +
+              model::ToString(action) + " published version " +
+              std::to_string(head->number) + " with bit 128 in the " +
+              (head->reader_bit ? "reader" : "writer") + " word only"};
+    }
+  }
   return Finding{
       std::string(kPublishedVersionsLoad),
       model::ToString(action) +

@@ -94,11 +94,6 @@ std::vector<Action> GuardDisabledActions(const model::Config& config,
 std::optional<Finding> CheckRefusals(const model::Config& config,
                                      const model::State& state,
                                      const impl::World& world) {
-  // Not yet under env foreign: there the model's guards and the
-  // implementation's disagree on actions after a foreign write (a retirement
-  // after ForeignCompaction, a flush after DropMemWal), and each needs a
-  // ruling from Lance's behaviour first (README, "What lockstep compares").
-  if (model::IsForeign(config)) return std::nullopt;
   const std::vector<Action> disabled = GuardDisabledActions(config, state);
   if (disabled.empty()) return std::nullopt;
   impl::World copy = world;

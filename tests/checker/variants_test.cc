@@ -73,6 +73,8 @@ constexpr Pinned kPinned[] = {
     {"bug=coverage-past-compaction", "not run", kNeedsLockstep, -1},
     {"bug=single-index-watermark", "violation", "ReadsMissNoRows", 7},
     {"bug=reader-ignores-bit", "violation", "ReadsMissNoRows", 5},
+    {"bug=bits-one-word", "not run", kNeedsLockstep, -1},
+    {"bug=progress-regresses", "not run", kNeedsLockstep, -1},
 };
 
 const cli::Variant& Find(const std::vector<cli::Variant>& variants,
@@ -228,7 +230,9 @@ TEST(Variants, LockstepSearchFindsAnEnvBug) {
   const cli::VariantRow row = cli::RunVariant(variant, lockstep);
   EXPECT_EQ(row.verdict, "violation");
   EXPECT_EQ(row.invariant, "ImplementationMatchesModel");
-  EXPECT_EQ(row.steps, 3u);
+  // 1 step since refusals are compared under env foreign: the bug loads the
+  // half-set head and accepts the Append the model disables.
+  EXPECT_EQ(row.steps, 1u);
   EXPECT_GT(row.states, 0u);
 }
 

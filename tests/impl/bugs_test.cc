@@ -297,5 +297,39 @@ TEST(BugSwitches, ReaderIgnoresBit) {
             (std::vector<uint64_t>{1}));
 }
 
+// Two compactions of different shards read the same version; the second to
+// commit rebases over the first. Right: both shards keep their progress. Bug
+// progress-regresses: the second starts from its read version's progress, so
+// the first shard's goes back to nothing.
+TEST(BugSwitches, ProgressRegresses) {
+  for (const bool on : {false, true}) {
+    World world = MakeWorld(Protocol::kUnconditional, 2, 1,
+                            on ? On(Bug::kProgressRegresses) : 0);
+    ASSERT_TRUE(world.FlushMemTable(0).ok());
+    ASSERT_TRUE(world.FlushMemTable(1).ok());
+    ASSERT_TRUE(world.BeginCompactSsTable(0, true).ok());
+    ASSERT_TRUE(world.BeginCompactSsTable(1, true).ok());
+    ASSERT_EQ(CommitFirst(world), Outcome::kPublished);
+    ASSERT_EQ(CommitFirst(world), Outcome::kPublished);
+    const TableVersion head = Head(world);
+    const auto shard0 = head.compacted.find(0);
+    EXPECT_EQ(shard0 != head.compacted.end() && shard0->second == 1, !on) << on;
+    EXPECT_EQ(head.compacted.count(1), 1u);
+  }
+}
+
+// Right: activation sets bit 128 in both words. Bug bits-one-word: the
+// write path leaves it in the writer word only.
+TEST(BugSwitches, BitsOneWord) {
+  for (const bool on : {false, true}) {
+    World world =
+        MakeWorld(Protocol::kDerived, 1, 1, on ? On(Bug::kBitsOneWord) : 0);
+    Publish(world, [&] { return world.BeginActivate(); });
+    const TableVersion head = Head(world);
+    EXPECT_TRUE(head.writer_bit);
+    EXPECT_EQ(head.reader_bit, !on);
+  }
+}
+
 }  // namespace
 }  // namespace memwal::impl
