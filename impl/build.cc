@@ -72,6 +72,8 @@ std::vector<uint64_t> AddFragments(
   return ids;
 }
 
+}  // namespace
+
 // Lance: update_mem_wal_index_compacted_sstables (#8262 semantics) [P §3].
 Status UpdateCompacted(
     const google::protobuf::RepeatedPtrField<pb::CompactedSsTable>& proposed,
@@ -129,6 +131,8 @@ Status UpdateCompacted(
   ReplaceMemWalIndex(details, version, *input.new_uuid, section);
   return Status::Ok();
 }
+
+namespace {
 
 // Lance: prune_updated_fields_from_indices, in place, keeping the uuid [P §5].
 Status PruneUpdatedFields(const pb::Transaction::Update& update,

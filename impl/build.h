@@ -45,6 +45,16 @@ struct BuildInput {
 
 Result<ManifestFile> BuildManifest(const BuildInput& input);
 
+// Lance: update_mem_wal_index_compacted_sstables [P §3]: merges `proposed`
+// into the compacted_sstables of `section`'s __lance_mem_wal (a shard not yet
+// recorded is added; a generation not above the recorded one is refused as
+// stale) and rewrites the system index (a fresh uuid from input.new_uuid,
+// stamped `version`). Refused without a system index or when one update names a
+// shard twice. Reads input.bugs (progress-regresses) and input.read.
+Status UpdateCompacted(
+    const google::protobuf::RepeatedPtrField<pb::CompactedSsTable>& proposed,
+    const BuildInput& input, uint64_t version, pb::IndexSection* section);
+
 // True if the head requires catch-up under `protocol` (R1: both bits for bit
 // protocols, always for unconditional, never for legacy).
 bool RequiresCatchup(Protocol protocol, const pb::Manifest& manifest);

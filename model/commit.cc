@@ -224,8 +224,8 @@ int AllocateFragment(State* state, Version* next, RowSet rows) {
   return fragment;
 }
 
-// R35 step 2, the compacted_sstables part: the stale-generation rule.
-// R63: without __lance_mem_wal there is nothing to record progress in.
+}  // namespace
+
 bool RecordCompacted(const Txn& txn, const Version& head, Version* next) {
   if (head.mem_wal_dropped) return false;
   if (txn.generation <= head.compacted[txn.shard]) return false;
@@ -234,6 +234,8 @@ bool RecordCompacted(const Txn& txn, const Version& head, Version* next) {
   next->op.progress_generation = txn.generation;
   return true;
 }
+
+namespace {
 
 // R24: every segment meeting {f1, f2} gets a fresh uuid and the remapped
 // covers.

@@ -111,6 +111,12 @@ State Apply(const Config& config, State state, const ForeignCompaction& action,
 State Apply(const Config& config, State state, const ReinstallMemWal& action,
             Outcome* outcome);
 
+// R35 step 2, the compacted_sstables part, of a RecordProgress or a
+// CompactSsTable commit: the stale-generation rule (txn.generation must be
+// above head.compacted[txn.shard], else false = refused) and the raise. R63:
+// without __lance_mem_wal there is nothing to record progress in (false).
+// Exposed for the rule-function properties (tests/conformance).
+bool RecordCompacted(const Txn& txn, const Version& head, Version* next);
 // Shared by begin.cc and table.cc: a step that commits a version (a transaction
 // begin reserves one) needs inflight + committed below the `commits` bound.
 bool CommitBudgetLeft(const Config& config, const State& state);
