@@ -1,9 +1,10 @@
 // Planted differences (issue 18): for each field lockstep compares beyond the
 // versions' abstraction (refusals, in-flight contents, the operation kind of
 // the transaction file, zero-valued progress entries, the system index's
-// uuid), a deliberate difference is put into the implementation (its bytes
-// in the store, an in-flight transaction, or a World whose guard differs) and
-// lockstep reports it with the right invariant and detail.
+// uuid, the rows a fragment's data holds, deleted rows), a deliberate
+// difference is put into the implementation (its bytes in the store, an
+// in-flight transaction, or a World whose guard differs) and lockstep reports
+// it with the right invariant and detail.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -12,7 +13,9 @@
 #include "checker/lockstep/lockstep.h"
 #include "checker/lockstep/refinement.h"
 #include "checker/lockstep/refusals.h"
+#include "impl/bitmap.h"
 #include "impl/format.h"
+#include "impl/rows.h"
 #include "impl/table.h"
 
 namespace memwal::checker::lockstep {
@@ -251,6 +254,87 @@ TEST(LockstepPlanted, ASystemIndexUuidRenewedWithoutChangeIsReported) {
                        "version 2: the system index uuid changes (impl) while "
                        "its progress is unchanged (model)"))
       << finding->detail;
+}
+
+// Flush generation 1 of shard 0 and compact it with the marker: fragment 1
+// holds the row (0,1) in its data file.
+Ran CompactedRow(const LockstepSetup& setup) {
+  return RunActions(setup, {model::FlushMemTable{0},
+                            model::CompactSsTable{0, true}, model::Commit{0}});
+}
+
+TEST(LockstepPlanted, TheRowsOfAFragmentComeFromItsDataFile) {
+  const LockstepSetup setup = TinySetup(8);
+  Ran run = CompactedRow(setup);
+  const Result<impl::RowsView> rows = run.world.ReadRows();
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  const std::set<std::pair<uint32_t, uint64_t>> row{{0, 1}};
+  EXPECT_EQ(rows->fragments.at(1), row);
+  // Fragment 1's data file now holds a base row instead of (0,1): the rows
+  // are lost to every query that skips the compacted SSTable.
+  const std::string data = "planted-row.lance";
+  ASSERT_TRUE(run.world.mutable_store()
+                  ->Put(run.world.table_root() + "data/" + data,
+                        impl::EncodeRowFile({impl::RowKey{}}))
+                  .ok());
+  RewriteHead(&run.world, [&](impl::ManifestFile* file) {
+    for (impl::pb::DataFragment& fragment :
+         *file->manifest.mutable_fragments()) {
+      if (fragment.id() == 1) fragment.mutable_files(0)->set_path(data);
+    }
+  });
+  const std::optional<Finding> finding =
+      CheckRefinement(setup.config, run.world, run.state);
+  ASSERT_TRUE(finding.has_value());
+  EXPECT_EQ(finding->invariant, "ReadsMissNoRows") << finding->detail;
+  EXPECT_TRUE(
+      Mentions(finding, "rows: fragment 1 holds {} (impl) vs {(0,1)} (model)"))
+      << finding->detail;
+}
+
+TEST(LockstepPlanted, ADeletionFileTheModelDoesNotHaveIsReported) {
+  const LockstepSetup setup = TinySetup(9);
+  Ran run = CompactedRow(setup);
+  // A deletion file naming offset 0 of fragment 1, which no commit deleted.
+  impl::pb::DeletionFile deletion;
+  deletion.set_file_type(impl::pb::DeletionFile::BITMAP);
+  deletion.set_read_version(2);
+  deletion.set_id(7);
+  deletion.set_num_deleted_rows(1);
+  ASSERT_TRUE(
+      run.world.mutable_store()
+          ->Put(run.world.table_root() + impl::DeletionFilePath(1, deletion),
+                impl::EncodeFragmentBitmap(impl::FragmentSet{0}))
+          .ok());
+  RewriteHead(&run.world, [&](impl::ManifestFile* file) {
+    for (impl::pb::DataFragment& fragment :
+         *file->manifest.mutable_fragments()) {
+      if (fragment.id() == 1) *fragment.mutable_deletion_file() = deletion;
+    }
+  });
+  const std::optional<Finding> finding =
+      CheckRefinement(setup.config, run.world, run.state);
+  ASSERT_TRUE(finding.has_value());
+  EXPECT_EQ(finding->invariant, "ImplementationMatchesModel");
+  EXPECT_TRUE(Mentions(finding, "rows: deleted {(0,1)} (impl) vs {} (model)"))
+      << finding->detail;
+  EXPECT_TRUE(
+      Mentions(finding, "rows: fragment 1 holds {} (impl) vs {(0,1)} (model)"))
+      << finding->detail;
+}
+
+TEST(LockstepPlanted, ADeleteTransactionDeletesTheRowsOfItsFragment) {
+  const LockstepSetup setup = TinySetup(10);
+  // Lockstep checks every step: the implementation's deleted rows, read from
+  // the Delete transaction and fragment 1's data file, equal the model's.
+  Ran run = RunActions(
+      setup, {model::FlushMemTable{0}, model::CompactSsTable{0, true},
+              model::Commit{0}, model::DeleteFragment{1}, model::Commit{0}});
+  const Result<impl::RowsView> rows = run.world.ReadRows();
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  const std::set<std::pair<uint32_t, uint64_t>> row{{0, 1}};
+  EXPECT_EQ(rows->deleted, row);
+  EXPECT_EQ(run.state.deleted, model::RowBit(0, 1));
 }
 
 }  // namespace
