@@ -256,11 +256,13 @@ TEST(LockstepPlanted, ASystemIndexUuidRenewedWithoutChangeIsReported) {
       << finding->detail;
 }
 
-// Flush generation 1 of shard 0 and compact it with the marker: fragment 1
-// holds the row (0,1) in its data file.
+// Activate (derived's compactor waits for it), flush generation 1 of shard 0
+// and compact it with the marker: fragment 1 holds the row (0,1) in its data
+// file.
 Ran CompactedRow(const LockstepSetup& setup) {
-  return RunActions(setup, {model::FlushMemTable{0},
-                            model::CompactSsTable{0, true}, model::Commit{0}});
+  return RunActions(
+      setup, {model::Activate{}, model::Commit{0}, model::FlushMemTable{0},
+              model::CompactSsTable{0, true}, model::Commit{0}});
 }
 
 TEST(LockstepPlanted, TheRowsOfAFragmentComeFromItsDataFile) {
@@ -328,8 +330,9 @@ TEST(LockstepPlanted, ADeleteTransactionDeletesTheRowsOfItsFragment) {
   // Lockstep checks every step: the implementation's deleted rows, read from
   // the Delete transaction and fragment 1's data file, equal the model's.
   Ran run = RunActions(
-      setup, {model::FlushMemTable{0}, model::CompactSsTable{0, true},
-              model::Commit{0}, model::DeleteFragment{1}, model::Commit{0}});
+      setup, {model::Activate{}, model::Commit{0}, model::FlushMemTable{0},
+              model::CompactSsTable{0, true}, model::Commit{0},
+              model::DeleteFragment{1}, model::Commit{0}});
   const Result<impl::RowsView> rows = run.world.ReadRows();
   ASSERT_TRUE(rows.ok()) << rows.status().ToString();
   const std::set<std::pair<uint32_t, uint64_t>> row{{0, 1}};
