@@ -69,7 +69,7 @@ std::vector<uint64_t> AddFragments(
     copy->set_id(id);
     manifest->set_max_fragment_id(static_cast<uint32_t>(id));
     // Lance: rows new to the table get fresh stable row ids from next_row_id;
-    // a rewrite's fragment arrives with the ids it keeps [P §9.1].
+    // a rewrite's fragment arrives with the ids it keeps [P §10.1].
     if (copy->row_id_sequence_case() ==
         pb::DataFragment::ROW_ID_SEQUENCE_NOT_SET) {
       std::vector<uint64_t> row_ids;

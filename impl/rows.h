@@ -1,4 +1,4 @@
-// Row identity in the store [P §9]: what a data file holds, the stable row ids
+// Row identity in the store [P §10]: what a data file holds, the stable row ids
 // of a fragment (DataFragment.inline_row_ids, a RowIdSequence) and its deleted
 // offsets (DataFragment.deletion_file, a file under `_deletions/`).
 //
@@ -42,13 +42,13 @@ struct RowKey {
 std::string EncodeRowFile(const std::vector<RowKey>& rows);
 Result<std::vector<RowKey>> DecodeRowFile(std::string_view bytes);
 
-// A serialized RowIdSequence [P §9.1]: each run of consecutive ids as a Range
+// A serialized RowIdSequence [P §10.1]: each run of consecutive ids as a Range
 // segment. Decoding accepts Range, RangeWithHoles, RangeWithBitmap and both
 // arrays in every EncodedU64Array width, as Lance writes them.
 std::string EncodeRowIdSequence(const std::vector<uint64_t>& ids);
 Result<std::vector<uint64_t>> DecodeRowIdSequence(std::string_view bytes);
 
-// `_deletions/{fragment}-{read_version}-{id}.{bin|arrow}` [P §9.2].
+// `_deletions/{fragment}-{read_version}-{id}.{bin|arrow}` [P §10.2].
 std::string DeletionFilePath(uint64_t fragment, const pb::DeletionFile& file);
 
 // A fragment's rows as its bytes say.

@@ -222,7 +222,7 @@ Result<Outcome> World::Restore(uint64_t version) {
   file.manifest.set_max_fragment_id(
       std::max(old.file->manifest.max_fragment_id(),
                head.file->manifest.max_fragment_id()));
-  // Stable row ids are never reused either [P §9.1].
+  // Stable row ids are never reused either [P §10.1].
   file.manifest.set_next_row_id(std::max(old.file->manifest.next_row_id(),
                                          head.file->manifest.next_row_id()));
   pb::Transaction transaction;

@@ -172,7 +172,7 @@ Status World::BeginRewriteFragments(uint64_t first, uint64_t second) {
   *group->add_old_fragments() = *a;
   *group->add_old_fragments() = *b;
   // The rewrite copies the rows it keeps (deleted ones are dropped) with their
-  // stable row ids [P §9.1].
+  // stable row ids [P §10.1].
   std::vector<RowKey> rows;
   std::vector<uint64_t> row_ids;
   bool every_id = true;
@@ -264,12 +264,29 @@ Status World::BeginRecordProgress(uint32_t shard) {
   // R63, as BeginCompactSsTable.
   if (FindMemWalIndex(read.file->index_section) == nullptr)
     return NotEnabled("the table has no __lance_mem_wal (R63)");
+  // The progress pass of a two-step compaction follows its data pass: it
+  // records generation g only once a live fragment of the head holds a row of
+  // (shard, g), as the fragments' data files say (spec R28).
+  const uint64_t generation = CompactedAt(read, shard_uuids_[shard]) + 1;
+  bool landed = false;
+  for (const pb::DataFragment& fragment : read.file->manifest.fragments()) {
+    MEMWAL_ASSIGN_OR_RETURN(
+        const FragmentRows rows,
+        ReadFragmentRows(store_, table_root_, read.file->manifest, fragment));
+    for (size_t offset = 0; offset < rows.rows.size() && !landed; ++offset) {
+      landed = rows.rows[offset] == RowKey{shard_uuids_[shard], generation} &&
+               rows.deleted.count(offset) == 0;
+    }
+    if (landed) break;
+  }
+  if (!landed)
+    return NotEnabled("no live fragment holds the generation's rows (R28)");
   pb::Transaction t;
   t.set_read_version(read.version());
   pb::CompactedSsTable* entry =
       t.mutable_update_mem_wal_state()->add_compacted_sstables();
   entry->mutable_shard_id()->set_uuid(shard_uuids_[shard]);
-  entry->set_generation(CompactedAt(read, shard_uuids_[shard]) + 1);
+  entry->set_generation(generation);
   return Begin(std::move(t));
 }
 

@@ -38,10 +38,19 @@ Status World::ReadTableRows(const std::string& root, int depth,
           out->deleted.insert(it->second.begin(), it->second.end());
       }
     }
+    // Lance: a stable row id names one row of the version [P §10.1].
+    std::set<uint64_t> row_ids;
     for (const pb::DataFragment& fragment : file.manifest.fragments()) {
       MEMWAL_ASSIGN_OR_RETURN(
           const FragmentRows rows,
           ReadFragmentRows(store_, root, file.manifest, fragment));
+      for (const uint64_t id : rows.row_ids) {
+        if (!row_ids.insert(id).second) {
+          return Status::Corruption("version " + std::to_string(number) +
+                                    ": row id " + std::to_string(id) +
+                                    " names two rows");
+        }
+      }
       std::set<std::pair<uint32_t, uint64_t>> held;
       for (uint64_t offset = 0; offset < rows.rows.size(); ++offset) {
         const RowKey& row = rows.rows[offset];

@@ -46,7 +46,7 @@ Status World::InitTable() {
   file.manifest.set_version(1);
   file.manifest.set_max_fragment_id(0);
   AddSchema(options_.indexes, &file.manifest);
-  // Fragment 0 holds one base row, stable row id 0 [P §9.1].
+  // Fragment 0 holds one base row, stable row id 0 [P §10.1].
   PrefixedStore table = Table();
   MEMWAL_ASSIGN_OR_RETURN(pb::DataFragment first,
                           WriteDataFragment(&table, UuidHex(NewUuid()),

@@ -340,5 +340,40 @@ TEST(LockstepPlanted, ADeleteTransactionDeletesTheRowsOfItsFragment) {
   EXPECT_EQ(run.state.deleted, model::RowBit(0, 1));
 }
 
+TEST(LockstepPlanted, RecordProgressIsRefusedUntilAFragmentHoldsItsRows) {
+  const LockstepSetup setup = TinySetup(11);
+  // The data pass has begun but not landed: the model disables
+  // RecordProgress{0}, and the implementation refuses it (no live fragment's
+  // data file holds a row of (0,1)).
+  Ran run = RunActions(
+      setup, {model::Activate{}, model::Commit{0}, model::FlushMemTable{0},
+              model::CompactSsTable{0, false}});
+  const std::vector<model::Action> disabled =
+      GuardDisabledActions(setup.config, run.state);
+  ASSERT_NE(std::find(disabled.begin(), disabled.end(),
+                      model::Action{model::RecordProgress{0}}),
+            disabled.end());
+  EXPECT_FALSE(CheckRefusals(setup.config, run.state, run.world).has_value());
+  // Planted: fragment 0's data file holds the row (0,1), so the
+  // implementation's guard passes where the model's does not.
+  const std::string data = "planted-progress.lance";
+  ASSERT_TRUE(
+      run.world.mutable_store()
+          ->Put(run.world.table_root() + "data/" + data,
+                impl::EncodeRowFile({impl::RowKey{run.world.shard_uuid(0), 1}}))
+          .ok());
+  RewriteHead(&run.world, [&](impl::ManifestFile* file) {
+    file->manifest.mutable_fragments(0)->mutable_files(0)->set_path(data);
+  });
+  const std::optional<Finding> finding =
+      CheckRefusals(setup.config, run.state, run.world);
+  ASSERT_TRUE(finding.has_value());
+  EXPECT_EQ(finding->invariant, "ImplementationMatchesModel");
+  EXPECT_TRUE(Mentions(finding,
+                       "refusals: the implementation accepted "
+                       "RecordProgress{shard=0}"))
+      << finding->detail;
+}
+
 }  // namespace
 }  // namespace memwal::checker::lockstep
