@@ -10,6 +10,7 @@
 #include <set>
 
 #include "impl/feature_flags.h"
+#include "impl/rows.h"
 
 namespace memwal::impl {
 namespace {
@@ -67,6 +68,17 @@ std::vector<uint64_t> AddFragments(
     *copy = fragment;
     copy->set_id(id);
     manifest->set_max_fragment_id(static_cast<uint32_t>(id));
+    // Lance: rows new to the table get fresh stable row ids from next_row_id;
+    // a rewrite's fragment arrives with the ids it keeps [P §10.1].
+    if (copy->row_id_sequence_case() ==
+        pb::DataFragment::ROW_ID_SEQUENCE_NOT_SET) {
+      std::vector<uint64_t> row_ids;
+      for (uint64_t k = 0; k < copy->physical_rows(); ++k)
+        row_ids.push_back(manifest->next_row_id() + k);
+      manifest->set_next_row_id(manifest->next_row_id() +
+                                copy->physical_rows());
+      copy->set_inline_row_ids(EncodeRowIdSequence(row_ids));
+    }
     ids.push_back(id);
   }
   return ids;

@@ -222,6 +222,9 @@ Result<Outcome> World::Restore(uint64_t version) {
   file.manifest.set_max_fragment_id(
       std::max(old.file->manifest.max_fragment_id(),
                head.file->manifest.max_fragment_id()));
+  // Stable row ids are never reused either [P §10.1].
+  file.manifest.set_next_row_id(std::max(old.file->manifest.next_row_id(),
+                                         head.file->manifest.next_row_id()));
   pb::Transaction transaction;
   transaction.set_read_version(head.version());
   transaction.set_uuid(NewTransactionUuid(UuidFn()));
@@ -296,6 +299,17 @@ Status World::DeepClone() {
   file.transaction = transaction;
   table_root_ = "t" + std::to_string(tables_created_++) + "/";
   PrefixedStore table = Table();
+  // The data and deletion files are copied (the blobs are shared).
+  for (const char* dir : {"data/", "_deletions/"}) {
+    std::vector<std::pair<std::string, Blob>> copies;
+    for (auto it = store_.objects().lower_bound(source + dir);
+         it != store_.objects().end() && it->first.rfind(source + dir, 0) == 0;
+         ++it) {
+      copies.emplace_back(it->first.substr(source.size()), it->second);
+    }
+    for (const auto& [path, blob] : copies)
+      MEMWAL_RETURN_IF_ERROR(table.Put(path, *blob));
+  }
   MEMWAL_RETURN_IF_ERROR(table.PutIfAbsent(std::string(kTransactionsDir) + name,
                                            EncodeTransaction(transaction)));
   MEMWAL_RETURN_IF_ERROR(WriteManifestFile(&table, std::move(file), bugs_));

@@ -32,6 +32,7 @@
 #include "impl/directory_store.h"
 #include "impl/memory_store.h"
 #include "impl/read.h"
+#include "impl/rows.h"
 
 namespace memwal::impl {
 
@@ -98,6 +99,18 @@ struct TableVersion {
   OpKind op = OpKind::kInit;
   std::string mem_wal_index_uuid;  // The system index's uuid (changes on every
                                    // rewrite).
+};
+
+// Row identity as the table's bytes say (impl/rows.h), in model terms: a row
+// is (shard number, generation).
+struct RowsView {
+  // Every fragment some version of the table (or of the table it was cloned
+  // from) lists: the MemWAL rows its data holds and its deletion file does not
+  // delete, as the newest version listing it says.
+  std::map<uint64_t, std::set<std::pair<uint32_t, uint64_t>>> fragments;
+  // Rows a commit deleted: those of the fragments a Delete transaction removed
+  // and those at the offsets a deletion file names.
+  std::set<std::pair<uint32_t, uint64_t>> deleted;
 };
 
 struct WalState {
@@ -178,6 +191,8 @@ class World {
   // half-set pair, one system index, known feature bits); the refusal if not.
   Status HeadLoads() const;
   Result<WalState> ReadWal() const;
+  // Every version's fragments read through impl/rows.h (world_rows.cc).
+  Result<RowsView> ReadRows() const;
   // R40 on the head: per shard, 0 = no watermark. Query index numbers in any
   // order.
   Result<std::vector<uint64_t>> Watermarks(
@@ -238,6 +253,7 @@ class World {
   Result<TableVersion> ToTableVersion(const Snapshot& snapshot,
                                       bool retained) const;
   std::optional<uint32_t> ShardNumber(const std::string& uuid) const;
+  Status ReadTableRows(const std::string& root, int depth, RowsView* out) const;
 
   Options options_;
   BugSet bugs_;

@@ -57,30 +57,15 @@ Status World::Begin(pb::Transaction transaction) {
   return Status::Ok();
 }
 
-// A fragment of one data file holding every field (our rows are abstract: one
-// per fragment).
-static pb::DataFragment MakeFragment(const std::string& uuid_hex,
-                                     uint32_t fields) {
-  pb::DataFragment fragment;
-  pb::DataFile* file = fragment.add_files();
-  file->set_path(uuid_hex + ".lance");
-  for (uint32_t field = 0; field < fields; ++field) {
-    file->add_fields(static_cast<int32_t>(field));
-    file->add_column_indices(static_cast<int32_t>(field));
-  }
-  file->set_file_major_version(
-      2);  // Lance 2.1 files, as every fragment of the table.
-  file->set_file_minor_version(1);
-  fragment.set_physical_rows(1);
-  return fragment;
-}
-
 Status World::BeginAppend() {
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot read, Head());
   pb::Transaction t;
   t.set_read_version(read.version());
-  *t.mutable_append()->add_fragments() =
-      MakeFragment(UuidHex(NewUuid()), options_.indexes);
+  // One base row; the commit gives it its stable row id.
+  PrefixedStore table = Table();
+  MEMWAL_ASSIGN_OR_RETURN(*t.mutable_append()->add_fragments(),
+                          WriteDataFragment(&table, UuidHex(NewUuid()),
+                                            options_.indexes, {RowKey{}}, {}));
   return Begin(std::move(t));
 }
 
@@ -106,15 +91,25 @@ Status World::BeginCompactSsTable(uint32_t shard, bool marker) {
   const uint64_t generation = CompactedAt(read, shard_uuids_[shard]) + 1;
   MEMWAL_ASSIGN_OR_RETURN(const pb::ShardManifest wal,
                           LatestShardManifest(shard));
-  const bool present =
-      std::any_of(wal.sstables().begin(), wal.sstables().end(),
-                  [&](const auto& s) { return s.generation() == generation; });
-  if (!present) return NotEnabled("SSTable is not flushed or was retired");
+  const auto sstable =
+      std::find_if(wal.sstables().begin(), wal.sstables().end(),
+                   [&](const auto& s) { return s.generation() == generation; });
+  if (sstable == wal.sstables().end())
+    return NotEnabled("SSTable is not flushed or was retired");
+  // The merge-insert copies the SSTable's rows into the fragment it adds.
+  PrefixedStore wal_store = Wal();
+  MEMWAL_ASSIGN_OR_RETURN(const Blob sstable_data,
+                          wal_store.Get(ShardManifestDir(shard_uuids_[shard]) +
+                                        sstable->path() + "data.lance"));
+  MEMWAL_ASSIGN_OR_RETURN(const std::vector<RowKey> rows,
+                          DecodeRowFile(*sstable_data));
   pb::Transaction t;
   t.set_read_version(read.version());
   pb::Transaction::Update* update = t.mutable_update();
-  *update->add_new_fragments() =
-      MakeFragment(UuidHex(NewUuid()), options_.indexes);
+  PrefixedStore table = Table();
+  MEMWAL_ASSIGN_OR_RETURN(*update->add_new_fragments(),
+                          WriteDataFragment(&table, UuidHex(NewUuid()),
+                                            options_.indexes, rows, {}));
   update->set_update_mode(pb::Transaction::Update::REWRITE_ROWS);
   if (marker) {
     pb::CompactedSsTable* entry = update->add_compacted_sstables();
@@ -144,6 +139,15 @@ Status World::BeginUpdateColumns(uint64_t fragment, uint32_t index) {
   }
   pb::DataFile* file = updated.add_files();
   file->set_path(UuidHex(NewUuid()) + ".lance");
+  // The new column's file holds the fragment's rows, as the first one does.
+  {
+    PrefixedStore table = Table();
+    MEMWAL_ASSIGN_OR_RETURN(
+        const FragmentRows rows,
+        ReadFragmentRows(store_, table_root_, read.file->manifest, *original));
+    MEMWAL_RETURN_IF_ERROR(
+        table.PutIfAbsent("data/" + file->path(), EncodeRowFile(rows.rows)));
+  }
   file->add_fields(static_cast<int32_t>(index));
   file->add_column_indices(0);
   file->set_file_major_version(2);
@@ -167,8 +171,27 @@ Status World::BeginRewriteFragments(uint64_t first, uint64_t second) {
   auto* group = t.mutable_rewrite()->add_groups();
   *group->add_old_fragments() = *a;
   *group->add_old_fragments() = *b;
-  *group->add_new_fragments() =
-      MakeFragment(UuidHex(NewUuid()), options_.indexes);
+  // The rewrite copies the rows it keeps (deleted ones are dropped) with their
+  // stable row ids [P §10.1].
+  std::vector<RowKey> rows;
+  std::vector<uint64_t> row_ids;
+  bool every_id = true;
+  for (const pb::DataFragment* old : {a, b}) {
+    MEMWAL_ASSIGN_OR_RETURN(
+        const FragmentRows kept,
+        ReadFragmentRows(store_, table_root_, read.file->manifest, *old));
+    every_id = every_id && !kept.row_ids.empty();
+    for (size_t offset = 0; offset < kept.rows.size(); ++offset) {
+      if (kept.deleted.count(offset) != 0) continue;
+      rows.push_back(kept.rows[offset]);
+      if (!kept.row_ids.empty()) row_ids.push_back(kept.row_ids[offset]);
+    }
+  }
+  if (!every_id) row_ids.clear();
+  PrefixedStore table = Table();
+  MEMWAL_ASSIGN_OR_RETURN(*group->add_new_fragments(),
+                          WriteDataFragment(&table, UuidHex(NewUuid()),
+                                            options_.indexes, rows, row_ids));
   MEMWAL_ASSIGN_OR_RETURN(const Segments segments,
                           UserSegments(read.file->index_section));
   for (const auto& [name, list] : segments) {
@@ -241,12 +264,29 @@ Status World::BeginRecordProgress(uint32_t shard) {
   // R63, as BeginCompactSsTable.
   if (FindMemWalIndex(read.file->index_section) == nullptr)
     return NotEnabled("the table has no __lance_mem_wal (R63)");
+  // The progress pass of a two-step compaction follows its data pass: it
+  // records generation g only once a live fragment of the head holds a row of
+  // (shard, g), as the fragments' data files say (spec R28).
+  const uint64_t generation = CompactedAt(read, shard_uuids_[shard]) + 1;
+  bool landed = false;
+  for (const pb::DataFragment& fragment : read.file->manifest.fragments()) {
+    MEMWAL_ASSIGN_OR_RETURN(
+        const FragmentRows rows,
+        ReadFragmentRows(store_, table_root_, read.file->manifest, fragment));
+    for (size_t offset = 0; offset < rows.rows.size() && !landed; ++offset) {
+      landed = rows.rows[offset] == RowKey{shard_uuids_[shard], generation} &&
+               rows.deleted.count(offset) == 0;
+    }
+    if (landed) break;
+  }
+  if (!landed)
+    return NotEnabled("no live fragment holds the generation's rows (R28)");
   pb::Transaction t;
   t.set_read_version(read.version());
   pb::CompactedSsTable* entry =
       t.mutable_update_mem_wal_state()->add_compacted_sstables();
   entry->mutable_shard_id()->set_uuid(shard_uuids_[shard]);
-  entry->set_generation(CompactedAt(read, shard_uuids_[shard]) + 1);
+  entry->set_generation(generation);
   return Begin(std::move(t));
 }
 

@@ -46,18 +46,18 @@ Status World::InitTable() {
   file.manifest.set_version(1);
   file.manifest.set_max_fragment_id(0);
   AddSchema(options_.indexes, &file.manifest);
+  // Fragment 0 holds one base row, stable row id 0 [P §10.1].
+  PrefixedStore table = Table();
+  MEMWAL_ASSIGN_OR_RETURN(pb::DataFragment first,
+                          WriteDataFragment(&table, UuidHex(NewUuid()),
+                                            options_.indexes, {RowKey{}}, {0}));
+  file.manifest.set_next_row_id(1);
   pb::DataFragment* fragment = file.manifest.add_fragments();
+  *fragment = std::move(first);
   fragment->set_id(0);
-  fragment->set_physical_rows(1);
-  pb::DataFile* data = fragment->add_files();
-  data->set_path(UuidHex(NewUuid()) + ".lance");
-  data->set_file_major_version(2);
-  data->set_file_minor_version(1);
   pb::MemWalIndexDetails details;
   details.set_num_shards(options_.shards);
   for (uint32_t i = 0; i < options_.indexes; ++i) {
-    data->add_fields(static_cast<int32_t>(i));
-    data->add_column_indices(static_cast<int32_t>(i));
     pb::IndexMetadata* index = file.index_section.add_indices();
     index->mutable_uuid()->set_uuid(NewUuid());
     index->add_fields(static_cast<int32_t>(i));
@@ -86,7 +86,6 @@ Status World::InitTable() {
   const std::string name = TransactionFileName(0, UuidHex(NewUuid()));
   file.manifest.set_transaction_file(name);
   file.transaction = transaction;
-  PrefixedStore table = Table();
   MEMWAL_RETURN_IF_ERROR(table.PutIfAbsent(std::string(kTransactionsDir) + name,
                                            EncodeTransaction(transaction)));
   return WriteManifestFile(&table, std::move(file), bugs_);
@@ -168,7 +167,7 @@ Status World::FlushMemTable(uint32_t shard) {
   PrefixedStore wal = Wal();
   MEMWAL_RETURN_IF_ERROR(wal.PutIfAbsent(
       ShardManifestDir(shard_uuids_[shard]) + dir + "data.lance",
-      "sstable generation " + std::to_string(generation)));
+      EncodeRowFile({RowKey{shard_uuids_[shard], generation}})));
   pb::SsTable* sstable = manifest.add_sstables();
   sstable->set_generation(generation);
   sstable->set_path(dir);

@@ -6,6 +6,7 @@
 #include "checker/lockstep/refinement.h"
 #include "impl/bitmap.h"
 #include "impl/format.h"
+#include "impl/rows.h"
 
 namespace memwal::checker::lockstep {
 namespace {
@@ -87,6 +88,45 @@ void CompareEntry(const impl::World& world, const model::Config& config,
                txn.generation);
 }
 
+// The merge-insert's rows (its new fragment's data file) are the row (s,g)
+// of the generation the model's transaction merges, marker or not.
+void CompareMergedRows(const impl::World& world, const model::Config& config,
+                       const impl::pb::Transaction::Update& update,
+                       const Txn& txn, Lines* out) {
+  if (update.new_fragments_size() != 1) {
+    out->Compare("new fragments", update.new_fragments_size(), 1);
+    return;
+  }
+  static const impl::pb::Manifest kNoBasePaths;
+  const Result<impl::FragmentRows> rows = impl::ReadFragmentRows(
+      world.store(), world.table_root(), kNoBasePaths, update.new_fragments(0));
+  if (!rows.ok()) {
+    out->Say("the new fragment's rows: " + rows.status().ToString());
+    return;
+  }
+  const bool one = rows->rows.size() == 1 && rows->rows[0].memwal();
+  const int shard = one ? ShardOf(world, config, rows->rows[0].shard) : -1;
+  if (!one || shard != txn.shard ||
+      rows->rows[0].generation != txn.generation) {
+    std::string held = "{";
+    for (const impl::RowKey& row : rows->rows) {
+      if (held.size() > 1) held.append(",");
+      if (!row.memwal()) {
+        held.append("base");
+        continue;
+      }
+      held.append("(");
+      held.append(std::to_string(ShardOf(world, config, row.shard)));
+      held.append(",");
+      held.append(std::to_string(row.generation));
+      held.append(")");
+    }
+    out->Say("the new fragment holds " + held + "} (impl) vs {(" +
+             std::to_string(txn.shard) + "," + std::to_string(txn.generation) +
+             ")} (model)");
+  }
+}
+
 void CompareCompaction(const impl::World& world, const model::Config& config,
                        const impl::pb::Transaction& t, const Txn& txn,
                        Lines* out) {
@@ -111,6 +151,7 @@ void CompareCompaction(const impl::World& world, const model::Config& config,
     return;
   }
   out->Compare("marker", update.compacted_sstables_size() > 0, txn.marker);
+  CompareMergedRows(world, config, update, txn, out);
   if (txn.marker) {
     CompareEntry(world, config, update.compacted_sstables(), txn, out);
     return;

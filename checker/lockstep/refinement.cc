@@ -2,6 +2,7 @@
 // (checker/refinement.h).
 #include "checker/lockstep/refinement.h"
 
+#include <array>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -239,6 +240,69 @@ Status AbstractWal(const model::Config& config, const ImplSnapshot& impl,
   return Status::Ok();
 }
 
+// The implementation's rows (World::ReadRows) in model terms.
+struct AbstractRows {
+  std::array<model::RowSet, model::kFragmentsMax> rows{};
+  model::RowSet deleted = 0;
+};
+
+Result<model::RowSet> RowSetOf(
+    const model::Config& config,
+    const std::set<std::pair<uint32_t, uint64_t>>& rows,
+    const std::string& what) {
+  model::RowSet set = 0;
+  for (const auto& [s, g] : rows) {
+    if (s >= static_cast<uint32_t>(config.bounds.shards) || g == 0 ||
+        g > model::kGenerationsMax) {
+      return Unrepresentable(what + " holds the row (" + std::to_string(s) +
+                             "," + std::to_string(g) + ")");
+    }
+    set |= model::RowBit(static_cast<int>(s), static_cast<int>(g));
+  }
+  return set;
+}
+
+Result<AbstractRows> AbstractRowsOf(const model::Config& config,
+                                    const impl::RowsView& view) {
+  AbstractRows out;
+  for (const auto& [fragment, rows] : view.fragments) {
+    const std::string what = "fragment " + std::to_string(fragment);
+    if (fragment >= model::kFragmentsMax)
+      return Unrepresentable("the table has " + what);
+    MEMWAL_ASSIGN_OR_RETURN(out.rows[fragment], RowSetOf(config, rows, what));
+  }
+  MEMWAL_ASSIGN_OR_RETURN(out.deleted,
+                          RowSetOf(config, view.deleted, "the deleted rows"));
+  return out;
+}
+
+// "{(0,1),(1,2)}" for a RowSet.
+std::string FormatRows(model::RowSet rows) {
+  std::string out = "{";
+  for (int s = 0; s < model::kShardsMax; ++s) {
+    for (int g = 1; g <= model::kGenerationsMax; ++g) {
+      if (!(rows & model::RowBit(s, g))) continue;
+      if (out.size() > 1) out += ",";
+      out += "(" + std::to_string(s) + "," + std::to_string(g) + ")";
+    }
+  }
+  return out + "}";
+}
+
+void DiffRows(const State& impl, const State& model,
+              std::vector<std::string>* lines) {
+  for (int f = 0; f < model::kFragmentsMax; ++f) {
+    if (impl.rows[f] == model.rows[f]) continue;
+    lines->push_back("rows: fragment " + std::to_string(f) + " holds " +
+                     FormatRows(impl.rows[f]) + " (impl) vs " +
+                     FormatRows(model.rows[f]) + " (model)");
+  }
+  if (impl.deleted != model.deleted) {
+    lines->push_back("rows: deleted " + FormatRows(impl.deleted) +
+                     " (impl) vs " + FormatRows(model.deleted) + " (model)");
+  }
+}
+
 // Appends one line per difference of two values.
 class DiffWriter {
  public:
@@ -428,6 +492,8 @@ struct TableEntry {
   // cannot represent them.
   Status abstract_status = Status::Ok();
   std::vector<Version> abstract{};
+  // Rows per fragment and deleted rows, read from the table's bytes.
+  AbstractRows rows{};
   // The implementation's read side, asked lazily.
   std::map<std::vector<uint32_t>, Result<std::vector<uint64_t>>> watermarks{};
   std::map<std::pair<uint32_t, uint64_t>, Result<bool>> retirable{};
@@ -540,6 +606,17 @@ void FillTable(const model::Config& config, const impl::World& world,
     }
     entry->abstract.push_back(*version);
   }
+  Result<impl::RowsView> rows = world.ReadRows();
+  if (!rows.ok()) {
+    entry->status = rows.status();
+    return;
+  }
+  Result<AbstractRows> abstract_rows = AbstractRowsOf(config, *rows);
+  if (!abstract_rows.ok()) {
+    entry->abstract_status = abstract_rows.status();
+    return;
+  }
+  entry->rows = *abstract_rows;
 }
 
 std::shared_ptr<TableEntry> CachedTable(const model::Config& config,
@@ -590,6 +667,8 @@ Result<State> AbstractCached(const model::Config& config,
                              const State& model) {
   MEMWAL_RETURN_IF_ERROR(table.abstract_status);
   State out = model;
+  out.rows = table.rows.rows;
+  out.deleted = table.rows.deleted;
   out.versions = {};
   out.version_count = static_cast<uint8_t>(table.abstract.size());
   for (std::size_t k = 0; k < table.abstract.size(); ++k) {
@@ -616,7 +695,8 @@ bool PersistedEqual(const model::Config& config, const State& impl,
         impl.retired[s] != model.retired[s])
       return false;
   }
-  return impl.pending == model.pending &&
+  return impl.pending == model.pending && impl.rows == model.rows &&
+         impl.deleted == model.deleted &&
          snapshot.inflight == static_cast<std::size_t>(model.inflight_count);
 }
 
@@ -732,6 +812,7 @@ Result<ImplSnapshot> ReadImpl(const impl::World& world) {
   MEMWAL_ASSIGN_OR_RETURN(snapshot.wal, world.ReadWal());
   snapshot.pending = world.pending();
   snapshot.inflight = world.inflight_count();
+  MEMWAL_ASSIGN_OR_RETURN(snapshot.rows, world.ReadRows());
   return snapshot;
 }
 
@@ -742,6 +823,10 @@ Result<State> Abstract(const model::Config& config, const ImplSnapshot& impl,
     return Unrepresentable("the history has " +
                            std::to_string(impl.versions.size()) + " versions");
   State out = model;
+  MEMWAL_ASSIGN_OR_RETURN(const AbstractRows rows,
+                          AbstractRowsOf(config, impl.rows));
+  out.rows = rows.rows;
+  out.deleted = rows.deleted;
   out.versions = {};
   out.version_count = static_cast<uint8_t>(impl.versions.size());
   UuidNumbering uuids;
@@ -778,6 +863,7 @@ std::vector<std::string> Diff(const model::Config& config,
                   model.pending);
   out.Compare("in-flight transactions:", impl.inflight,
               static_cast<std::size_t>(model.inflight_count));
+  DiffRows(impl_abstract, model, &lines);
   return lines;
 }
 
@@ -797,7 +883,8 @@ std::optional<Finding> CheckRefinement(const model::Config& config,
   ImplSnapshot snapshot{.versions = {},
                         .wal = *wal->wal,
                         .pending = world.pending(),
-                        .inflight = world.inflight_count()};
+                        .inflight = world.inflight_count(),
+                        .rows = {}};
   Result<State> abstract = AbstractCached(config, *table, snapshot, model);
   if (!abstract.ok()) {
     return Finding{std::string(kImplementationMatchesModel),

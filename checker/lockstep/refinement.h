@@ -22,11 +22,15 @@
 // - From the decoded bytes beyond the abstraction: zero-valued progress
 //   entries and the system index uuid's stability
 //   (checker/lockstep/bytes_checks.h).
-// - Ghost fields (rows per fragment, deleted rows, retire_cover, activated),
-//   the commit counter, the fragment high-water mark and the in-flight list
-//   come from the model: the invariants are evaluated on
-//   State{impl's persisted fields + model's ghost}, which is how the
-//   invariants of spec section 9 are checked on the implementation.
+// - Rows per fragment and deleted rows come from the table's bytes through
+//   the implementation's reader (impl::World::ReadRows: each fragment's data
+//   file, row id sequence and deletion file, the Delete transactions; a
+//   clone's source history included) and are compared with the model's.
+// - Ghost fields (retire_cover, activated, foreign_legacy), the commit
+//   counter, the fragment high-water mark and the in-flight list come from
+//   the model: the invariants are evaluated on State{impl's persisted fields +
+//   model's ghost}, which is how the invariants of spec section 9 are checked
+//   on the implementation.
 // A state the model cannot represent (a fourth segment, a fragment id or a
 // version past the model's maxima, a segment without a fragment bitmap) is an
 // ImplementationMatchesModel finding with the reason.
@@ -61,6 +65,7 @@ struct ImplSnapshot {
   impl::WalState wal;
   std::set<std::pair<uint32_t, uint64_t>> pending;
   std::size_t inflight = 0;
+  impl::RowsView rows;  // World::ReadRows
 };
 
 // Decodes every version (through a per-thread cache keyed by the immutable

@@ -1,9 +1,10 @@
 // Planted differences (issue 18): for each field lockstep compares beyond the
 // versions' abstraction (refusals, in-flight contents, the operation kind of
 // the transaction file, zero-valued progress entries, the system index's
-// uuid), a deliberate difference is put into the implementation (its bytes
-// in the store, an in-flight transaction, or a World whose guard differs) and
-// lockstep reports it with the right invariant and detail.
+// uuid, the rows a fragment's data holds, deleted rows), a deliberate
+// difference is put into the implementation (its bytes in the store, an
+// in-flight transaction, or a World whose guard differs) and lockstep reports
+// it with the right invariant and detail.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -12,7 +13,9 @@
 #include "checker/lockstep/lockstep.h"
 #include "checker/lockstep/refinement.h"
 #include "checker/lockstep/refusals.h"
+#include "impl/bitmap.h"
 #include "impl/format.h"
+#include "impl/rows.h"
 #include "impl/table.h"
 
 namespace memwal::checker::lockstep {
@@ -250,6 +253,125 @@ TEST(LockstepPlanted, ASystemIndexUuidRenewedWithoutChangeIsReported) {
   EXPECT_TRUE(Mentions(finding,
                        "version 2: the system index uuid changes (impl) while "
                        "its progress is unchanged (model)"))
+      << finding->detail;
+}
+
+// Activate (derived's compactor waits for it), flush generation 1 of shard 0
+// and compact it with the marker: fragment 1 holds the row (0,1) in its data
+// file.
+Ran CompactedRow(const LockstepSetup& setup) {
+  return RunActions(
+      setup, {model::Activate{}, model::Commit{0}, model::FlushMemTable{0},
+              model::CompactSsTable{0, true}, model::Commit{0}});
+}
+
+TEST(LockstepPlanted, TheRowsOfAFragmentComeFromItsDataFile) {
+  const LockstepSetup setup = TinySetup(8);
+  Ran run = CompactedRow(setup);
+  const Result<impl::RowsView> rows = run.world.ReadRows();
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  const std::set<std::pair<uint32_t, uint64_t>> row{{0, 1}};
+  EXPECT_EQ(rows->fragments.at(1), row);
+  // Fragment 1's data file now holds a base row instead of (0,1): the rows
+  // are lost to every query that skips the compacted SSTable.
+  const std::string data = "planted-row.lance";
+  ASSERT_TRUE(run.world.mutable_store()
+                  ->Put(run.world.table_root() + "data/" + data,
+                        impl::EncodeRowFile({impl::RowKey{}}))
+                  .ok());
+  RewriteHead(&run.world, [&](impl::ManifestFile* file) {
+    for (impl::pb::DataFragment& fragment :
+         *file->manifest.mutable_fragments()) {
+      if (fragment.id() == 1) fragment.mutable_files(0)->set_path(data);
+    }
+  });
+  const std::optional<Finding> finding =
+      CheckRefinement(setup.config, run.world, run.state);
+  ASSERT_TRUE(finding.has_value());
+  EXPECT_EQ(finding->invariant, "ReadsMissNoRows") << finding->detail;
+  EXPECT_TRUE(
+      Mentions(finding, "rows: fragment 1 holds {} (impl) vs {(0,1)} (model)"))
+      << finding->detail;
+}
+
+TEST(LockstepPlanted, ADeletionFileTheModelDoesNotHaveIsReported) {
+  const LockstepSetup setup = TinySetup(9);
+  Ran run = CompactedRow(setup);
+  // A deletion file naming offset 0 of fragment 1, which no commit deleted.
+  impl::pb::DeletionFile deletion;
+  deletion.set_file_type(impl::pb::DeletionFile::BITMAP);
+  deletion.set_read_version(2);
+  deletion.set_id(7);
+  deletion.set_num_deleted_rows(1);
+  ASSERT_TRUE(
+      run.world.mutable_store()
+          ->Put(run.world.table_root() + impl::DeletionFilePath(1, deletion),
+                impl::EncodeFragmentBitmap(impl::FragmentSet{0}))
+          .ok());
+  RewriteHead(&run.world, [&](impl::ManifestFile* file) {
+    for (impl::pb::DataFragment& fragment :
+         *file->manifest.mutable_fragments()) {
+      if (fragment.id() == 1) *fragment.mutable_deletion_file() = deletion;
+    }
+  });
+  const std::optional<Finding> finding =
+      CheckRefinement(setup.config, run.world, run.state);
+  ASSERT_TRUE(finding.has_value());
+  EXPECT_EQ(finding->invariant, "ImplementationMatchesModel");
+  EXPECT_TRUE(Mentions(finding, "rows: deleted {(0,1)} (impl) vs {} (model)"))
+      << finding->detail;
+  EXPECT_TRUE(
+      Mentions(finding, "rows: fragment 1 holds {} (impl) vs {(0,1)} (model)"))
+      << finding->detail;
+}
+
+TEST(LockstepPlanted, ADeleteTransactionDeletesTheRowsOfItsFragment) {
+  const LockstepSetup setup = TinySetup(10);
+  // Lockstep checks every step: the implementation's deleted rows, read from
+  // the Delete transaction and fragment 1's data file, equal the model's.
+  Ran run = RunActions(
+      setup, {model::Activate{}, model::Commit{0}, model::FlushMemTable{0},
+              model::CompactSsTable{0, true}, model::Commit{0},
+              model::DeleteFragment{1}, model::Commit{0}});
+  const Result<impl::RowsView> rows = run.world.ReadRows();
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  const std::set<std::pair<uint32_t, uint64_t>> row{{0, 1}};
+  EXPECT_EQ(rows->deleted, row);
+  EXPECT_EQ(run.state.deleted, model::RowBit(0, 1));
+}
+
+TEST(LockstepPlanted, RecordProgressIsRefusedUntilAFragmentHoldsItsRows) {
+  const LockstepSetup setup = TinySetup(11);
+  // The data pass has begun but not landed: the model disables
+  // RecordProgress{0}, and the implementation refuses it (no live fragment's
+  // data file holds a row of (0,1)).
+  Ran run = RunActions(
+      setup, {model::Activate{}, model::Commit{0}, model::FlushMemTable{0},
+              model::CompactSsTable{0, false}});
+  const std::vector<model::Action> disabled =
+      GuardDisabledActions(setup.config, run.state);
+  ASSERT_NE(std::find(disabled.begin(), disabled.end(),
+                      model::Action{model::RecordProgress{0}}),
+            disabled.end());
+  EXPECT_FALSE(CheckRefusals(setup.config, run.state, run.world).has_value());
+  // Planted: fragment 0's data file holds the row (0,1), so the
+  // implementation's guard passes where the model's does not.
+  const std::string data = "planted-progress.lance";
+  ASSERT_TRUE(
+      run.world.mutable_store()
+          ->Put(run.world.table_root() + "data/" + data,
+                impl::EncodeRowFile({impl::RowKey{run.world.shard_uuid(0), 1}}))
+          .ok());
+  RewriteHead(&run.world, [&](impl::ManifestFile* file) {
+    file->manifest.mutable_fragments(0)->mutable_files(0)->set_path(data);
+  });
+  const std::optional<Finding> finding =
+      CheckRefusals(setup.config, run.state, run.world);
+  ASSERT_TRUE(finding.has_value());
+  EXPECT_EQ(finding->invariant, "ImplementationMatchesModel");
+  EXPECT_TRUE(Mentions(finding,
+                       "refusals: the implementation accepted "
+                       "RecordProgress{shard=0}"))
       << finding->detail;
 }
 
