@@ -1,9 +1,15 @@
 // MemoryStore; see memory_store.h.
 #include "impl/memory_store.h"
 
+#include <atomic>
 #include <memory>
 
 namespace memwal::impl {
+
+uint64_t MemoryStore::NextEpoch() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 Result<Blob> MemoryStore::Get(const std::string& path) const {
   const auto it = objects_.find(path);
@@ -18,12 +24,14 @@ Status MemoryStore::PutIfAbsent(const std::string& path, std::string bytes) {
       path, std::make_shared<const std::string>(std::move(bytes)));
   if (!inserted) return Status::AlreadyExists(path);
   MEMWAL_ASSERT(it->second != nullptr);
+  epoch_ = NextEpoch();
   return Status::Ok();
 }
 
 Status MemoryStore::Put(const std::string& path, std::string bytes) {
   MEMWAL_ASSERT(!path.empty());
   objects_[path] = std::make_shared<const std::string>(std::move(bytes));
+  epoch_ = NextEpoch();
   return Status::Ok();
 }
 
@@ -39,6 +47,7 @@ Result<std::vector<std::string>> MemoryStore::List(
 
 Status MemoryStore::Delete(const std::string& path) {
   if (objects_.erase(path) == 0) return Status::NotFound(path);
+  epoch_ = NextEpoch();
   return Status::Ok();
 }
 

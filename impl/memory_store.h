@@ -2,9 +2,16 @@
 // shared blobs in an ordered map, so copying a store copies the map of pointers
 // and shares every blob; the checker copies whole worlds at every search step.
 // Not thread-safe; copies are independent.
+//
+// Epoch: a number that names the store's contents. A new store and every
+// change (Put, a PutIfAbsent that writes, a Delete that removes) take a
+// number no store of this process has had; a copy keeps its source's. So two
+// stores with one epoch hold the same objects, and a decoding of the contents
+// may be cached by epoch (impl/world_cache.cc).
 #ifndef MEMWAL_IMPL_MEMORY_STORE_H_
 #define MEMWAL_IMPL_MEMORY_STORE_H_
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -24,9 +31,12 @@ class MemoryStore final : public Store {
 
   // Every object, in path order.
   const std::map<std::string, Blob>& objects() const { return objects_; }
+  uint64_t epoch() const { return epoch_; }
 
  private:
+  static uint64_t NextEpoch();
   std::map<std::string, Blob> objects_;
+  uint64_t epoch_ = NextEpoch();
 };
 
 }  // namespace memwal::impl

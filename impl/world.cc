@@ -95,14 +95,9 @@ PrefixedStore World::Wal() const {
 }
 
 Result<Snapshot> World::Head() const {
-  PrefixedStore table = Table();
-  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> versions,
-                          ListVersions(table));
-  if (versions.empty()) return Status::NotFound("table has no versions");
   // Lance refuses a half-set manifest on load; bug half-set-folded lets it
   // through (and the commit path then completes it to both bits).
-  return LoadVersion(table, nullptr, versions.back(),
-                     bugs_.has(Bug::kHalfSetFolded));
+  return HeadAs(bugs_.has(Bug::kHalfSetFolded));
 }
 
 const std::string& World::shard_uuid(uint32_t shard) const {
@@ -183,10 +178,9 @@ Status World::WriteTo(DirectoryStore* directory) const {
 
 Result<Outcome> World::Restore(uint64_t version) {
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
-  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> retained,
-                          ListVersions(Table()));
+  MEMWAL_ASSIGN_OR_RETURN(const auto retained, ListedVersions(false));
   if (version == head.version() ||
-      !std::binary_search(retained.begin(), retained.end(), version)) {
+      !std::binary_search(retained->begin(), retained->end(), version)) {
     return Status::FailedPrecondition("version " + std::to_string(version) +
                                       " is not a retained non-head version");
   }
@@ -366,22 +360,15 @@ Status World::CleanupVersions() {
 }
 
 Result<std::vector<uint64_t>> World::Versions() const {
-  MEMWAL_ASSIGN_OR_RETURN(std::vector<uint64_t> versions,
-                          ListVersions(Table()));
-  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> archived,
-                          ListVersions(Archive()));
-  versions.insert(versions.end(), archived.begin(), archived.end());
+  MEMWAL_ASSIGN_OR_RETURN(const auto retained, ListedVersions(false));
+  MEMWAL_ASSIGN_OR_RETURN(const auto archived, ListedVersions(true));
+  std::vector<uint64_t> versions = *retained;
+  versions.insert(versions.end(), archived->begin(), archived->end());
   std::sort(versions.begin(), versions.end());
   return versions;
 }
 
-Status World::HeadLoads() const {
-  PrefixedStore table = Table();
-  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> versions,
-                          ListVersions(table));
-  if (versions.empty()) return Status::NotFound("table has no versions");
-  return LoadVersion(table, nullptr, versions.back()).status();
-}
+Status World::HeadLoads() const { return HeadAs(false).status(); }
 
 Result<TableVersion> World::ReadVersion(uint64_t version) const {
   PrefixedStore table = Table();
@@ -446,13 +433,8 @@ Result<std::vector<uint64_t>> World::Watermarks(
     const std::vector<uint32_t>& query_indexes) const {
   // A reader opens a half-set head (R60) as a table without the bit, as
   // lancedb 3911 does; only writers refuse it.
-  PrefixedStore table = Table();
-  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> versions,
-                          ListVersions(table));
-  if (versions.empty()) return Status::NotFound("table has no versions");
-  MEMWAL_ASSIGN_OR_RETURN(const Snapshot head,
-                          LoadVersion(table, nullptr, versions.back(), true));
-  MEMWAL_ASSIGN_OR_RETURN(const VersionView view, ViewOf(head));
+  MEMWAL_ASSIGN_OR_RETURN(const auto head_view, HeadView());
+  const VersionView& view = *head_view;
   std::vector<uint32_t> numbers = query_indexes;
   std::sort(numbers.begin(), numbers.end());  // single-index uses the smallest.
   std::vector<std::string> query;
@@ -469,18 +451,9 @@ Result<bool> World::Retirable(uint32_t shard, uint64_t generation) const {
   if (shard >= shard_uuids_.size() || generation == 0) {
     return Status::InvalidArgument("no such shard or generation");
   }
-  PrefixedStore table = Table();
-  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> versions,
-                          ListVersions(table));
-  std::vector<VersionView> views;
-  for (const uint64_t version : versions) {
-    MEMWAL_ASSIGN_OR_RETURN(const Snapshot snapshot,
-                            LoadVersion(table, nullptr, version, true));
-    MEMWAL_ASSIGN_OR_RETURN(VersionView view, ViewOf(snapshot));
-    views.push_back(std::move(view));
-  }
-  if (views.empty()) return Status::NotFound("table has no versions");
-  return impl::Retirable(views, shard_uuids_[shard], generation,
+  MEMWAL_ASSIGN_OR_RETURN(const auto views, RetainedViews());
+  if (views->empty()) return Status::NotFound("table has no versions");
+  return impl::Retirable(*views, shard_uuids_[shard], generation,
                          options_.protocol);
 }
 

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -232,6 +233,19 @@ class World {
   PrefixedStore Archive() const;
   PrefixedStore Wal() const;
   Result<Snapshot> Head() const;
+  // Cached by the store's epoch (impl/world_cache.cc): the version numbers
+  // listed in the table (or, `archived`, in its archive), oldest first; the
+  // head as a writer (allow_half_set false) or a reader loads it; the
+  // catch-up views of the retained versions, oldest first; the latest
+  // manifest of a shard.
+  Result<std::shared_ptr<const std::vector<uint64_t>>> ListedVersions(
+      bool archived) const;
+  Result<Snapshot> HeadAs(bool allow_half_set) const;
+  Result<std::shared_ptr<const std::vector<VersionView>>> RetainedViews() const;
+  Result<std::shared_ptr<const VersionView>> HeadView() const;
+  Result<std::shared_ptr<const pb::ShardManifest>> SharedShardManifest(
+      uint32_t shard) const;
+  Result<pb::ShardManifest> DecodeLatestShardManifest(uint32_t shard) const;
   Status Begin(pb::Transaction transaction);
   Status InitTable();
   Status InitShards();

@@ -107,6 +107,12 @@ Status World::InitShards() {
 }
 
 Result<pb::ShardManifest> World::LatestShardManifest(uint32_t shard) const {
+  MEMWAL_ASSIGN_OR_RETURN(const auto manifest, SharedShardManifest(shard));
+  return *manifest;
+}
+
+Result<pb::ShardManifest> World::DecodeLatestShardManifest(
+    uint32_t shard) const {
   if (shard >= shard_uuids_.size())
     return Status::InvalidArgument("no such shard");
   PrefixedStore wal = Wal();
@@ -145,12 +151,7 @@ Status World::FlushMemTable(uint32_t shard) {
   // no writer flushes into a table whose head has no system index. A writer
   // reads the head as a reader does, so a half-set head (R60) does not stop it.
   {
-    PrefixedStore table = Table();
-    MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> versions,
-                            ListVersions(table));
-    if (versions.empty()) return Status::NotFound("table has no versions");
-    MEMWAL_ASSIGN_OR_RETURN(const Snapshot head,
-                            LoadVersion(table, nullptr, versions.back(), true));
+    MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, HeadAs(true));
     if (FindMemWalIndex(head.file->index_section) == nullptr) {
       return Status::FailedPrecondition(
           "the table has no __lance_mem_wal: its shard writers were drained "
@@ -180,10 +181,9 @@ Status World::RetireGuard(uint32_t shard, uint64_t generation) const {
   // (a half-set manifest, R60) refuses the decision, as CleanupVersions does.
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
   static_cast<void>(head);
-  MEMWAL_ASSIGN_OR_RETURN(const pb::ShardManifest manifest,
-                          LatestShardManifest(shard));
+  MEMWAL_ASSIGN_OR_RETURN(const auto manifest, SharedShardManifest(shard));
   const bool present = std::any_of(
-      manifest.sstables().begin(), manifest.sstables().end(),
+      manifest->sstables().begin(), manifest->sstables().end(),
       [&](const auto& sstable) { return sstable.generation() == generation; });
   if (!present)
     return Status::FailedPrecondition("SSTable not flushed or already retired");
@@ -243,12 +243,11 @@ Result<Outcome> World::RetireExecute(uint32_t shard, uint64_t generation) {
 Result<WalState> World::ReadWal() const {
   WalState state;
   for (uint32_t s = 0; s < shard_uuids_.size(); ++s) {
-    MEMWAL_ASSIGN_OR_RETURN(const pb::ShardManifest manifest,
-                            LatestShardManifest(s));
-    const uint64_t flushed = manifest.current_generation() - 1;
+    MEMWAL_ASSIGN_OR_RETURN(const auto manifest, SharedShardManifest(s));
+    const uint64_t flushed = manifest->current_generation() - 1;
     std::set<uint64_t> retired;
     for (uint64_t g = 1; g <= flushed; ++g) retired.insert(g);
-    for (const auto& sstable : manifest.sstables())
+    for (const auto& sstable : manifest->sstables())
       retired.erase(sstable.generation());
     state.flushed.push_back(flushed);
     state.retired.push_back(std::move(retired));

@@ -14,6 +14,7 @@
 #include "checker/engine/checkpoint.h"
 #include "checker/engine/interrupt.h"
 #include "checker/engine/packed.h"
+#include "checker/engine/step.h"
 #include "model/invariants.h"
 
 namespace memwal::checker::engine {
@@ -33,25 +34,12 @@ using model::State;
 
 constexpr uint64_t kNoKey = UINT64_MAX;
 
-uint16_t PackAction(const Action& action) {
-  const std::array<int, 2> params = model::ActionParams(action);
-  MEMWAL_ASSERT(params[0] >= 0 && params[0] < 16 && params[1] >= 0 &&
-                params[1] < 16);
-  return static_cast<uint16_t>((action.index() << 8) | (params[0] << 4) |
-                               params[1]);
-}
-
-Action UnpackAction(uint16_t packed) {
-  return model::MakeAction(packed >> 8, {(packed >> 4) & 15, packed & 15});
-}
-
 double Now() {
   return std::chrono::duration<double>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
 
-using WorldPtr = std::unique_ptr<impl::World>;
 using Path = std::vector<uint16_t>;
 
 // A state of the level this rank expands.
@@ -59,27 +47,6 @@ struct Item {
   std::string packed;
   Path path;  // from Init
   WorldPtr world{};
-};
-
-struct Counters {
-  uint64_t transitions = 0;
-  std::array<uint64_t, model::kActionKinds> coverage{};
-  uint64_t goals = 0;  // bit g: goal g reached
-  std::vector<uint64_t> states_per_depth{};
-  void CountState(std::size_t depth) {
-    if (states_per_depth.size() <= depth) states_per_depth.resize(depth + 1, 0);
-    ++states_per_depth[depth];
-  }
-  void Add(const Counters& other) {
-    transitions += other.transitions;
-    for (int k = 0; k < model::kActionKinds; ++k)
-      coverage[k] += other.coverage[k];
-    goals |= other.goals;
-    if (states_per_depth.size() < other.states_per_depth.size())
-      states_per_depth.resize(other.states_per_depth.size(), 0);
-    for (std::size_t d = 0; d < other.states_per_depth.size(); ++d)
-      states_per_depth[d] += other.states_per_depth[d];
-  }
 };
 
 // A successor before its owner's answer.
@@ -160,12 +127,8 @@ class LevelEngine {
         comm_(comm),
         keying_(KeyingOf(setup.config, options)),
         seen_(options.storage),
-        log_seen_(!scale.checkpoint_dir.empty()) {
-    const auto goals = model::AllGoals();
-    for (std::size_t g = 0; g < goals.size(); ++g) {
-      if (goals[g].applicable(setup.config)) applicable_ |= uint64_t{1} << g;
-    }
-  }
+        log_seen_(!scale.checkpoint_dir.empty()),
+        applicable_(ApplicableGoals(setup.config)) {}
 
   Result<DistributedResult> Run();
 
@@ -174,10 +137,7 @@ class LevelEngine {
   int ranks() const { return comm_.size(); }
   int rank() const { return comm_.rank(); }
   std::optional<Finding> CheckModel(const State& state) const {
-    if (const model::Invariant* broken =
-            model::FirstBrokenInvariant(setup_.config, state))
-      return Finding{std::string(broken->name), "broken on the model"};
-    return std::nullopt;
+    return engine::CheckModel(setup_.config, state);
   }
   State Expand(const State& from, const impl::World* world,
                const Action& action, Counters* counters, WorldPtr* next_world,
@@ -205,7 +165,7 @@ class LevelEngine {
   const bool log_seen_;
   std::vector<uint64_t> seen_log_;  // what this rank owns, for snapshots
   std::vector<std::string> seen_log_exact_;
-  uint64_t applicable_ = 0;
+  const uint64_t applicable_;
   Counters counters_;
   double start_ = Now();
   double last_snapshot_ = Now();
@@ -231,22 +191,12 @@ State LevelEngine::Expand(const State& from, const impl::World* world,
                           const Action& action, Counters* counters,
                           WorldPtr* next_world,
                           std::optional<Finding>* finding) const {
-  model::Outcome outcome;
-  State next = model::Apply(setup_.config, from, action, &outcome);
-  counters->transitions += 1;
-  counters->coverage[action.index()] += 1;
-  const auto goals = model::AllGoals();
-  for (std::size_t g = 0; g < goals.size(); ++g) {
-    const uint64_t bit = uint64_t{1} << g;
-    if ((applicable_ & bit) == 0 || (counters->goals & bit) != 0) continue;
-    if (goals[g].reached(setup_.config, from, action, outcome, next))
-      counters->goals |= bit;
-  }
-  if (world != nullptr && next_world != nullptr) {
-    *next_world = std::make_unique<impl::World>(*world);
-    *finding = StepLockstep(setup_, action, outcome, next, next_world->get());
-  }
-  return next;
+  Step step =
+      TakeStep(setup_, applicable_, from,
+               next_world != nullptr ? world : nullptr, action, counters);
+  if (next_world != nullptr) *next_world = std::move(step.world);
+  if (finding != nullptr) *finding = std::move(step.finding);
+  return std::move(step.state);
 }
 
 void LevelEngine::CheckBudget() {

@@ -17,6 +17,7 @@
 
 #include "checker/engine/interrupt.h"
 #include "checker/engine/packed.h"
+#include "checker/engine/step.h"
 #include "model/invariants.h"
 
 namespace memwal::checker::engine {
@@ -24,18 +25,6 @@ namespace {
 
 using model::Action;
 using model::State;
-
-uint16_t PackAction(const Action& action) {
-  const std::array<int, 2> params = model::ActionParams(action);
-  MEMWAL_ASSERT(params[0] >= 0 && params[0] < 16 && params[1] >= 0 &&
-                params[1] < 16);
-  return static_cast<uint16_t>((action.index() << 8) | (params[0] << 4) |
-                               params[1]);
-}
-
-Action UnpackAction(uint16_t packed) {
-  return model::MakeAction(packed >> 8, {(packed >> 4) & 15, packed & 15});
-}
 
 uint64_t SplitMix64(uint64_t x) {
   x += 0x9e3779b97f4a7c15ULL;
@@ -180,8 +169,6 @@ class PackedList {
   std::vector<Extra> extras_;
 };
 
-using WorldPtr = std::unique_ptr<impl::World>;
-
 // A frontier entry beside its packed state.
 struct Slot {
   uint32_t node = 0;
@@ -196,28 +183,6 @@ struct CandidateExtra {
   uint16_t action = 0;
   uint32_t key = UINT32_MAX;  // exact mode: its canonical packing in keys
   WorldPtr world{};
-};
-
-// Per-worker counters, summed in a fixed order.
-struct Counters {
-  uint64_t transitions = 0;
-  std::array<uint64_t, model::kActionKinds> coverage{};
-  uint32_t goals = 0;  // bit g: goal g reached
-  std::vector<uint64_t> states_per_depth{};
-  void CountState(std::size_t depth) {
-    if (states_per_depth.size() <= depth) states_per_depth.resize(depth + 1, 0);
-    ++states_per_depth[depth];
-  }
-  void Add(const Counters& other) {
-    transitions += other.transitions;
-    for (int k = 0; k < model::kActionKinds; ++k)
-      coverage[k] += other.coverage[k];
-    goals |= other.goals;
-    if (states_per_depth.size() < other.states_per_depth.size())
-      states_per_depth.resize(other.states_per_depth.size(), 0);
-    for (std::size_t d = 0; d < other.states_per_depth.size(); ++d)
-      states_per_depth[d] += other.states_per_depth[d];
-  }
 };
 
 struct Successor {
@@ -280,12 +245,8 @@ class Engine {
       : setup_(setup),
         options_(options),
         keying_(KeyingOf(setup.config, options)),
-        seen_(options.storage) {
-    const auto goals = model::AllGoals();
-    for (std::size_t g = 0; g < goals.size(); ++g) {
-      if (goals[g].applicable(setup.config)) applicable_ |= 1u << g;
-    }
-  }
+        seen_(options.storage),
+        applicable_(ApplicableGoals(setup.config)) {}
 
   SearchResult Run();
 
@@ -326,7 +287,7 @@ class Engine {
   const Keying keying_;
   SeenSet seen_;
   TraceStore traces_;
-  uint32_t applicable_ = 0;
+  const uint64_t applicable_;
   Counters counters_;
   Clock clock_;
   std::atomic<int> stop_{kRunning};
@@ -334,34 +295,16 @@ class Engine {
 };
 
 std::optional<lockstep::Finding> Engine::CheckModel(const State& state) const {
-  if (const model::Invariant* broken =
-          model::FirstBrokenInvariant(setup_.config, state))
-    return lockstep::Finding{std::string(broken->name), "broken on the model"};
-  return std::nullopt;
+  return engine::CheckModel(setup_.config, state);
 }
 
 Successor Engine::Expand(const State& from, const impl::World* world,
                          const Action& action, Counters* counters,
                          bool check_model) const {
-  model::Outcome outcome;
-  Successor next{model::Apply(setup_.config, from, action, &outcome), nullptr,
-                 std::nullopt};
-  counters->transitions += 1;
-  counters->coverage[action.index()] += 1;
-  const auto goals = model::AllGoals();
-  for (std::size_t g = 0; g < goals.size(); ++g) {
-    const uint32_t bit = 1u << g;
-    if ((applicable_ & bit) == 0 || (counters->goals & bit) != 0) continue;
-    if (goals[g].reached(setup_.config, from, action, outcome, next.state))
-      counters->goals |= bit;
-  }
-  if (world != nullptr) {
-    next.world = std::make_unique<impl::World>(*world);
-    next.finding = lockstep::StepLockstep(setup_, action, outcome, next.state,
-                                          next.world.get());
-  } else if (check_model) {
-    next.finding = CheckModel(next.state);
-  }
+  Step step = TakeStep(setup_, applicable_, from, world, action, counters);
+  Successor next{std::move(step.state), std::move(step.world),
+                 std::move(step.finding)};
+  if (world == nullptr && check_model) next.finding = CheckModel(next.state);
   return next;
 }
 

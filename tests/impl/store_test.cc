@@ -39,6 +39,26 @@ TEST(MemoryStore, ACopySharesBlobsAndDivergesIndependently) {
   EXPECT_FALSE(store.Get("y").ok());
 }
 
+TEST(MemoryStore, ACopyKeepsTheEpochAndEveryChangeTakesANewOne) {
+  MemoryStore store;
+  const MemoryStore other;
+  EXPECT_NE(store.epoch(), other.epoch());  // two new stores
+  ASSERT_TRUE(store.Put("x", "x").ok());
+  MemoryStore copy = store;
+  EXPECT_EQ(copy.epoch(), store.epoch());
+  // Both copies write the same path: same bytes, yet each change is new.
+  ASSERT_TRUE(copy.PutIfAbsent("y", "y").ok());
+  ASSERT_TRUE(store.PutIfAbsent("y", "y").ok());
+  EXPECT_NE(copy.epoch(), store.epoch());
+  // A refused write and a delete of nothing change nothing.
+  const uint64_t before = store.epoch();
+  EXPECT_FALSE(store.PutIfAbsent("y", "z").ok());
+  EXPECT_FALSE(store.Delete("absent").ok());
+  EXPECT_EQ(store.epoch(), before);
+  ASSERT_TRUE(store.Delete("y").ok());
+  EXPECT_NE(store.epoch(), before);
+}
+
 TEST(MemoryStore, ListReturnsExactlyThePrefixInOrder) {
   MemoryStore store;
   for (const char* path : {"a/2", "a/1", "b/1", "a0"})

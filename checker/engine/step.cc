@@ -1,0 +1,78 @@
+// The successor step and counters both BFS loops share (checker/engine/step.h).
+#include "checker/engine/step.h"
+
+#include <string>
+
+#include "model/invariants.h"
+
+namespace memwal::checker::engine {
+
+uint16_t PackAction(const model::Action& action) {
+  const std::array<int, 2> params = model::ActionParams(action);
+  MEMWAL_ASSERT(params[0] >= 0 && params[0] < 16 && params[1] >= 0 &&
+                params[1] < 16);
+  return static_cast<uint16_t>((action.index() << 8) | (params[0] << 4) |
+                               params[1]);
+}
+
+model::Action UnpackAction(uint16_t packed) {
+  return model::MakeAction(packed >> 8, {(packed >> 4) & 15, packed & 15});
+}
+
+void Counters::CountState(std::size_t depth) {
+  if (states_per_depth.size() <= depth) states_per_depth.resize(depth + 1, 0);
+  ++states_per_depth[depth];
+}
+
+void Counters::Add(const Counters& other) {
+  transitions += other.transitions;
+  for (int k = 0; k < model::kActionKinds; ++k)
+    coverage[k] += other.coverage[k];
+  goals |= other.goals;
+  if (states_per_depth.size() < other.states_per_depth.size())
+    states_per_depth.resize(other.states_per_depth.size(), 0);
+  for (std::size_t d = 0; d < other.states_per_depth.size(); ++d)
+    states_per_depth[d] += other.states_per_depth[d];
+}
+
+uint64_t ApplicableGoals(const model::Config& config) {
+  uint64_t applicable = 0;
+  const auto goals = model::AllGoals();
+  MEMWAL_ASSERT(goals.size() <= 64);
+  for (std::size_t g = 0; g < goals.size(); ++g) {
+    if (goals[g].applicable(config)) applicable |= uint64_t{1} << g;
+  }
+  return applicable;
+}
+
+std::optional<lockstep::Finding> CheckModel(const model::Config& config,
+                                            const model::State& state) {
+  if (const model::Invariant* broken =
+          model::FirstBrokenInvariant(config, state))
+    return lockstep::Finding{std::string(broken->name), "broken on the model"};
+  return std::nullopt;
+}
+
+Step TakeStep(const lockstep::LockstepSetup& setup, uint64_t applicable,
+              const model::State& from, const impl::World* world,
+              const model::Action& action, Counters* counters) {
+  model::Outcome outcome;
+  Step next{.state = model::Apply(setup.config, from, action, &outcome)};
+  counters->transitions += 1;
+  counters->coverage[action.index()] += 1;
+  const auto goals = model::AllGoals();
+  for (std::size_t g = 0; g < goals.size(); ++g) {
+    const uint64_t bit = uint64_t{1} << g;
+    if ((applicable & bit) == 0 || (counters->goals & bit) != 0) continue;
+    if (goals[g].reached(setup.config, from, action, outcome, next.state))
+      counters->goals |= bit;
+  }
+  if (world != nullptr) {
+    next.world = std::make_unique<impl::World>(*world);
+    next.finding = lockstep::StepLockstep(setup, action, outcome, next.state,
+                                          next.world.get());
+  }
+  return next;
+}
+
+}  // namespace memwal::checker::engine

@@ -1,0 +1,66 @@
+// What both breadth-first loops share (review finding D1): the threaded
+// search (checker/engine/search.cc) and the level engine over ranks
+// (checker/engine/distributed.cc) count with one Counters, take one successor
+// step and pack actions one way, so that their counts agree by construction.
+//
+// The successor step: the model's successor of `from` under `action`, counted
+// (one transition, its action kind's coverage, the goals it reaches), and with
+// a World, the lockstep step on a copy of it and its checks
+// (checker/lockstep/lockstep.h).
+#ifndef MEMWAL_CHECKER_ENGINE_STEP_H_
+#define MEMWAL_CHECKER_ENGINE_STEP_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "checker/lockstep/lockstep.h"
+#include "impl/world.h"
+#include "model/actions.h"
+#include "model/config.h"
+#include "model/state.h"
+
+namespace memwal::checker::engine {
+
+using WorldPtr = std::unique_ptr<impl::World>;
+
+// An action in 16 bits: kind << 8 | first parameter << 4 | second.
+uint16_t PackAction(const model::Action& action);
+model::Action UnpackAction(uint16_t packed);
+
+// Per-worker counters, summed in a fixed order.
+struct Counters {
+  uint64_t transitions = 0;
+  std::array<uint64_t, model::kActionKinds> coverage{};
+  uint64_t goals = 0;  // bit g: goal g (model::AllGoals) reached
+  std::vector<uint64_t> states_per_depth{};
+  void CountState(std::size_t depth);
+  void Add(const Counters& other);
+};
+
+// The goals of model::AllGoals that apply to `config`, bit g for goal g.
+uint64_t ApplicableGoals(const model::Config& config);
+
+// The first invariant `state` breaks, as a finding ("broken on the model").
+std::optional<lockstep::Finding> CheckModel(const model::Config& config,
+                                            const model::State& state);
+
+struct Step {
+  model::State state;
+  WorldPtr world{};  // the World after the step (lockstep)
+  std::optional<lockstep::Finding> finding{};
+};
+
+// The successor step (file comment). `world` null: model-only, nothing is
+// checked (the callers check a state once, when it is new). `applicable`:
+// ApplicableGoals of the setup's config.
+Step TakeStep(const lockstep::LockstepSetup& setup, uint64_t applicable,
+              const model::State& from, const impl::World* world,
+              const model::Action& action, Counters* counters);
+
+}  // namespace memwal::checker::engine
+
+#endif  // MEMWAL_CHECKER_ENGINE_STEP_H_

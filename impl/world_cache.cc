@@ -1,0 +1,117 @@
+// World: the decoded views of the persisted state, cached by the store's epoch
+// (impl/memory_store.h). A World reads its head, its version list, its shard
+// manifests and its versions' catch-up views many times between two writes
+// (every Begin* reads the head; the checker's refusal tries run every action
+// the model disables on copies of one World). Two stores with one epoch hold
+// the same objects, so a decoding is a function of (epoch, what is decoded);
+// the options that shape a decoding (the half-set switch) are part of the key.
+// One cache per thread, direct-mapped: a slot holds the last key that hashed
+// to it.
+#include <array>
+#include <functional>
+
+#include "impl/world.h"
+
+namespace memwal::impl {
+namespace {
+
+template <typename Value>
+class EpochCache {
+ public:
+  // The value for (epoch, key), made by `make` when the slot holds another.
+  template <typename Make>
+  Value Get(uint64_t epoch, const std::string& key, Make make) {
+    const std::size_t hash =
+        std::hash<std::string>{}(key) ^ (epoch * 0x9e3779b97f4a7c15ULL);
+    Slot& slot = slots_[(hash >> 7) % kSlots];
+    if (!slot.value.has_value() || slot.epoch != epoch || slot.key != key) {
+      // make() may use other caches, never this one's slot.
+      Value made = make();
+      slot.epoch = epoch;
+      slot.key = key;
+      slot.value.emplace(std::move(made));
+    }
+    return *slot.value;
+  }
+
+ private:
+  static constexpr std::size_t kSlots = 1024;
+  struct Slot {
+    uint64_t epoch = 0;
+    std::string key;
+    std::optional<Value> value;
+  };
+  std::array<Slot, kSlots> slots_{};
+};
+
+using VersionList = std::shared_ptr<const std::vector<uint64_t>>;
+using ViewList = std::shared_ptr<const std::vector<VersionView>>;
+using ShardManifestPtr = std::shared_ptr<const pb::ShardManifest>;
+
+}  // namespace
+
+Result<std::shared_ptr<const std::vector<uint64_t>>> World::ListedVersions(
+    bool archived) const {
+  thread_local EpochCache<Result<VersionList>> cache;
+  const std::string key =
+      archived ? std::string(kArchivePrefix) + table_root_ : table_root_;
+  return cache.Get(store_.epoch(), key, [&]() -> Result<VersionList> {
+    MEMWAL_ASSIGN_OR_RETURN(std::vector<uint64_t> versions,
+                            ListVersions(archived ? Archive() : Table()));
+    return std::make_shared<const std::vector<uint64_t>>(std::move(versions));
+  });
+}
+
+Result<Snapshot> World::HeadAs(bool allow_half_set) const {
+  thread_local EpochCache<Result<Snapshot>> cache;
+  std::string key = table_root_;
+  key.push_back(allow_half_set ? '\1' : '\0');
+  return cache.Get(store_.epoch(), key, [&]() -> Result<Snapshot> {
+    MEMWAL_ASSIGN_OR_RETURN(const VersionList versions, ListedVersions(false));
+    if (versions->empty()) return Status::NotFound("table has no versions");
+    return LoadVersion(Table(), nullptr, versions->back(), allow_half_set);
+  });
+}
+
+Result<std::shared_ptr<const VersionView>> World::HeadView() const {
+  thread_local EpochCache<Result<std::shared_ptr<const VersionView>>> cache;
+  return cache.Get(
+      store_.epoch(), table_root_,
+      [&]() -> Result<std::shared_ptr<const VersionView>> {
+        MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, HeadAs(true));
+        MEMWAL_ASSIGN_OR_RETURN(VersionView view, ViewOf(head));
+        return std::make_shared<const VersionView>(std::move(view));
+      });
+}
+
+Result<std::shared_ptr<const std::vector<VersionView>>> World::RetainedViews()
+    const {
+  thread_local EpochCache<Result<ViewList>> cache;
+  return cache.Get(store_.epoch(), table_root_, [&]() -> Result<ViewList> {
+    MEMWAL_ASSIGN_OR_RETURN(const VersionList versions, ListedVersions(false));
+    std::vector<VersionView> views;
+    for (const uint64_t version : *versions) {
+      MEMWAL_ASSIGN_OR_RETURN(const Snapshot snapshot,
+                              LoadVersion(Table(), nullptr, version, true));
+      MEMWAL_ASSIGN_OR_RETURN(VersionView view, ViewOf(snapshot));
+      views.push_back(std::move(view));
+    }
+    return std::make_shared<const std::vector<VersionView>>(std::move(views));
+  });
+}
+
+Result<std::shared_ptr<const pb::ShardManifest>> World::SharedShardManifest(
+    uint32_t shard) const {
+  if (shard >= shard_uuids_.size())
+    return Status::InvalidArgument("no such shard");
+  thread_local EpochCache<Result<ShardManifestPtr>> cache;
+  std::string key = wal_root_;
+  key += shard_uuids_[shard];
+  return cache.Get(store_.epoch(), key, [&]() -> Result<ShardManifestPtr> {
+    MEMWAL_ASSIGN_OR_RETURN(pb::ShardManifest manifest,
+                            DecodeLatestShardManifest(shard));
+    return std::make_shared<const pb::ShardManifest>(std::move(manifest));
+  });
+}
+
+}  // namespace memwal::impl
