@@ -167,19 +167,8 @@ TEST(Counterexample, AStaleDataPassReinsertsRowsPastACreditedPosition) {
           "DeleteFragment{fragment=0}", "Commit{slot=0}", "Commit{slot=0}"}));
 }
 
-// Spec finding: the same scenario under the default protocol, with one more
-// commit.
-TEST(Counterexample, TheStaleDataPassAlsoBreaksDerivedWithFiveCommits) {
-  Config config;
-  config.bounds = model::SmallBounds();
-  config.bounds.commits = 5;
-  config.bounds.generations = 1;
-  const engine::SearchResult result =
-      memwal::checker::engine::SearchModel(config, {.symmetry = false});
-  ASSERT_TRUE(result.violation);
-  EXPECT_EQ(result.violation->invariant, "CatchupWithinCoverage");
-  EXPECT_EQ(result.violation->trace.size(), 11u);
-}
+// The same scenario under the default protocol, with one more commit, is
+// compare_test.cc's five-commit run.
 
 }  // namespace
 }  // namespace memwal::checker

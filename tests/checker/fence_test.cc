@@ -1,7 +1,8 @@
 // The proposed change R65 (`fence data-pass`, spec/protocol.md section 11): the
 // stale compaction data pass of section 9 breaks CatchupWithinCoverage without
 // the fence and is refused with it, on the model and, in lockstep, on the
-// implementation.
+// implementation. The five-commit searches of `derived` with and without the
+// fence are compare_test.cc's (one run of each in the suite).
 #include <gtest/gtest.h>
 
 #include "checker/engine/search.h"
@@ -15,33 +16,6 @@ namespace {
 using model::Config;
 using model::Fence;
 using model::Protocol;
-
-Config FiveCommits(Protocol protocol, Fence fence) {
-  Config config;
-  config.protocol = protocol;
-  config.fence = fence;
-  config.bounds = model::SmallBounds();
-  config.bounds.commits = 5;
-  config.bounds.generations = 1;
-  return config;
-}
-
-TEST(DataPassFence, DerivedBreaksAtFiveCommitsWithoutTheFence) {
-  const engine::SearchResult result = engine::SearchModel(
-      FiveCommits(Protocol::kDerived, Fence::kNone), {.symmetry = false});
-  ASSERT_TRUE(result.violation);
-  EXPECT_EQ(result.violation->invariant, "CatchupWithinCoverage");
-  EXPECT_EQ(result.violation->trace.size(), 11u);
-}
-
-TEST(DataPassFence, DerivedHoldsAtFiveCommitsWithTheFence) {
-  const engine::SearchResult result = engine::SearchModel(
-      FiveCommits(Protocol::kDerived, Fence::kDataPass), {.symmetry = false});
-  EXPECT_EQ(result.verdict, engine::Verdict::kOk);
-  EXPECT_FALSE(result.violation);
-  EXPECT_TRUE(result.stats.goals_missed.empty());
-  EXPECT_EQ(result.stats.states_distinct, 2'685'179u);
-}
 
 TEST(DataPassFence, UnconditionalHoldsAtSmallWithTheFence) {
   Config config;

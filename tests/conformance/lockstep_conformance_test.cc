@@ -16,17 +16,6 @@ lockstep::LockstepSetup DefaultSetup(const model::Bounds& bounds) {
   return setup;
 }
 
-TEST(Lockstep, DefaultConfigAtTinyAgreesWithTheModelAndReachesEveryGoal) {
-  const engine::SearchResult result = engine::Search(
-      DefaultSetup(model::TinyBounds()), engine::Options{.threads = 2});
-  ASSERT_FALSE(result.violation.has_value())
-      << result.violation->invariant << ": " << result.violation->detail;
-  EXPECT_EQ(result.verdict, engine::Verdict::kOk);
-  EXPECT_TRUE(result.stats.goals_missed.empty());
-  EXPECT_EQ(result.stats.states_distinct, 139992u);
-  EXPECT_EQ(result.stats.transitions, 367095u);
-}
-
 // The acceptance run of `./memwal check`: the default config at `small`. Before
 // CreateIndex/DropIndex removed the read version's segments by uuid in the
 // model (R25, R27), this met a disagreement at step six: a DropIndex rebased
