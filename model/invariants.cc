@@ -85,12 +85,13 @@ bool CatchupWithinCompaction(const Config& config, const State& state) {
   return true;
 }
 
-// Row (s,g) is visible to `shape`: served, held by a live fragment every index
-// of the shape covers, or retired while every index of the shape covered it and
-// still held by a live fragment (spec section 9, the retirement clause).
+// Row (s,g) is visible to `shape`: served (above the reader's `watermark` on
+// shard s), held by a live fragment every index of the shape covers, or
+// retired while every index of the shape covered it and still held by a live
+// fragment (spec section 9, the retirement clause).
 bool RowVisible(const Config& config, const State& state, QueryShape shape,
-                int s, int g) {
-  if (Served(config, state, shape, s, g)) return true;
+                int watermark, int s, int g) {
+  if (ServedAbove(state, watermark, s, g)) return true;
   const Version& head = Head(state);
   const RowSet row = RowBit(s, g);
   if (HeldWithin(state, CoveredByAll(config, head, shape.uses), row))
@@ -101,20 +102,23 @@ bool RowVisible(const Config& config, const State& state, QueryShape shape,
          HeldWithin(state, head.live, row);
 }
 
-// ReadsMissNoRows: every query shape sees every flushed, undeleted MemWAL row
-// (section 9). Prevents: a query silently missing a row written through MemWAL.
-bool ReadsMissNoRows(const Config& config, const State& state) {
-  if (ForeignLegacyTable(config, state)) return true;
-  const QueryShapes shapes = AllQueryShapes(config, state);
-  for (int q = 0; q < shapes.count; ++q) {
-    for (int s = 0; s < config.bounds.shards; ++s) {
-      for (int g = 1; g <= state.flushed[s]; ++g) {
-        if (state.deleted & RowBit(s, g)) continue;
-        if (!RowVisible(config, state, shapes.shapes[q], s, g)) return false;
-      }
+// Some flushed row is not deleted (else no query can miss one).
+bool AnyUndeletedFlushedRow(const Config& config, const State& state) {
+  for (int s = 0; s < config.bounds.shards; ++s) {
+    for (int g = 1; g <= state.flushed[s]; ++g) {
+      if (!(state.deleted & RowBit(s, g))) return true;
     }
   }
-  return true;
+  return false;
+}
+
+// ReadsMissNoRows: every query shape sees every flushed, undeleted MemWAL row
+// (section 9), served as the model's reader (R40) serves it. Prevents: a
+// query silently missing a row written through MemWAL.
+bool ReadsMissNoRows(const Config& config, const State& state) {
+  if (ForeignLegacyTable(config, state)) return true;
+  if (!AnyUndeletedFlushedRow(config, state)) return true;
+  return !FirstMissedRow(config, state, ModelWatermarks(config, state));
 }
 
 // FeatureBitsArePaired: every version this protocol wrote has reader_bit ==
@@ -232,6 +236,30 @@ constexpr std::array<Invariant, 9> kInvariants = {{
 }};
 
 }  // namespace
+
+std::optional<MissedRow> FirstMissedRow(const Config& config,
+                                        const State& state,
+                                        const ReaderWatermarks& watermarks) {
+  if (ForeignLegacyTable(config, state)) return std::nullopt;
+  const QueryShapes shapes = AllQueryShapes(config, state);
+  for (int q = 0; q < shapes.count; ++q) {
+    for (int s = 0; s < config.bounds.shards; ++s) {
+      const int watermark = watermarks.of[q][s];
+      for (int g = 1; g <= state.flushed[s]; ++g) {
+        if (state.deleted & RowBit(s, g)) continue;
+        if (!RowVisible(config, state, shapes.shapes[q], watermark, s, g))
+          return MissedRow{
+              .shape = shapes.shapes[q], .shard = s, .generation = g};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+bool ReadsMissNoRowsGiven(const Config& config, const State& state,
+                          const ReaderWatermarks& watermarks) {
+  return !FirstMissedRow(config, state, watermarks);
+}
 
 std::span<const Invariant> AllInvariants() { return kInvariants; }
 

@@ -9,11 +9,13 @@
 #ifndef MEMWAL_MODEL_INVARIANTS_H_
 #define MEMWAL_MODEL_INVARIANTS_H_
 
+#include <optional>
 #include <span>
 #include <string_view>
 
 #include "model/actions.h"
 #include "model/config.h"
+#include "model/read.h"
 #include "model/state.h"
 
 namespace memwal::model {
@@ -29,6 +31,25 @@ std::span<const Invariant> AllInvariants();
 const Invariant* FirstBrokenInvariant(const Config& config, const State& state);
 // The invariant with this name, or nullptr.
 const Invariant* FindInvariant(std::string_view name);
+
+// A row (s,g) that the query shape `shape` misses: flushed, undeleted, not
+// served, and held by no fragment visible to the shape.
+struct MissedRow {
+  QueryShape shape;
+  int shard = 0;
+  int generation = 0;
+};
+
+// ReadsMissNoRows with its "served" clause decided by `watermarks` (a reader's
+// answers for the shapes of AllQueryShapes on `state`): the first missed row
+// in the order shape, shard, generation, or nothing. The registry's
+// ReadsMissNoRows is this with ModelWatermarks; the checker passes the
+// implementation's reader's answers on the implementation's state.
+std::optional<MissedRow> FirstMissedRow(const Config& config,
+                                        const State& state,
+                                        const ReaderWatermarks& watermarks);
+bool ReadsMissNoRowsGiven(const Config& config, const State& state,
+                          const ReaderWatermarks& watermarks);
 
 struct Goal {
   std::string_view name;

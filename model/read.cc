@@ -91,10 +91,25 @@ int Watermark(const Config& config, const State& state, QueryShape shape,
 
 bool Served(const Config& config, const State& state, QueryShape shape,
             int shard, int generation) {
+  return ServedAbove(state, Watermark(config, state, shape, shard), shard,
+                     generation);
+}
+
+ReaderWatermarks ModelWatermarks(const Config& config, const State& state) {
+  ReaderWatermarks out;
+  const QueryShapes shapes = AllQueryShapes(config, state);
+  for (int q = 0; q < shapes.count; ++q) {
+    for (int s = 0; s < config.bounds.shards; ++s)
+      out.of[q][s] = Watermark(config, state, shapes.shapes[q], s);
+  }
+  return out;
+}
+
+bool ServedAbove(const State& state, int watermark, int shard, int generation) {
   MEMWAL_ASSERT(generation >= 1 && generation <= kGenerationsMax);
   if (generation > state.flushed[shard]) return false;
   if (Contains(state.retired[shard], generation - 1)) return false;
-  return generation > Watermark(config, state, shape, shard);
+  return generation > watermark;
 }
 
 bool Retirable(const Config& config, const State& state, int shard,

@@ -44,6 +44,19 @@ int Watermark(const Config& config, const State& state, QueryShape shape,
 bool Served(const Config& config, const State& state, QueryShape shape,
             int shard, int generation);
 
+// A reader's answers: the exclusion watermark of each shape of
+// AllQueryShapes (same order) on each shard; 0 = none. The model's reader
+// (ModelWatermarks) is Watermark; the checker fills one from the
+// implementation's reader, so that ReadsMissNoRows can be decided by it.
+struct ReaderWatermarks {
+  std::array<std::array<int, kShardsMax>, kIndexesMax + 2> of{};  // [q][s]
+};
+ReaderWatermarks ModelWatermarks(const Config& config, const State& state);
+
+// SSTable (s,g) is served by a reader whose watermark on shard s is
+// `watermark`: flushed, not retired, and above it.
+bool ServedAbove(const State& state, int watermark, int shard, int generation);
+
 // R12: GC may retire SSTable (s,g): every retained version compacted it and
 // every index present in it is caught up to g there (or reads a missing entry
 // as caught up).

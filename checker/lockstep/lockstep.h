@@ -9,11 +9,12 @@
 //   2. both sides reached the same outcome for Commit and Restore (published,
 //      retry or refused; the finding names both and World::last_reason());
 //   3. PublishedVersionsLoad after a step that published (below);
-//   4. every model invariant on the implementation's persisted state, then the
+//   4. every model invariant on the implementation's persisted state
+//      (ReadsMissNoRows served by the implementation's own reader), then the
 //      refinement comparison (checker/refinement.h);
 //   5. every model invariant on the model's successor (the model-only check);
-//   6. the refusals (checker/lockstep/refusals.h): every action the model disables in
-//      the reached state is refused by a copy of the World.
+//   6. the refusals (checker/lockstep/refusals.h): every action the model
+//      disables in the reached state is refused by a copy of the World.
 // RetireExecute's outcome is not compared: under `gc recheck` the impl reports
 // a dropped decision as kRefused where the model says kDone; the WAL state
 // comparison covers it.
@@ -44,7 +45,8 @@ struct LockstepSetup {
   uint32_t impl_only_bugs = 0;  // model::BugBit values
   uint64_t seed = 0;
   // After each step (and at Init): the actions the model disables in the
-  // reached state must be refused by the implementation (checker/lockstep/refusals.h).
+  // reached state must be refused by the implementation
+  // (checker/lockstep/refusals.h).
   bool refusals = true;
 };
 

@@ -2,6 +2,7 @@
 // (checker/refinement.h).
 #include "checker/lockstep/refinement.h"
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <memory>
@@ -497,6 +498,11 @@ struct TableEntry {
   // The implementation's read side, asked lazily.
   std::map<std::vector<uint32_t>, Result<std::vector<uint64_t>>> watermarks{};
   std::map<std::pair<uint32_t, uint64_t>, Result<bool>> retirable{};
+  // The same answers for the shapes of the implementation's own head, in
+  // model terms (ReadsMissNoRows on the implementation); asked once, nothing
+  // if the reader could not answer every shape.
+  bool reader_asked = false;
+  std::optional<model::ReaderWatermarks> reader{};
 };
 
 struct WalEntry {
@@ -704,6 +710,107 @@ bool PersistedEqual(const model::Config& config, const State& impl,
 
 namespace {
 
+// The index numbers a query shape uses, in order (World::Watermarks's input).
+std::vector<uint32_t> QueryIndexes(const model::Config& config,
+                                   model::QueryShape shape) {
+  std::vector<uint32_t> indexes;
+  for (int i = 0; i < config.bounds.indexes; ++i) {
+    if (model::Contains(shape.uses, i))
+      indexes.push_back(static_cast<uint32_t>(i));
+  }
+  return indexes;
+}
+
+// World::Watermarks, asked once per table when `table` is not null.
+Result<std::vector<uint64_t>> AskWatermarks(
+    const impl::World& world, const std::vector<uint32_t>& indexes,
+    TableEntry* table) {
+  if (table == nullptr) return world.Watermarks(indexes);
+  auto it = table->watermarks.find(indexes);
+  if (it == table->watermarks.end())
+    it = table->watermarks.emplace(indexes, world.Watermarks(indexes)).first;
+  return it->second;
+}
+
+// The implementation's reader's watermarks for the shapes of AllQueryShapes
+// on `impl_abstract` (the implementation's own head), or nothing if it cannot
+// answer one (ReadSideLines then reports why). A watermark past every
+// generation serves nothing, as kGenerationsMax does.
+std::optional<model::ReaderWatermarks> ImplReader(const model::Config& config,
+                                                  const impl::World& world,
+                                                  const State& impl_abstract,
+                                                  TableEntry* table) {
+  model::ReaderWatermarks out;
+  const model::QueryShapes shapes =
+      model::AllQueryShapes(config, impl_abstract);
+  for (int q = 0; q < shapes.count; ++q) {
+    const Result<std::vector<uint64_t>> watermarks =
+        AskWatermarks(world, QueryIndexes(config, shapes.shapes[q]), table);
+    if (!watermarks.ok() ||
+        watermarks->size() != static_cast<std::size_t>(config.bounds.shards))
+      return std::nullopt;
+    for (int s = 0; s < config.bounds.shards; ++s) {
+      out.of[q][s] = static_cast<int>(std::min<uint64_t>(
+          (*watermarks)[s], uint64_t{model::kGenerationsMax}));
+    }
+  }
+  return out;
+}
+
+// ImplReader, once per table.
+const std::optional<model::ReaderWatermarks>& CachedImplReader(
+    const model::Config& config, const impl::World& world,
+    const State& impl_abstract, TableEntry* table) {
+  if (!table->reader_asked) {
+    table->reader = ImplReader(config, world, impl_abstract, table);
+    table->reader_asked = true;
+  }
+  return table->reader;
+}
+
+// The first invariant broken on the implementation's abstraction, in
+// AllInvariants order, with ReadsMissNoRows decided by the implementation's
+// reader (`reader`; the model's watermark function on the implementation's
+// versions when it could not answer). `missed` receives the row a query
+// misses when that is what broke.
+const model::Invariant* FirstBrokenOnImplementation(
+    const model::Config& config, const State& impl_abstract,
+    const std::optional<model::ReaderWatermarks>& reader,
+    std::optional<model::MissedRow>* missed) {
+  static const model::Invariant* const reads =
+      model::FindInvariant("ReadsMissNoRows");
+  for (const model::Invariant& invariant : model::AllInvariants()) {
+    if (&invariant == reads && reader.has_value()) {
+      *missed = model::FirstMissedRow(config, impl_abstract, *reader);
+      if (missed->has_value()) return &invariant;
+      continue;
+    }
+    if (!invariant.holds(config, impl_abstract)) return &invariant;
+  }
+  return nullptr;
+}
+
+// "query indexes {0} misses the row (0,1): ...", the reader's answers.
+std::string MissedRowLine(const model::Config& config,
+                          const State& impl_abstract,
+                          const model::ReaderWatermarks& reader,
+                          const model::MissedRow& missed) {
+  const model::QueryShapes shapes =
+      model::AllQueryShapes(config, impl_abstract);
+  int q = 0;
+  while (q + 1 < shapes.count && !(shapes.shapes[q] == missed.shape)) ++q;
+  const std::string row = "(" + std::to_string(missed.shard) + "," +
+                          std::to_string(missed.generation) + ")";
+  return "query " + ShapeName(missed.shape) + " misses the row " + row +
+         ": the implementation's reader's watermark on shard " +
+         std::to_string(missed.shard) + " is " +
+         std::to_string(reader.of[q][missed.shard]) +
+         " (the model's watermark function on these versions: " +
+         std::to_string(model::Watermark(config, impl_abstract, missed.shape,
+                                         missed.shard)) +
+         "), and no fragment visible to the query holds the row";
+}
+
 // ReadSideDiff, asking the implementation once per table (`table` caches its
 // answers; null: ask every time).
 std::vector<std::string> ReadSideLines(const model::Config& config,
@@ -717,22 +824,8 @@ std::vector<std::string> ReadSideLines(const model::Config& config,
     // "all" equals index(i) when one index is present: ask once.
     if (q + 1 == shapes.count && q > 0 && shapes.shapes[q - 1] == shape)
       continue;
-    std::vector<uint32_t> indexes;
-    for (int i = 0; i < config.bounds.indexes; ++i) {
-      if (model::Contains(shape.uses, i))
-        indexes.push_back(static_cast<uint32_t>(i));
-    }
-    Result<std::vector<uint64_t>> asked = std::vector<uint64_t>{};
-    if (table == nullptr) {
-      asked = world.Watermarks(indexes);
-    } else {
-      auto it = table->watermarks.find(indexes);
-      if (it == table->watermarks.end())
-        it =
-            table->watermarks.emplace(indexes, world.Watermarks(indexes)).first;
-      asked = it->second;
-    }
-    const Result<std::vector<uint64_t>>& watermarks = asked;
+    const Result<std::vector<uint64_t>> watermarks =
+        AskWatermarks(world, QueryIndexes(config, shape), table);
     if (!watermarks.ok()) {
       lines.push_back("query " + ShapeName(shape) +
                       ": the implementation cannot compute watermarks: " +
@@ -894,8 +987,11 @@ std::optional<Finding> CheckRefinement(const model::Config& config,
   const bool equal = PersistedEqual(config, *abstract, snapshot, model);
   // Diff reads the versions' op kinds; copied only when there is a difference.
   if (!equal) snapshot.versions = table->versions;
+  const std::optional<model::ReaderWatermarks>& reader =
+      CachedImplReader(config, world, *abstract, table.get());
+  std::optional<model::MissedRow> missed;
   if (const model::Invariant* broken =
-          model::FirstBrokenInvariant(config, *abstract)) {
+          FirstBrokenOnImplementation(config, *abstract, reader, &missed)) {
     std::string detail = "broken on the implementation's persisted state";
     const std::vector<std::string> lines =
         equal ? std::vector<std::string>{}
@@ -903,6 +999,17 @@ std::optional<Finding> CheckRefinement(const model::Config& config,
     detail += lines.empty() ? " (which equals the model's)"
                             : "; it differs from the model:";
     for (const std::string& line : lines) detail += "\n  " + line;
+    if (missed.has_value()) {
+      // The reader decided: where the states agree, its answers that differ
+      // from the model's say why.
+      detail += "\n  read through the implementation's reader: " +
+                MissedRowLine(config, *abstract, *reader, *missed);
+      if (lines.empty()) {
+        for (const std::string& line :
+             ReadSideLines(config, world, model, table.get()))
+          detail += "\n  " + line;
+      }
+    }
     return Finding{std::string(broken->name), detail};
   }
   if (std::optional<Finding> zero = CheckZeroEntries(config, table->versions))

@@ -26,6 +26,9 @@
 //   the implementation's reader (impl::World::ReadRows: each fragment's data
 //   file, row id sequence and deletion file, the Delete transactions; a
 //   clone's source history included) and are compared with the model's.
+// - ReadsMissNoRows's served clause is the implementation's reader's
+//   (World::Watermarks per query shape, model::FirstMissedRow), not the
+//   model's watermark function.
 // - Ghost fields (retire_cover, activated, foreign_legacy), the commit
 //   counter, the fragment high-water mark and the in-flight list come from
 //   the model: the invariants are evaluated on State{impl's persisted fields +
@@ -104,8 +107,10 @@ struct Finding {
 };
 
 // After a step: evaluates every model invariant on the implementation's
-// abstraction (reported first), then compares it with `model` (Diff), then
-// the read side (ReadSideDiff).
+// abstraction (reported first; ReadsMissNoRows with the served SSTables
+// decided by the implementation's reader, World::Watermarks for the shapes of
+// its own head, or by model::Watermark on its versions if it cannot answer),
+// then compares it with `model` (Diff), then the read side (ReadSideDiff).
 std::optional<Finding> CheckRefinement(const model::Config& config,
                                        const impl::World& world,
                                        const model::State& model);

@@ -104,9 +104,11 @@ const ImplBugCase kImplBugs[] = {
      "ImplementationMatchesModel", 6, kForeign},
     // R62: pinned by replay (ReplayPinned: 13 steps, six commits).
     {Bug::kCoveragePastCompaction, kDerived, Tiny(3), "", 0},
-    {Bug::kSingleIndexWatermark, kDerived, Tiny(4, 2),
-     "ImplementationMatchesModel", 0},
-    {Bug::kReaderIgnoresBit, kDerived, Tiny(), "ImplementationMatchesModel", 5},
+    // The reader bugs: the implementation's own reader decides
+    // ReadsMissNoRows on its state (which equals the model's), so the query
+    // that skips the row's only copy is the named invariant.
+    {Bug::kSingleIndexWatermark, kDerived, Tiny(4, 2), "ReadsMissNoRows", 7},
+    {Bug::kReaderIgnoresBit, kDerived, Tiny(), "ReadsMissNoRows", 5},
     // Activate's commit publishes bit 128 in the writer word only: reported
     // on the implementation's decoded head before PublishedVersionsLoad.
     {Bug::kBitsOneWord, kDerived, Tiny(), "FeatureBitsArePaired", 2},

@@ -1,10 +1,11 @@
 // Planted differences (issue 18): for each field lockstep compares beyond the
 // versions' abstraction (refusals, in-flight contents, the operation kind of
 // the transaction file, zero-valued progress entries, the system index's
-// uuid, the rows a fragment's data holds, deleted rows), a deliberate
-// difference is put into the implementation (its bytes in the store, an
-// in-flight transaction, or a World whose guard differs) and lockstep reports
-// it with the right invariant and detail.
+// uuid, the rows a fragment's data holds, deleted rows, the reader's
+// watermarks), a deliberate difference is put into the implementation (its
+// bytes in the store, an in-flight transaction, a World whose guard differs,
+// or an implementation-only bug switch) and lockstep reports it with the
+// right invariant and detail.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -17,6 +18,7 @@
 #include "impl/format.h"
 #include "impl/rows.h"
 #include "impl/table.h"
+#include "model/invariants.h"
 
 namespace memwal::checker::lockstep {
 namespace {
@@ -292,6 +294,40 @@ TEST(LockstepPlanted, TheRowsOfAFragmentComeFromItsDataFile) {
   EXPECT_TRUE(
       Mentions(finding, "rows: fragment 1 holds {} (impl) vs {(0,1)} (model)"))
       << finding->detail;
+}
+
+TEST(LockstepPlanted, AReaderThatSkipsTheOnlyCopyOfARowIsReadsMissNoRows) {
+  // The implementation's reader ignores the bit (impl bug
+  // reader-ignores-bit): on the activated table it reads idx_0's missing
+  // entry as no cap, so the indexed query skips SSTable (0,1) once it is
+  // compacted into fragment 1, which idx_0 does not cover. The persisted
+  // state equals the model's; the reader decides ReadsMissNoRows.
+  LockstepSetup setup = TinySetup(12);
+  setup.impl_only_bugs = model::BugBit(model::Bug::kReaderIgnoresBit);
+  Ran run = RunActions(
+      setup, {model::Activate{}, model::Commit{0}, model::FlushMemTable{0},
+              model::CompactSsTable{0, true}});
+  model::Outcome outcome;
+  const model::State after =
+      model::Apply(setup.config, run.state, model::Commit{0}, &outcome);
+  const std::optional<Finding> finding =
+      StepLockstep(setup, model::Commit{0}, outcome, after, &run.world);
+  ASSERT_TRUE(finding.has_value());
+  EXPECT_EQ(finding->invariant, "ReadsMissNoRows") << finding->detail;
+  EXPECT_TRUE(Mentions(finding,
+                       "persisted state (which equals the model's)\n  read "
+                       "through the implementation's reader: query indexes "
+                       "{0} misses the row (0,1): the implementation's "
+                       "reader's watermark on shard 0 is 1 (the model's "
+                       "watermark function on these versions: 0)"))
+      << finding->detail;
+  EXPECT_TRUE(Mentions(finding,
+                       "read side: query indexes {0} shard 0 watermark 1 "
+                       "(impl) vs 0 (model)"))
+      << finding->detail;
+  // The model's own state breaks nothing: only the implementation's reader
+  // misses the row.
+  EXPECT_EQ(model::FirstBrokenInvariant(setup.config, after), nullptr);
 }
 
 TEST(LockstepPlanted, ADeletionFileTheModelDoesNotHaveIsReported) {

@@ -125,6 +125,47 @@ TEST(Invariants, ReadsMissNoRowsBreaksWhenARowIsNeitherServedNorIndexed) {
   EXPECT_TRUE(Holds("ReadsMissNoRows", s.config(), state));
 }
 
+// ReadsMissNoRowsGiven: the "served" clause is the reader's answers, not the
+// model's watermark function. Activated and generation 1 compacted into
+// fragment 1, which idx_0 does not cover and no position credits: the plain
+// scan sees the row in fragment 1 (watermark 1), the indexed query only in
+// the SSTable (the strict reader's watermark 0).
+TEST(Invariants, ReadsMissNoRowsGivenAReaderThatSkipsTheOnlyCopyBreaks) {
+  Scenario s(TestConfig());
+  Activated(&s);
+  Compacted(&s);
+  const State& state = s.state();
+  const ReaderWatermarks model = ModelWatermarks(s.config(), state);
+  const QueryShapes shapes = AllQueryShapes(s.config(), state);
+  ASSERT_EQ(shapes.count, 3);  // plain, index(0), all = {0}
+  EXPECT_EQ(model.of[0][0], 1);
+  EXPECT_EQ(model.of[1][0], 0);
+  EXPECT_EQ(model.of[2][0], 0);
+  EXPECT_TRUE(Holds("ReadsMissNoRows", s.config(), state));
+  EXPECT_TRUE(ReadsMissNoRowsGiven(s.config(), state, model));
+  EXPECT_FALSE(FirstMissedRow(s.config(), state, model).has_value());
+  // A reader that caps the indexed query at the compaction (as one that
+  // ignored the missing entry would) skips the row's only visible copy.
+  ReaderWatermarks skipping = model;
+  skipping.of[1][0] = 1;
+  const std::optional<MissedRow> missed =
+      FirstMissedRow(s.config(), state, skipping);
+  ASSERT_TRUE(missed.has_value());
+  EXPECT_EQ(missed->shape, (QueryShape{.uses = 0b1}));
+  EXPECT_EQ(missed->shard, 0);
+  EXPECT_EQ(missed->generation, 1);
+  EXPECT_FALSE(ReadsMissNoRowsGiven(s.config(), state, skipping));
+  // The same watermark on the plain scan misses nothing: fragment 1 is
+  // visible to it.
+  ReaderWatermarks plain_only = model;
+  plain_only.of[0][0] = 3;
+  EXPECT_TRUE(ReadsMissNoRowsGiven(s.config(), state, plain_only));
+  // A deleted row is missed by no reader.
+  State deleted = state;
+  deleted.deleted = RowBit(0, 1);
+  EXPECT_TRUE(ReadsMissNoRowsGiven(s.config(), deleted, skipping));
+}
+
 // The goal named `name` on the transition `action` from s's current state.
 bool Reached(std::string_view name, Scenario& s, const Action& action) {
   const State before = s.state();
