@@ -143,6 +143,9 @@ def main():
     parser.add_argument("--timeout", type=float, default=600,
                         help="seconds per gate command before it counts as killed")
     parser.add_argument("--skip-baseline", action="store_true")
+    parser.add_argument("--emit", nargs=2, metavar=("ID", "OUT"),
+                        help="write the mutated file of mutant ID to OUT and exit "
+                             "(the ctest mutants of tests/mutate/CMakeLists.txt)")
     options = parser.parse_args()
     mutants = read_mutants(os.path.join(ROOT, "tests/mutate/mutants.tsv"))
     gate = read_gate(os.path.join(ROOT, "tests/mutate/gate.txt"))
@@ -152,6 +155,20 @@ def main():
             fail(f"unknown mutant '{name}'")
     if options.only:
         mutants = [m for m in mutants if m["id"] in options.only]
+    if options.emit:
+        name, out = options.emit
+        if name not in known:
+            fail(f"unknown mutant '{name}'")
+        mutant = next(m for m in mutants if m["id"] == name)
+        with open(os.path.join(ROOT, mutant["file"])) as f:
+            text = mutated_text(f.read(), mutant)
+        if text is None:
+            fail(f"mutant {name}: its text is not in {mutant['file']}")
+        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+        with open(out + ".tmp", "w") as f:
+            f.write(text)
+        os.replace(out + ".tmp", out)
+        return 0
     if options.list:
         for m in mutants:
             print(f"{m['id']}\t{m['category']}\t{m['file']}")
