@@ -233,5 +233,49 @@ RC_GTEST_PROP(RuleFunctions,
   }
 }
 
+// Lance refuses a claim that names a shard without compaction progress, an
+// explicit zero claim too. The model cannot express that claim (R34 skips a
+// zero), so the property above never writes one, and this pins the
+// implementation's refusal alone (it is what kills the mutant
+// advance-no-progress-ok of tests/mutate/mutants.tsv).
+TEST(RuleFunctions, AZeroClaimForAShardWithoutProgressIsRefused) {
+  impl::AdvanceInput input;
+  input.head_requires_catchup = true;
+  input.has_system_index = true;
+  input.before[IndexName(0)] = {
+      impl::Segment{.uuid = Uuid(1), .covers = Fragments(1)}};
+  input.after = input.before;
+  input.new_compacted = {{ShardName(0), 1}};  // shard 1: no progress
+  const auto advances = [](bool zero_claim_for_shard_1) {
+    impl::Advances out;
+    auto* advance = out.Add();
+    advance->set_index_name(IndexName(0));
+    advance->add_expected_index_segment_uuids()->set_uuid(Uuid(1));
+    advance->set_expected_fragment_bitmap(
+        impl::EncodeFragmentBitmap(Fragments(1)));
+    advance->set_inspected_fragments(impl::EncodeFragmentBitmap(Fragments(1)));
+    auto* claim = advance->add_caught_up_generations();
+    claim->mutable_shard_id()->set_uuid(ShardName(0));
+    claim->set_generation(1);
+    if (zero_claim_for_shard_1) {
+      claim = advance->add_caught_up_generations();
+      claim->mutable_shard_id()->set_uuid(ShardName(1));
+      claim->set_generation(0);
+    }
+    return out;
+  };
+  const Result<impl::CatchupTable> without =
+      impl::ApplyAdvances(input, advances(false), impl::BugSet());
+  ASSERT_TRUE(without.ok()) << without.status().ToString();
+  EXPECT_EQ(PositionIn(*without, 0, 0), 1u);
+  const Result<impl::CatchupTable> with =
+      impl::ApplyAdvances(input, advances(true), impl::BugSet());
+  ASSERT_FALSE(with.ok());
+  EXPECT_NE(with.status().ToString().find(
+                "names a shard without compaction progress"),
+            std::string::npos)
+      << with.status().ToString();
+}
+
 }  // namespace
 }  // namespace memwal
