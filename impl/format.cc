@@ -219,10 +219,19 @@ Status CheckManifestFile(const ManifestFile& file) {
 }
 
 std::string VersionFileName(uint64_t version) {
-  char name[64];
-  std::snprintf(name, sizeof(name), "%020" PRIu64 ".manifest",
-                std::numeric_limits<uint64_t>::max() - version);
-  return std::string(kVersionsDir) + name;
+  // "%020" PRIu64 ".manifest" of the inverted number, without snprintf (a
+  // lockstep step names versions thousands of times).
+  constexpr std::string_view kSuffix = ".manifest";
+  std::string name(kVersionsDir.size() + 20 + kSuffix.size(), '0');
+  name.replace(0, kVersionsDir.size(), kVersionsDir);
+  uint64_t inverted = std::numeric_limits<uint64_t>::max() - version;
+  for (std::size_t k = kVersionsDir.size() + 20; k-- > kVersionsDir.size();) {
+    name[k] = static_cast<char>('0' + inverted % 10);
+    inverted /= 10;
+  }
+  MEMWAL_ASSERT(inverted == 0);
+  name.replace(kVersionsDir.size() + 20, kSuffix.size(), kSuffix);
+  return name;
 }
 
 std::optional<uint64_t> ParseVersionFileName(std::string_view name) {

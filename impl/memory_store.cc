@@ -44,6 +44,13 @@ Status MemoryStore::Put(const std::string& path, std::string bytes) {
   return Status::Ok();
 }
 
+Status MemoryStore::PutShared(const std::string& path, Blob blob) {
+  MEMWAL_ASSERT(!path.empty() && blob != nullptr);
+  Own()[path] = std::move(blob);
+  epoch_ = NextEpoch();
+  return Status::Ok();
+}
+
 Result<std::vector<std::string>> MemoryStore::List(
     const std::string& prefix) const {
   std::vector<std::string> paths;

@@ -38,6 +38,9 @@ class MemoryStore final : public Store {
   Result<std::vector<std::string>> List(
       const std::string& prefix) const override;
   Status Delete(const std::string& path) override;
+  // Put of `blob`'s bytes that shares the blob instead of copying it (so the
+  // decodings cached by blob address serve both paths).
+  Status PutShared(const std::string& path, Blob blob);
 
   // Every object, in path order.
   const std::map<std::string, Blob>& objects() const { return *objects_; }

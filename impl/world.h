@@ -246,7 +246,8 @@ class World {
   Result<std::shared_ptr<const VersionView>> HeadView() const;
   Result<std::shared_ptr<const pb::ShardManifest>> SharedShardManifest(
       uint32_t shard) const;
-  Result<pb::ShardManifest> DecodeLatestShardManifest(uint32_t shard) const;
+  Result<std::shared_ptr<const pb::ShardManifest>> DecodeLatestShardManifest(
+      uint32_t shard) const;
   Status Begin(pb::Transaction transaction);
   Status InitTable();
   Status InitShards();
