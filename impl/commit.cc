@@ -74,10 +74,19 @@ Status WriteManifestFile(Store* table, ManifestFile file, BugSet bugs) {
     file.manifest.set_reader_feature_flags(
         file.manifest.reader_feature_flags() & ~kFlagMemWalIndexCatchup);
   }
-  const uint64_t version = file.manifest.version();
-  std::string bytes = EncodeManifestFile(file);
+  const std::string name = VersionFileName(file.manifest.version());
+  std::string bytes = EncodeManifestFileAsDecoded(&file);
   MEMWAL_ASSERT(bytes.size() > 16);
-  return table->PutIfAbsent(VersionFileName(version), std::move(bytes));
+  MEMWAL_RETURN_IF_ERROR(table->PutIfAbsent(name, std::move(bytes)));
+  // Decode-once: what a load would decode from the new blob is `file` (unless
+  // the validation a decode runs refuses it: then loads decode and report).
+  if (CheckManifestFile(file).ok()) {
+    if (const Result<Blob> blob = table->Get(name); blob.ok()) {
+      SeedDecodedManifest(
+          *blob, std::make_shared<const ManifestFile>(std::move(file)));
+    }
+  }
+  return Status::Ok();
 }
 
 Result<CommitResult> CommitTransaction(const CommitInput& input,

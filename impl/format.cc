@@ -154,17 +154,25 @@ bool HasUnmodelledOperation(const pb::Transaction& transaction) {
 }  // namespace
 
 std::string EncodeManifestFile(const ManifestFile& file) {
+  ManifestFile copy = file;
+  return EncodeManifestFileAsDecoded(&copy);
+}
+
+std::string EncodeManifestFileAsDecoded(ManifestFile* file) {
+  MEMWAL_ASSERT(file != nullptr);
   std::string out;
-  pb::Manifest manifest = file.manifest;
+  pb::Manifest& manifest = file->manifest;
   manifest.clear_index_section();
   manifest.clear_transaction_section();
-  if (file.index_section.indices_size() > 0) {
+  if (file->index_section.indices_size() > 0) {
     manifest.set_index_section(out.size());
-    AppendMessage(&out, file.index_section);
+    AppendMessage(&out, file->index_section);
+  } else {
+    file->index_section.Clear();  // Not written: decodes as empty.
   }
-  if (file.transaction.has_value()) {
+  if (file->transaction.has_value()) {
     manifest.set_transaction_section(out.size());
-    AppendBytes(&out, EncodeTransaction(*file.transaction));
+    AppendBytes(&out, EncodeTransaction(*file->transaction));
   }
   const uint64_t manifest_position = out.size();
   AppendMessage(&out, manifest);
@@ -201,16 +209,29 @@ Result<ManifestFile> DecodeManifestFile(std::string_view bytes) {
                     manifest_position, "transaction section", &transaction));
     file.transaction = std::move(transaction);
   }
-  MEMWAL_RETURN_IF_ERROR(CheckFragments(file.manifest));
-  MEMWAL_RETURN_IF_ERROR(CheckIndexes(file.index_section));
+  MEMWAL_RETURN_IF_ERROR(CheckManifestFile(file));
   return file;
 }
 
+Status CheckManifestFile(const ManifestFile& file) {
+  MEMWAL_RETURN_IF_ERROR(CheckFragments(file.manifest));
+  return CheckIndexes(file.index_section);
+}
+
 std::string VersionFileName(uint64_t version) {
-  char name[64];
-  std::snprintf(name, sizeof(name), "%020" PRIu64 ".manifest",
-                std::numeric_limits<uint64_t>::max() - version);
-  return std::string(kVersionsDir) + name;
+  // "%020" PRIu64 ".manifest" of the inverted number, without snprintf (a
+  // lockstep step names versions thousands of times).
+  constexpr std::string_view kSuffix = ".manifest";
+  std::string name(kVersionsDir.size() + 20 + kSuffix.size(), '0');
+  name.replace(0, kVersionsDir.size(), kVersionsDir);
+  uint64_t inverted = std::numeric_limits<uint64_t>::max() - version;
+  for (std::size_t k = kVersionsDir.size() + 20; k-- > kVersionsDir.size();) {
+    name[k] = static_cast<char>('0' + inverted % 10);
+    inverted /= 10;
+  }
+  MEMWAL_ASSERT(inverted == 0);
+  name.replace(kVersionsDir.size() + 20, kSuffix.size(), kSuffix);
+  return name;
 }
 
 std::optional<uint64_t> ParseVersionFileName(std::string_view name) {

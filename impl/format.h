@@ -64,10 +64,18 @@ struct ManifestFile {
 // Encodes the layout above; sets manifest.index_section and
 // transaction_section to their blocks' offsets (clears them when absent).
 std::string EncodeManifestFile(const ManifestFile& file);
+// Decode-once: encodes *file as above and leaves in *file what
+// DecodeManifestFile gives for the bytes when CheckManifestFile(*file) is ok
+// (the section offsets set, an index section without indices cleared), so a
+// writer can keep the decoding it has in hand.
+std::string EncodeManifestFileAsDecoded(ManifestFile* file);
 // Structural decode and validation (framing, ids, uuids, bitmaps, MemWAL
 // details). Does not check the feature-bit pairing; loaders do that
 // (ValidateMemWalIndexCatchupFlags).
 Result<ManifestFile> DecodeManifestFile(std::string_view bytes);
+// The validation DecodeManifestFile runs after parsing (ids, uuids, bitmaps,
+// MemWAL details).
+Status CheckManifestFile(const ManifestFile& file);
 
 // "_versions/<20 digits>.manifest" relative to the table root.
 std::string VersionFileName(uint64_t version);

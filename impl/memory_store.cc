@@ -11,18 +11,27 @@ uint64_t MemoryStore::NextEpoch() {
   return next.fetch_add(1, std::memory_order_relaxed);
 }
 
+MemoryStore::Objects& MemoryStore::Own() {
+  MEMWAL_ASSERT(objects_ != nullptr);
+  // use_count is exact here: another owner is another store, and a store is
+  // not shared between threads while it is being changed.
+  if (objects_.use_count() > 1) objects_ = std::make_shared<Objects>(*objects_);
+  return *objects_;
+}
+
 Result<Blob> MemoryStore::Get(const std::string& path) const {
-  const auto it = objects_.find(path);
-  if (it == objects_.end()) return Status::NotFound(path);
+  const auto it = objects_->find(path);
+  if (it == objects_->end()) return Status::NotFound(path);
   MEMWAL_ASSERT(it->second != nullptr);
   return it->second;
 }
 
 Status MemoryStore::PutIfAbsent(const std::string& path, std::string bytes) {
   MEMWAL_ASSERT(!path.empty());
-  const auto [it, inserted] = objects_.try_emplace(
+  if (objects_->count(path) != 0) return Status::AlreadyExists(path);
+  const auto [it, inserted] = Own().try_emplace(
       path, std::make_shared<const std::string>(std::move(bytes)));
-  if (!inserted) return Status::AlreadyExists(path);
+  MEMWAL_ASSERT(inserted);
   MEMWAL_ASSERT(it->second != nullptr);
   epoch_ = NextEpoch();
   return Status::Ok();
@@ -30,7 +39,14 @@ Status MemoryStore::PutIfAbsent(const std::string& path, std::string bytes) {
 
 Status MemoryStore::Put(const std::string& path, std::string bytes) {
   MEMWAL_ASSERT(!path.empty());
-  objects_[path] = std::make_shared<const std::string>(std::move(bytes));
+  Own()[path] = std::make_shared<const std::string>(std::move(bytes));
+  epoch_ = NextEpoch();
+  return Status::Ok();
+}
+
+Status MemoryStore::PutShared(const std::string& path, Blob blob) {
+  MEMWAL_ASSERT(!path.empty() && blob != nullptr);
+  Own()[path] = std::move(blob);
   epoch_ = NextEpoch();
   return Status::Ok();
 }
@@ -38,7 +54,7 @@ Status MemoryStore::Put(const std::string& path, std::string bytes) {
 Result<std::vector<std::string>> MemoryStore::List(
     const std::string& prefix) const {
   std::vector<std::string> paths;
-  for (auto it = objects_.lower_bound(prefix); it != objects_.end(); ++it) {
+  for (auto it = objects_->lower_bound(prefix); it != objects_->end(); ++it) {
     if (it->first.compare(0, prefix.size(), prefix) != 0) break;
     paths.push_back(it->first);
   }
@@ -46,7 +62,8 @@ Result<std::vector<std::string>> MemoryStore::List(
 }
 
 Status MemoryStore::Delete(const std::string& path) {
-  if (objects_.erase(path) == 0) return Status::NotFound(path);
+  if (objects_->count(path) == 0) return Status::NotFound(path);
+  Own().erase(path);
   epoch_ = NextEpoch();
   return Status::Ok();
 }

@@ -1,7 +1,10 @@
 // MemoryStore: an in-memory Store whose copy is cheap. Objects are immutable
-// shared blobs in an ordered map, so copying a store copies the map of pointers
-// and shares every blob; the checker copies whole worlds at every search step.
-// Not thread-safe; copies are independent.
+// shared blobs in an ordered map, and the map itself is shared between copies
+// until one of them changes (copy on write): copying a store takes a reference,
+// the first change after a copy copies the map of pointers (sharing every
+// blob). The checker copies whole worlds at every search step, and the
+// refusal tries (checker/lockstep/refusals.cc) copy one that the refused
+// actions never change. Not thread-safe; copies are independent.
 //
 // Epoch: a number that names the store's contents. A new store and every
 // change (Put, a PutIfAbsent that writes, a Delete that removes) take a
@@ -13,6 +16,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,20 +26,33 @@ namespace memwal::impl {
 
 class MemoryStore final : public Store {
  public:
+  MemoryStore() = default;
+  // A move is a copy (a reference taken), so a moved-from store stays whole.
+  MemoryStore(const MemoryStore&) = default;
+  MemoryStore& operator=(const MemoryStore&) = default;
+  ~MemoryStore() override = default;
+
   Result<Blob> Get(const std::string& path) const override;
   Status PutIfAbsent(const std::string& path, std::string bytes) override;
   Status Put(const std::string& path, std::string bytes) override;
   Result<std::vector<std::string>> List(
       const std::string& prefix) const override;
   Status Delete(const std::string& path) override;
+  // Put of `blob`'s bytes that shares the blob instead of copying it (so the
+  // decodings cached by blob address serve both paths).
+  Status PutShared(const std::string& path, Blob blob);
 
   // Every object, in path order.
-  const std::map<std::string, Blob>& objects() const { return objects_; }
+  const std::map<std::string, Blob>& objects() const { return *objects_; }
   uint64_t epoch() const { return epoch_; }
 
  private:
+  using Objects = std::map<std::string, Blob>;
   static uint64_t NextEpoch();
-  std::map<std::string, Blob> objects_;
+  // The map to change: this store's own (copied first if another store shares
+  // it).
+  Objects& Own();
+  std::shared_ptr<Objects> objects_ = std::make_shared<Objects>();
   uint64_t epoch_ = NextEpoch();
 };
 

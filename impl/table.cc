@@ -134,34 +134,57 @@ namespace {
 // blob alive, so the address is not reused while it is cached. Two
 // generations: when the current one is full it becomes the old one (the
 // previous old one is dropped), and a hit in the old one moves back.
-Result<std::shared_ptr<const ManifestFile>> DecodeManifestCached(
-    const Blob& blob) {
+class ManifestCache {
+ public:
+  std::shared_ptr<const ManifestFile> Find(const Blob& blob) {
+    const auto it = current_.find(blob.get());
+    if (it != current_.end()) return it->second.file;
+    const auto was = old_.find(blob.get());
+    if (was == old_.end()) return nullptr;
+    std::shared_ptr<const ManifestFile> file = was->second.file;
+    Add(blob, file);
+    return file;
+  }
+  void Add(const Blob& blob, std::shared_ptr<const ManifestFile> file) {
+    MEMWAL_ASSERT(blob != nullptr && file != nullptr);
+    if (current_.size() >= kEntriesMax) {
+      old_.swap(current_);
+      current_.clear();
+    }
+    current_.insert_or_assign(blob.get(), Entry{blob, std::move(file)});
+  }
+
+ private:
   struct Entry {
     Blob blob;
     std::shared_ptr<const ManifestFile> file;
   };
   static constexpr std::size_t kEntriesMax = 40'000;
-  thread_local std::unordered_map<const std::string*, Entry> current;
-  thread_local std::unordered_map<const std::string*, Entry> old;
-  const auto it = current.find(blob.get());
-  if (it != current.end()) return it->second.file;
-  std::shared_ptr<const ManifestFile> shared;
-  const auto was = old.find(blob.get());
-  if (was != old.end()) {
-    shared = was->second.file;
-  } else {
-    MEMWAL_ASSIGN_OR_RETURN(ManifestFile file, DecodeManifestFile(*blob));
-    shared = std::make_shared<const ManifestFile>(std::move(file));
-  }
-  if (current.size() >= kEntriesMax) {
-    old.swap(current);
-    current.clear();
-  }
-  current.emplace(blob.get(), Entry{blob, shared});
+  std::unordered_map<const std::string*, Entry> current_;
+  std::unordered_map<const std::string*, Entry> old_;
+};
+
+ManifestCache& ThreadManifests() {
+  thread_local ManifestCache cache;
+  return cache;
+}
+
+Result<std::shared_ptr<const ManifestFile>> DecodeManifestCached(
+    const Blob& blob) {
+  ManifestCache& cache = ThreadManifests();
+  if (std::shared_ptr<const ManifestFile> hit = cache.Find(blob)) return hit;
+  MEMWAL_ASSIGN_OR_RETURN(ManifestFile file, DecodeManifestFile(*blob));
+  auto shared = std::make_shared<const ManifestFile>(std::move(file));
+  cache.Add(blob, shared);
   return shared;
 }
 
 }  // namespace
+
+void SeedDecodedManifest(const Blob& blob,
+                         std::shared_ptr<const ManifestFile> file) {
+  ThreadManifests().Add(blob, std::move(file));
+}
 
 Result<Snapshot> LoadVersion(const Store& table, const Store* archive,
                              uint64_t version, bool allow_half_set) {

@@ -85,6 +85,11 @@ Result<std::vector<uint64_t>> ListVersions(const Store& table);
 // load unless `allow_half_set`.
 Result<Snapshot> LoadVersion(const Store& table, const Store* archive,
                              uint64_t version, bool allow_half_set = false);
+// Decode-once: `file` is what DecodeManifestFile(*blob) gives (the writer kept
+// it, EncodeManifestFileAsDecoded); this thread's loads of `blob` take it
+// instead of decoding the bytes.
+void SeedDecodedManifest(const Blob& blob,
+                         std::shared_ptr<const ManifestFile> file);
 Result<Snapshot> LoadHead(const Store& table);
 // The transaction that produced `snapshot` (from its transaction_file).
 Result<pb::Transaction> LoadTransaction(const Store& table,

@@ -302,7 +302,7 @@ Status World::DeepClone() {
       copies.emplace_back(it->first.substr(source.size()), it->second);
     }
     for (const auto& [path, blob] : copies)
-      MEMWAL_RETURN_IF_ERROR(table.Put(path, *blob));
+      MEMWAL_RETURN_IF_ERROR(store_.PutShared(table_root_ + path, blob));
   }
   MEMWAL_RETURN_IF_ERROR(table.PutIfAbsent(std::string(kTransactionsDir) + name,
                                            EncodeTransaction(transaction)));
@@ -342,7 +342,6 @@ Status World::CleanupVersions() {
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
   static_cast<void>(head);
   PrefixedStore table = Table();
-  PrefixedStore archive = Archive();
   MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> versions,
                           ListVersions(table));
   if (versions.size() < 2)
@@ -352,8 +351,10 @@ Status World::CleanupVersions() {
     MEMWAL_ASSIGN_OR_RETURN(const Blob blob, table.Get(name));
     // Lance deletes the file; we keep a copy outside the table so that history
     // stays reportable and a lagging writer can still rebase (see table.h
-    // LoadVersion).
-    MEMWAL_RETURN_IF_ERROR(archive.Put(name, *blob));
+    // LoadVersion). The copy shares the blob (its decoding is cached by
+    // address).
+    MEMWAL_RETURN_IF_ERROR(store_.PutShared(
+        std::string(kArchivePrefix) + table_root_ + name, blob));
     MEMWAL_RETURN_IF_ERROR(table.Delete(name));
   }
   return Status::Ok();

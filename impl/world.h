@@ -203,13 +203,14 @@ class World {
 
   size_t inflight_count() const { return inflight_.size(); }
   // The begun, uncommitted transactions in begin order, as they will be
-  // committed (the checker compares their contents with the model's).
-  const std::vector<pb::Transaction>& inflight() const { return inflight_; }
-  // Tests only: plant a difference in an in-flight transaction (to show that
-  // lockstep compares their contents).
-  std::vector<pb::Transaction>* mutable_inflight_for_testing() {
-    return &inflight_;
+  // committed (the checker compares their contents with the model's). A
+  // begun transaction never changes, so World copies share them.
+  const std::vector<std::shared_ptr<const pb::Transaction>>& inflight() const {
+    return inflight_;
   }
+  // Tests only: plant a difference in the slot-th in-flight transaction (to
+  // show that lockstep compares their contents); this World gets its own copy.
+  pb::Transaction* mutable_inflight_for_testing(size_t slot);
   const std::set<std::pair<uint32_t, uint64_t>>& pending() const {
     return pending_;
   }
@@ -245,7 +246,8 @@ class World {
   Result<std::shared_ptr<const VersionView>> HeadView() const;
   Result<std::shared_ptr<const pb::ShardManifest>> SharedShardManifest(
       uint32_t shard) const;
-  Result<pb::ShardManifest> DecodeLatestShardManifest(uint32_t shard) const;
+  Result<std::shared_ptr<const pb::ShardManifest>> DecodeLatestShardManifest(
+      uint32_t shard) const;
   Status Begin(pb::Transaction transaction);
   Status InitTable();
   Status InitShards();
@@ -277,7 +279,7 @@ class World {
   uint32_t tables_created_ = 0;
   uint64_t uuid_counter_ = 0;
   std::vector<std::string> shard_uuids_;
-  std::vector<pb::Transaction> inflight_;
+  std::vector<std::shared_ptr<const pb::Transaction>> inflight_;
   std::set<std::pair<uint32_t, uint64_t>> pending_;
   std::string last_reason_;
 };

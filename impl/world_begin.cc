@@ -53,8 +53,16 @@ Status World::Begin(pb::Transaction transaction) {
   transaction.set_uuid(NewTransactionUuid(UuidFn()));
   MEMWAL_ASSERT(transaction.operation_case() !=
                 pb::Transaction::OPERATION_NOT_SET);
-  inflight_.push_back(std::move(transaction));
+  inflight_.push_back(
+      std::make_shared<const pb::Transaction>(std::move(transaction)));
   return Status::Ok();
+}
+
+pb::Transaction* World::mutable_inflight_for_testing(size_t slot) {
+  MEMWAL_ASSERT(slot < inflight_.size());
+  auto own = std::make_shared<pb::Transaction>(*inflight_[slot]);
+  inflight_[slot] = own;
+  return own.get();
 }
 
 Status World::BeginAppend() {
@@ -307,7 +315,7 @@ Status World::BeginActivate() {
 Result<Outcome> World::Commit(size_t slot) {
   if (slot >= inflight_.size())
     return Status::InvalidArgument("no such in-flight transaction");
-  pb::Transaction transaction = std::move(inflight_[slot]);
+  pb::Transaction transaction = *inflight_[slot];
   inflight_.erase(inflight_.begin() + static_cast<std::ptrdiff_t>(slot));
   PrefixedStore table = Table();
   PrefixedStore archive = Archive();

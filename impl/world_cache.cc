@@ -108,9 +108,7 @@ Result<std::shared_ptr<const pb::ShardManifest>> World::SharedShardManifest(
   std::string key = wal_root_;
   key += shard_uuids_[shard];
   return cache.Get(store_.epoch(), key, [&]() -> Result<ShardManifestPtr> {
-    MEMWAL_ASSIGN_OR_RETURN(pb::ShardManifest manifest,
-                            DecodeLatestShardManifest(shard));
-    return std::make_shared<const pb::ShardManifest>(std::move(manifest));
+    return DecodeLatestShardManifest(shard);
   });
 }
 

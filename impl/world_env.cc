@@ -156,7 +156,7 @@ Status World::ForeignCompaction(uint32_t shard) {
   // The same merge-insert this version's compactor prepares (R22), then
   // committed by the foreign writer at once.
   MEMWAL_RETURN_IF_ERROR(BeginCompactSsTable(shard, true));
-  pb::Transaction t = std::move(inflight_.back());
+  pb::Transaction t = *inflight_.back();
   inflight_.pop_back();
   // Another Lance version's code: none of this run's implementation bugs.
   return CommitForeign(std::move(t), Protocol::kUnconditional, BugSet());

@@ -4,6 +4,7 @@
 // `_mem_wal/{shard}/manifest/*.binpb` [P §3]. A shard manifest version is
 // published by put-if-absent, like a table version.
 #include <algorithm>
+#include <unordered_map>
 
 #include "impl/feature_flags.h"
 #include "impl/world.h"
@@ -12,6 +13,42 @@ namespace memwal::impl {
 namespace {
 
 std::string IndexName(uint32_t index) { return "idx_" + std::to_string(index); }
+
+// The decoded shard manifests of this thread by blob address (a blob never
+// changes, and most steps leave a shard's latest manifest alone). An entry
+// keeps its blob alive, so the address is not reused while it is cached. Two
+// generations, as the table's manifest cache (impl/table.cc).
+class ShardManifestCache {
+ public:
+  using Decoded = Result<std::shared_ptr<const pb::ShardManifest>>;
+  Decoded Get(const Blob& blob) {
+    MEMWAL_ASSERT(blob != nullptr);
+    if (const auto it = current_.find(blob.get()); it != current_.end())
+      return it->second.decoded;
+    const auto was = old_.find(blob.get());
+    Decoded decoded = was != old_.end() ? was->second.decoded : Decode(*blob);
+    if (current_.size() >= kEntriesMax) {
+      old_.swap(current_);
+      current_.clear();
+    }
+    current_.insert_or_assign(blob.get(), Entry{blob, decoded});
+    return decoded;
+  }
+
+ private:
+  struct Entry {
+    Blob blob;
+    Decoded decoded;
+  };
+  static Decoded Decode(const std::string& bytes) {
+    MEMWAL_ASSIGN_OR_RETURN(pb::ShardManifest manifest,
+                            DecodeShardManifest(bytes));
+    return std::make_shared<const pb::ShardManifest>(std::move(manifest));
+  }
+  static constexpr std::size_t kEntriesMax = 20'000;
+  std::unordered_map<const std::string*, Entry> current_;
+  std::unordered_map<const std::string*, Entry> old_;
+};
 
 // The schema: field i is the int64 column "f<i>" (Lance's Field: LEAF, parent
 // -1).
@@ -111,8 +148,8 @@ Result<pb::ShardManifest> World::LatestShardManifest(uint32_t shard) const {
   return *manifest;
 }
 
-Result<pb::ShardManifest> World::DecodeLatestShardManifest(
-    uint32_t shard) const {
+Result<std::shared_ptr<const pb::ShardManifest>>
+World::DecodeLatestShardManifest(uint32_t shard) const {
   if (shard >= shard_uuids_.size())
     return Status::InvalidArgument("no such shard");
   PrefixedStore wal = Wal();
@@ -129,10 +166,11 @@ Result<pb::ShardManifest> World::DecodeLatestShardManifest(
   if (latest == 0) return Status::NotFound("shard has no manifest");
   MEMWAL_ASSIGN_OR_RETURN(
       const Blob blob, wal.Get(ShardManifestPath(shard_uuids_[shard], latest)));
-  MEMWAL_ASSIGN_OR_RETURN(pb::ShardManifest manifest,
-                          DecodeShardManifest(*blob));
-  if (manifest.version() != latest ||
-      manifest.shard_id().uuid() != shard_uuids_[shard]) {
+  thread_local ShardManifestCache cache;
+  MEMWAL_ASSIGN_OR_RETURN(std::shared_ptr<const pb::ShardManifest> manifest,
+                          cache.Get(blob));
+  if (manifest->version() != latest ||
+      manifest->shard_id().uuid() != shard_uuids_[shard]) {
     return Status::Corruption("shard manifest does not match its name");
   }
   return manifest;

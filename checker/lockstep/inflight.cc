@@ -282,7 +282,8 @@ std::vector<std::string> InflightDiff(const model::Config& config,
                                       const impl::World& world,
                                       const model::State& model) {
   std::vector<std::string> lines;
-  const std::vector<impl::pb::Transaction>& inflight = world.inflight();
+  const std::vector<std::shared_ptr<const impl::pb::Transaction>>& inflight =
+      world.inflight();
   if (inflight.size() != model.inflight_count) {
     lines.push_back(
         "in-flight transactions: " + std::to_string(inflight.size()) +
@@ -290,7 +291,7 @@ std::vector<std::string> InflightDiff(const model::Config& config,
     return lines;
   }
   for (int k = 0; k < model.inflight_count; ++k)
-    CompareOne(config, world, k, inflight[static_cast<std::size_t>(k)],
+    CompareOne(config, world, k, *inflight[static_cast<std::size_t>(k)],
                model.inflight[k], &lines);
   return lines;
 }

@@ -140,21 +140,21 @@ TEST(LockstepPlanted, InFlightContentsAreCompared) {
   const Ran run = RunActions(setup, {model::DeleteFragment{0}});
   {
     impl::World world = run.world;
-    (*world.mutable_inflight_for_testing())[0].set_read_version(5);
+    world.mutable_inflight_for_testing(0)->set_read_version(5);
     EXPECT_TRUE(Mentions(CheckRefinement(setup.config, world, run.state),
                          "in-flight 0: read version 5 (impl) vs 1 (model)"));
   }
   {
     impl::World world = run.world;
-    (*world.mutable_inflight_for_testing())[0]
-        .mutable_delete_()
+    world.mutable_inflight_for_testing(0)
+        ->mutable_delete_()
         ->set_deleted_fragment_ids(0, 1);
     EXPECT_TRUE(Mentions(CheckRefinement(setup.config, world, run.state),
                          "in-flight 0: deleted fragment 1 (impl) vs 0"));
   }
   {
     impl::World world = run.world;
-    (*world.mutable_inflight_for_testing())[0].mutable_append();
+    world.mutable_inflight_for_testing(0)->mutable_append();
     const std::optional<Finding> finding =
         CheckRefinement(setup.config, world, run.state);
     ASSERT_TRUE(finding.has_value());

@@ -118,6 +118,47 @@ TEST(ManifestFile, EmbedsTheTransactionAndOmitsAnEmptyIndexSection) {
   EXPECT_EQ(EncodeManifestFile(*decoded), bytes);
 }
 
+// Decode-once (WriteManifestFile seeds the decode cache with it): the form
+// EncodeManifestFileAsDecoded leaves is the decoding of the bytes it returns,
+// field for field, with and without an index section and a transaction.
+void ExpectTheDecodedFormIsTheDecoding(ManifestFile file) {
+  ManifestFile kept = file;
+  const std::string bytes = EncodeManifestFileAsDecoded(&kept);
+  EXPECT_EQ(bytes, EncodeManifestFile(file));
+  const auto decoded = DecodeManifestFile(bytes);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_TRUE(CheckManifestFile(kept).ok());
+  EXPECT_EQ(kept.manifest.SerializeAsString(),
+            decoded->manifest.SerializeAsString());
+  EXPECT_EQ(kept.manifest.has_index_section(),
+            decoded->manifest.has_index_section());
+  EXPECT_EQ(kept.manifest.has_transaction_section(),
+            decoded->manifest.has_transaction_section());
+  EXPECT_EQ(kept.index_section.SerializeAsString(),
+            decoded->index_section.SerializeAsString());
+  ASSERT_EQ(kept.transaction.has_value(), decoded->transaction.has_value());
+  if (kept.transaction.has_value()) {
+    EXPECT_EQ(EncodeTransaction(*kept.transaction),
+              EncodeTransaction(*decoded->transaction));
+  }
+}
+
+TEST(ManifestFile, TheFormAWriterKeepsIsWhatTheBytesDecodeTo) {
+  ExpectTheDecodedFormIsTheDecoding(SampleFile());
+  ManifestFile with_transaction = SampleFile();
+  with_transaction.manifest.set_index_section(99);  // stale offsets
+  with_transaction.manifest.set_transaction_section(7);
+  pb::Transaction transaction;
+  transaction.set_read_version(2);
+  transaction.mutable_append();
+  (*transaction.mutable_transaction_properties())["k"] = "v";
+  with_transaction.transaction = transaction;
+  ExpectTheDecodedFormIsTheDecoding(with_transaction);
+  ManifestFile without_indexes = with_transaction;
+  without_indexes.index_section.clear_indices();
+  ExpectTheDecodedFormIsTheDecoding(without_indexes);
+}
+
 TEST(ManifestFile, RefusesDuplicateSegmentUuidsAndUnorderedFragments) {
   ManifestFile duplicate = SampleFile();
   *duplicate.index_section.add_indices() = duplicate.index_section.indices(0);

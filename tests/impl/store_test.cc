@@ -59,6 +59,38 @@ TEST(MemoryStore, ACopyKeepsTheEpochAndEveryChangeTakesANewOne) {
   EXPECT_NE(store.epoch(), before);
 }
 
+TEST(MemoryStore, TheSourceOfACopyChangesWithoutTheCopySeeingIt) {
+  MemoryStore store;
+  ASSERT_TRUE(store.Put("x", "x").ok());
+  const MemoryStore copy = store;  // shares the object map until a change
+  ASSERT_TRUE(store.Put("x", "changed").ok());
+  ASSERT_TRUE(store.Delete("x").ok());
+  ASSERT_TRUE(store.PutIfAbsent("z", "z").ok());
+  EXPECT_EQ(**copy.Get("x"), "x");
+  EXPECT_FALSE(copy.Get("z").ok());
+  EXPECT_EQ(copy.objects().size(), 1u);
+}
+
+TEST(MemoryStore, AMovedFromStoreStaysWhole) {
+  MemoryStore store;
+  ASSERT_TRUE(store.Put("x", "x").ok());
+  MemoryStore moved = std::move(store);
+  EXPECT_EQ(**moved.Get("x"), "x");
+  EXPECT_EQ(**store.Get("x"), "x");  // NOLINT(bugprone-use-after-move)
+  ASSERT_TRUE(store.Put("y", "y").ok());
+  EXPECT_FALSE(moved.Get("y").ok());
+}
+
+TEST(MemoryStore, PutSharedStoresTheBlobItselfAsANewChange) {
+  MemoryStore store;
+  ASSERT_TRUE(store.Put("a", "bytes").ok());
+  const Blob blob = *store.Get("a");
+  const uint64_t before = store.epoch();
+  ASSERT_TRUE(store.PutShared("b", blob).ok());
+  EXPECT_EQ(store.Get("b")->get(), blob.get());
+  EXPECT_NE(store.epoch(), before);
+}
+
 TEST(MemoryStore, ListReturnsExactlyThePrefixInOrder) {
   MemoryStore store;
   for (const char* path : {"a/2", "a/1", "b/1", "a0"})
