@@ -2,10 +2,10 @@
 #include "impl/rows.h"
 
 #include <memory>
-#include <unordered_map>
 #include <utility>
 
 #include "impl/bitmap.h"
+#include "impl/blob_cache.h"
 #include "impl/proto/rowids.pb.h"
 
 namespace memwal::impl {
@@ -73,38 +73,6 @@ Status RangeIds(uint64_t start, uint64_t end, const std::set<uint64_t>& holes,
   }
   return Status::Ok();
 }
-
-// Decoded blobs, kept per thread by blob address; an entry keeps its blob
-// alive, so an address is not reused while it is cached. Two generations.
-template <typename Value>
-class BlobCache {
- public:
-  template <typename Decode>
-  Result<std::shared_ptr<const Value>> Get(const Blob& blob, Decode decode) {
-    const auto it = current_.find(blob.get());
-    if (it != current_.end()) return it->second.second;
-    std::shared_ptr<const Value> value;
-    const auto was = old_.find(blob.get());
-    if (was != old_.end()) {
-      value = was->second.second;
-    } else {
-      MEMWAL_ASSIGN_OR_RETURN(Value decoded, decode(*blob));
-      value = std::make_shared<const Value>(std::move(decoded));
-    }
-    if (current_.size() >= kEntriesMax) {
-      old_.swap(current_);
-      current_.clear();
-    }
-    current_.emplace(blob.get(), std::make_pair(blob, value));
-    return value;
-  }
-
- private:
-  static constexpr size_t kEntriesMax = 20'000;
-  using Entry = std::pair<Blob, std::shared_ptr<const Value>>;
-  std::unordered_map<const std::string*, Entry> current_;
-  std::unordered_map<const std::string*, Entry> old_;
-};
 
 std::string RootOf(const std::string& root, const pb::Manifest& manifest,
                    bool has_base, uint32_t base_id) {

@@ -2,8 +2,8 @@
 #include "impl/table.h"
 
 #include <algorithm>
-#include <unordered_map>
 
+#include "impl/blob_cache.h"
 #include "impl/feature_flags.h"
 
 namespace memwal::impl {
@@ -130,39 +130,8 @@ Result<std::vector<uint64_t>> ListVersions(const Store& table) {
 
 namespace {
 
-// The decoded manifests of this thread by blob address. An entry keeps its
-// blob alive, so the address is not reused while it is cached. Two
-// generations: when the current one is full it becomes the old one (the
-// previous old one is dropped), and a hit in the old one moves back.
-class ManifestCache {
- public:
-  std::shared_ptr<const ManifestFile> Find(const Blob& blob) {
-    const auto it = current_.find(blob.get());
-    if (it != current_.end()) return it->second.file;
-    const auto was = old_.find(blob.get());
-    if (was == old_.end()) return nullptr;
-    std::shared_ptr<const ManifestFile> file = was->second.file;
-    Add(blob, file);
-    return file;
-  }
-  void Add(const Blob& blob, std::shared_ptr<const ManifestFile> file) {
-    MEMWAL_ASSERT(blob != nullptr && file != nullptr);
-    if (current_.size() >= kEntriesMax) {
-      old_.swap(current_);
-      current_.clear();
-    }
-    current_.insert_or_assign(blob.get(), Entry{blob, std::move(file)});
-  }
-
- private:
-  struct Entry {
-    Blob blob;
-    std::shared_ptr<const ManifestFile> file;
-  };
-  static constexpr std::size_t kEntriesMax = 40'000;
-  std::unordered_map<const std::string*, Entry> current_;
-  std::unordered_map<const std::string*, Entry> old_;
-};
+// The decoded manifests of this thread (impl/blob_cache.h).
+using ManifestCache = BlobCache<ManifestFile, 40'000>;
 
 ManifestCache& ThreadManifests() {
   thread_local ManifestCache cache;
@@ -171,12 +140,8 @@ ManifestCache& ThreadManifests() {
 
 Result<std::shared_ptr<const ManifestFile>> DecodeManifestCached(
     const Blob& blob) {
-  ManifestCache& cache = ThreadManifests();
-  if (std::shared_ptr<const ManifestFile> hit = cache.Find(blob)) return hit;
-  MEMWAL_ASSIGN_OR_RETURN(ManifestFile file, DecodeManifestFile(*blob));
-  auto shared = std::make_shared<const ManifestFile>(std::move(file));
-  cache.Add(blob, shared);
-  return shared;
+  return ThreadManifests().Get(
+      blob, [](const std::string& bytes) { return DecodeManifestFile(bytes); });
 }
 
 }  // namespace

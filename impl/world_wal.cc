@@ -4,8 +4,8 @@
 // `_mem_wal/{shard}/manifest/*.binpb` [P §3]. A shard manifest version is
 // published by put-if-absent, like a table version.
 #include <algorithm>
-#include <unordered_map>
 
+#include "impl/blob_cache.h"
 #include "impl/feature_flags.h"
 #include "impl/world.h"
 
@@ -13,42 +13,6 @@ namespace memwal::impl {
 namespace {
 
 std::string IndexName(uint32_t index) { return "idx_" + std::to_string(index); }
-
-// The decoded shard manifests of this thread by blob address (a blob never
-// changes, and most steps leave a shard's latest manifest alone). An entry
-// keeps its blob alive, so the address is not reused while it is cached. Two
-// generations, as the table's manifest cache (impl/table.cc).
-class ShardManifestCache {
- public:
-  using Decoded = Result<std::shared_ptr<const pb::ShardManifest>>;
-  Decoded Get(const Blob& blob) {
-    MEMWAL_ASSERT(blob != nullptr);
-    if (const auto it = current_.find(blob.get()); it != current_.end())
-      return it->second.decoded;
-    const auto was = old_.find(blob.get());
-    Decoded decoded = was != old_.end() ? was->second.decoded : Decode(*blob);
-    if (current_.size() >= kEntriesMax) {
-      old_.swap(current_);
-      current_.clear();
-    }
-    current_.insert_or_assign(blob.get(), Entry{blob, decoded});
-    return decoded;
-  }
-
- private:
-  struct Entry {
-    Blob blob;
-    Decoded decoded;
-  };
-  static Decoded Decode(const std::string& bytes) {
-    MEMWAL_ASSIGN_OR_RETURN(pb::ShardManifest manifest,
-                            DecodeShardManifest(bytes));
-    return std::make_shared<const pb::ShardManifest>(std::move(manifest));
-  }
-  static constexpr std::size_t kEntriesMax = 20'000;
-  std::unordered_map<const std::string*, Entry> current_;
-  std::unordered_map<const std::string*, Entry> old_;
-};
 
 // The schema: field i is the int64 column "f<i>" (Lance's Field: LEAF, parent
 // -1).
@@ -166,9 +130,13 @@ World::DecodeLatestShardManifest(uint32_t shard) const {
   if (latest == 0) return Status::NotFound("shard has no manifest");
   MEMWAL_ASSIGN_OR_RETURN(
       const Blob blob, wal.Get(ShardManifestPath(shard_uuids_[shard], latest)));
-  thread_local ShardManifestCache cache;
+  // Decoded once per blob (impl/blob_cache.h): most steps leave a shard's
+  // latest manifest alone.
+  thread_local BlobCache<pb::ShardManifest> cache;
   MEMWAL_ASSIGN_OR_RETURN(std::shared_ptr<const pb::ShardManifest> manifest,
-                          cache.Get(blob));
+                          cache.Get(blob, [](const std::string& bytes) {
+                            return DecodeShardManifest(bytes);
+                          }));
   if (manifest->version() != latest ||
       manifest->shard_id().uuid() != shard_uuids_[shard]) {
     return Status::Corruption("shard manifest does not match its name");
