@@ -3,6 +3,7 @@
 #
 #   run_quint.sh SPEC_DIR expect-ok        quint ARGS...   # quint must exit 0
 #   run_quint.sh SPEC_DIR expect-violation quint ARGS...   # `quint run` must report a violation
+#   run_quint.sh SPEC_DIR batch JOBS_FILE                  # run_batch.js: many jobs, one node
 #
 # Exits 77 (ctest SKIP_RETURN_CODE) when spec/node_modules is absent: ./memwal installs it
 # with `npm ci --prefix spec`. A violation counts only when Quint printed "[violation]", so a
@@ -17,6 +18,9 @@ if [ ! -x "$spec_dir/node_modules/.bin/quint" ]; then
   exit 77
 fi
 cd "$spec_dir" || exit 2
+if [ "$mode" = batch ]; then
+  exec node "$spec_dir/quint/run_batch.js" "$spec_dir" "$@"
+fi
 
 output=$(npx --prefix "$spec_dir" --offline "$@" 2>&1)
 status=$?
@@ -34,7 +38,7 @@ case "$mode" in
     exit 1
     ;;
   *)
-    echo "usage: run_quint.sh SPEC_DIR expect-ok|expect-violation quint ARGS..." >&2
+    echo "usage: run_quint.sh SPEC_DIR expect-ok|expect-violation quint ARGS... | batch JOBS_FILE" >&2
     exit 2
     ;;
 esac
