@@ -146,6 +146,10 @@ class LevelEngine {
   void CheckBudget();
   bool InsertSeen(uint64_t fingerprint, const std::string& key);
   WorldPtr Rederive(const Path& path);
+  // A moving lockstep state's World, as bytes, and the World rebuilt from
+  // them on the receiving rank.
+  std::string ShipWorld(const impl::World& world);
+  WorldPtr ReceiveWorld(std::string_view bytes);
   bool Start();
   // One level; false when the run ends.
   bool Level();
@@ -278,6 +282,24 @@ WorldPtr LevelEngine::Rederive(const Path& path) {
   }
   dist_.worlds_rederived += 1;
   dist_.rederive_seconds += Now() - began;
+  return std::make_unique<impl::World>(std::move(*world));
+}
+
+std::string LevelEngine::ShipWorld(const impl::World& world) {
+  const double began = Now();
+  std::string bytes = world.Serialize();
+  dist_.ship_seconds += Now() - began;
+  dist_.worlds_shipped += 1;
+  return bytes;
+}
+
+WorldPtr LevelEngine::ReceiveWorld(std::string_view bytes) {
+  const double began = Now();
+  Result<impl::World> world =
+      impl::World::Deserialize(bytes, lockstep::ImplOptions(setup_));
+  // The bytes are another rank's Serialize of a World of this run.
+  MEMWAL_ASSERT(world.ok());
+  dist_.ship_seconds += Now() - began;
   return std::make_unique<impl::World>(std::move(*world));
 }
 
@@ -617,7 +639,7 @@ bool LevelEngine::Level() {
     total += counts[r];
   }
   // Each rank keeps its own block while every block is within a quarter of
-  // the even share (fewer lockstep Worlds to re-derive); otherwise the level
+  // the even share (fewer lockstep Worlds to ship); otherwise the level
   // is re-sliced evenly. Either way every rank computes the same slices.
   std::vector<uint64_t> slices(ranks() + 1, 0);
   {
@@ -643,12 +665,17 @@ bool LevelEngine::Level() {
     keep_begin[target] = begin - offset;
     keep_end[target] = end - offset;
     if (target == rank()) continue;
+    const bool ship = options_.lockstep && !scale_.rederive_moved;
     Encoder encoder;
     for (uint64_t k = begin - offset; k < end - offset; ++k) {
       encoder.Bytes(next_local[k].packed);
       encoder.Bytes(std::string_view(
           reinterpret_cast<const char*>(next_local[k].path.data()),
           next_local[k].path.size() * sizeof(uint16_t)));
+      if (ship) {
+        MEMWAL_ASSERT(next_local[k].world != nullptr);
+        encoder.Bytes(ShipWorld(*next_local[k].world));
+      }
     }
     moving[target] = std::move(encoder.out());
   }
@@ -660,6 +687,7 @@ bool LevelEngine::Level() {
       continue;
     }
     Decoder decoder(arrived[source]);
+    std::string world;
     while (!decoder.done()) {
       Item item;
       std::string path;
@@ -667,7 +695,12 @@ bool LevelEngine::Level() {
       item.path.resize(path.size() / sizeof(uint16_t));
       std::copy(path.begin(), path.end(),
                 reinterpret_cast<char*>(item.path.data()));
-      if (options_.lockstep) item.world = Rederive(item.path);
+      if (options_.lockstep && scale_.rederive_moved) {
+        item.world = Rederive(item.path);
+      } else if (options_.lockstep) {
+        MEMWAL_ASSERT(decoder.Bytes(&world));
+        item.world = ReceiveWorld(world);
+      }
       level_.push_back(std::move(item));
     }
   }
@@ -792,6 +825,8 @@ DistributedResult LevelEngine::Finish() {
   uint64_t path_bytes = 0;
   for (const Item& item : level_) path_bytes += item.path.size() * 2;
   sums.push_back(path_bytes);
+  sums.push_back(dist_.worlds_shipped);
+  sums.push_back(static_cast<uint64_t>(dist_.ship_seconds * 1e6));
   sums.push_back(dist_.worlds_rederived);
   sums.push_back(static_cast<uint64_t>(dist_.rederive_seconds * 1e6));
   sums.push_back(comm_.bytes_sent() - bytes_before_);
@@ -801,6 +836,8 @@ DistributedResult LevelEngine::Finish() {
   std::size_t at = 1 + model::kActionKinds;
   stats.seen_bytes = sums[at++];
   stats.trace_bytes = sums[at++];
+  dist_.worlds_shipped = sums[at++];
+  dist_.ship_seconds = static_cast<double>(sums[at++]) / 1e6;
   dist_.worlds_rederived = sums[at++];
   dist_.rederive_seconds = static_cast<double>(sums[at++]) / 1e6;
   dist_.bytes_exchanged = sums[at++];
@@ -914,6 +951,10 @@ Result<bool> ParseScaleOutFlag(
     ScaleOut* scale) {
   if (flag == "--distributed") {
     scale->distributed = true;
+    return true;
+  }
+  if (flag == "--rederive-moved") {
+    scale->rederive_moved = true;
     return true;
   }
   if (flag != "--checkpoint" && flag != "--checkpoint-every" &&
