@@ -343,6 +343,7 @@ json DistributedJson(const CheckRun& done) {
                stats.seconds > 0 ? static_cast<double>(stats.states_distinct) /
                                        stats.seconds / levels.ranks
                                  : 0.0},
+              {"cpu_seconds", levels.cpu_seconds},
               {"worlds_shipped", levels.worlds_shipped},
               {"ship_seconds", levels.ship_seconds},
               {"worlds_rederived", levels.worlds_rederived},

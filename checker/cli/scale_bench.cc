@@ -71,6 +71,7 @@ json Row(const Run& run) {
       {"wall_seconds", run.wall_s},
       {"states_per_second_per_rank", levels["states_per_second_per_rank"]},
       {"bytes_exchanged_per_state", levels["bytes_exchanged_per_state"]},
+      {"cpu_seconds", levels["cpu_seconds"]},
       {"worlds_shipped", levels["worlds_shipped"]},
       {"ship_seconds", levels["ship_seconds"]},
       {"worlds_rederived", levels["worlds_rederived"]},
@@ -199,7 +200,8 @@ int RunScaleBench(const std::vector<std::string>& args, std::ostream& out,
       const json& r = row[key];
       std::snprintf(
           line, sizeof(line),
-          "  %d rank(s)%s: %llu states in %.2f s (wall %.2f s), %.0f "
+          "  %d rank(s)%s: %llu states in %.2f s (wall %.2f s, CPU %.2f s), "
+          "%.0f "
           "states/s per rank, %.1f bytes exchanged per state, %llu Worlds "
           "shipped (%.2f s), %llu re-derived (%.2f s)\n",
           r["ranks"].get<int>(),
@@ -207,6 +209,7 @@ int RunScaleBench(const std::vector<std::string>& args, std::ostream& out,
                                                       : "",
           static_cast<unsigned long long>(r["states"].get<uint64_t>()),
           r["seconds"].get<double>(), r["wall_seconds"].get<double>(),
+          r["cpu_seconds"].get<double>(),
           r["states_per_second_per_rank"].get<double>(),
           r["bytes_exchanged_per_state"].get<double>(),
           static_cast<unsigned long long>(r["worlds_shipped"].get<uint64_t>()),

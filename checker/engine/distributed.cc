@@ -1,6 +1,8 @@
 // The level-synchronous search over ranks (checker/engine/distributed.h).
 #include "checker/engine/distributed.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -33,6 +35,16 @@ using model::Action;
 using model::State;
 
 constexpr uint64_t kNoKey = UINT64_MAX;
+
+// This process's CPU time (user and system), in seconds.
+double CpuSeconds() {
+  rusage usage{};
+  MEMWAL_ASSERT(getrusage(RUSAGE_SELF, &usage) == 0);
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
 
 double Now() {
   return std::chrono::duration<double>(
@@ -172,6 +184,7 @@ class LevelEngine {
   const uint64_t applicable_;
   Counters counters_;
   double start_ = Now();
+  double cpu_start_ = CpuSeconds();
   double last_snapshot_ = Now();
   std::atomic<uint64_t> stop_{kRunning};
 
@@ -830,6 +843,7 @@ DistributedResult LevelEngine::Finish() {
   sums.push_back(dist_.worlds_rederived);
   sums.push_back(static_cast<uint64_t>(dist_.rederive_seconds * 1e6));
   sums.push_back(comm_.bytes_sent() - bytes_before_);
+  sums.push_back(static_cast<uint64_t>((CpuSeconds() - cpu_start_) * 1e6));
   comm_.AllReduce(&sums, Reduce::kSum);
   stats.transitions = sums[0];
   for (int k = 0; k < model::kActionKinds; ++k) stats.coverage[k] = sums[1 + k];
@@ -841,6 +855,7 @@ DistributedResult LevelEngine::Finish() {
   dist_.worlds_rederived = sums[at++];
   dist_.rederive_seconds = static_cast<double>(sums[at++]) / 1e6;
   dist_.bytes_exchanged = sums[at++];
+  dist_.cpu_seconds = static_cast<double>(sums[at++]) / 1e6;
   const uint64_t goals = comm_.AllReduce(counters_.goals, Reduce::kOr);
   const uint64_t depths =
       comm_.AllReduce(counters_.states_per_depth.size(), Reduce::kMax);

@@ -93,6 +93,7 @@ struct DistributedStats {
   double ship_seconds = 0;        // serializing and rebuilding them, all ranks
   uint64_t worlds_rederived = 0;  // re-derived (resume, --rederive-moved)
   double rederive_seconds = 0;    // replaying their paths, all ranks
+  double cpu_seconds = 0;         // process CPU time of the run, all ranks
   uint64_t snapshots = 0;         // checkpoints written
   uint64_t resumed_level = 0;     // the level resumed at; 0: not resumed
 };
