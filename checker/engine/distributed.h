@@ -89,10 +89,10 @@ struct DistributedStats {
   uint64_t bytes_exchanged = 0;  // payload between ranks, all ranks together
   std::vector<uint64_t> states_per_rank{};    // owned (in each seen set)
   std::vector<uint64_t> expanded_per_rank{};  // states expanded
-  uint64_t worlds_shipped = 0;    // lockstep Worlds sent to another rank
-  double ship_seconds = 0;        // serializing and rebuilding them, all ranks
+  uint64_t worlds_shipped = 0;  // lockstep Worlds sent to another rank
+  double ship_seconds = 0;  // CPU serializing and rebuilding them, all ranks
   uint64_t worlds_rederived = 0;  // re-derived (resume, --rederive-moved)
-  double rederive_seconds = 0;    // replaying their paths, all ranks
+  double rederive_seconds = 0;    // CPU replaying their paths, all ranks
   double cpu_seconds = 0;         // process CPU time of the run, all ranks
   uint64_t snapshots = 0;         // checkpoints written
   uint64_t resumed_level = 0;     // the level resumed at; 0: not resumed

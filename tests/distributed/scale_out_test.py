@@ -10,8 +10,8 @@ CASE is one of
                             states_distinct, transitions, verdict, invariant,
                             states per depth and coverage
   trace.NP.BUG.MODE         a bug run: the trace file is byte-identical
-  resume.threads | resume.NP  SIGKILL after the first snapshots, --resume,
-                            compare with an uninterrupted run
+  resume.threads | resume.NP[.MODE]  SIGKILL after the first snapshots,
+                            --resume, compare with an uninterrupted run
   refuse                    --resume of another configuration or of a corrupt
                             snapshot exits 2 with one line
 """
@@ -83,6 +83,11 @@ def case_same(np, bounds, mode):
             expect=(0, 1, 3)))
     if document["distributed"]["ranks"] != np:
         fail("ran on %s ranks" % document["distributed"]["ranks"])
+    # Lockstep states that move take their World along (none re-derived).
+    shipped = document["distributed"]["worlds_shipped"]
+    rederived = document["distributed"]["worlds_rederived"]
+    if mode == "lockstep" and (shipped == 0 or rederived != 0):
+        fail("%d Worlds shipped, %d re-derived" % (shipped, rederived))
     same(threads, ranks, "threads vs %d ranks" % np)
 
 
@@ -107,12 +112,14 @@ def case_trace(np, bug, mode):
     print("trace files byte-identical (%d bytes)" % len(files[0]))
 
 
-def case_resume(np):
-    args = ["--preset", "tiny", "--model-only", "--no-liveness", "--json",
-            "--out", WORK + "/out"]
+def case_resume(np, mode):
+    # Lockstep at tiny3: the resumed ranks re-derive their slice's Worlds.
+    bounds = BOUNDS["tiny3"] if mode == "lockstep" else BOUNDS["tiny"]
+    args = bounds + mode_args(mode) + ["--no-liveness", "--json",
+                                       "--out", WORK + "/out"]
     extra = ["--threads", "2"] if np == 0 else ["--distributed",
                                                  "--threads", "1"]
-    whole, _ = report(run(args + extra, np=np, expect=(0,)))
+    whole, _ = report(run(args + extra, np=np, expect=(0, 1)))
     snapshots = os.path.join(WORK, "snapshots")
     shutil.rmtree(snapshots, ignore_errors=True)
     command = ((MPI + ["-np", str(np)] if np else []) + [CHECKER, "check"] + args +
@@ -138,9 +145,11 @@ def case_resume(np):
     child.wait()
     print("killed with SIGKILL after the snapshot of level %d" % level)
     resumed, document = report(
-        run(args + extra + ["--resume", snapshots], np=np, expect=(0,)))
+        run(args + extra + ["--resume", snapshots], np=np, expect=(0, 1)))
     if document["distributed"]["resumed_level"] < 4:
         fail("resumed at level %s" % document["distributed"]["resumed_level"])
+    if mode == "lockstep" and document["distributed"]["worlds_rederived"] == 0:
+        fail("no World re-derived on resume")
     same(whole, resumed, "uninterrupted vs resumed")
 
 
@@ -179,7 +188,8 @@ if parts[0] == "same":
 elif parts[0] == "trace":
     case_trace(int(parts[1]), parts[2], parts[3])
 elif parts[0] == "resume":
-    case_resume(0 if parts[1] == "threads" else int(parts[1]))
+    case_resume(0 if parts[1] == "threads" else int(parts[1]),
+                parts[2] if len(parts) > 2 else "model")
 elif parts[0] == "refuse":
     case_refuse()
 else:
