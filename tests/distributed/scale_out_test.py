@@ -9,6 +9,8 @@ CASE is one of
   same.NP.BOUNDS.MODE       threaded vs mpirun -np NP --distributed: the same
                             states_distinct, transitions, verdict, invariant,
                             states per depth and coverage
+  reference.BOUNDS.MODE     the threaded run alone, kept for ...
+  same.NP.BOUNDS.MODE.reference  ... the ranks' runs that compare with it
   trace.NP.BUG.MODE         a bug run: the trace file is byte-identical
   resume.threads | resume.NP[.MODE]  SIGKILL after the first snapshots,
                             --resume, compare with an uninterrupted run
@@ -74,10 +76,35 @@ def mode_args(mode):
     return ["--model-only"] if mode == "model" else []
 
 
-def case_same(np, bounds, mode):
-    args = BOUNDS[bounds] + mode_args(mode) + ["--no-liveness", "--json",
+def same_args(bounds, mode):
+    return BOUNDS[bounds] + mode_args(mode) + ["--no-liveness", "--json",
                                                "--out", WORK + "/out"]
-    threads, _ = report(run(args + ["--threads", "2"], expect=(0, 1, 3)))
+
+
+def reference_file(bounds, mode):
+    # Written by the case reference.BOUNDS.MODE into its own WORKDIR, a
+    # sibling of every case's (the ctest fixture runs it first).
+    return os.path.join(os.path.dirname(WORK), "reference.%s.%s" %
+                        (bounds, mode), "threads.json")
+
+
+def case_reference(bounds, mode):
+    threads, _ = report(run(same_args(bounds, mode) + ["--threads", "2"],
+                            expect=(0, 1, 3)))
+    with open(reference_file(bounds, mode), "w") as out:
+        json.dump(threads, out)
+    print("threaded reference: verdict %s, %s states, %s transitions" %
+          (threads["verdict"], threads["states_distinct"],
+           threads["transitions"]))
+
+
+def case_same(np, bounds, mode, shared):
+    args = same_args(bounds, mode)
+    if shared:
+        with open(reference_file(bounds, mode)) as text:
+            threads = json.load(text)
+    else:
+        threads, _ = report(run(args + ["--threads", "2"], expect=(0, 1, 3)))
     ranks, document = report(
         run(args + ["--distributed", "--threads", "1"], np=np,
             expect=(0, 1, 3)))
@@ -184,7 +211,10 @@ def case_refuse():
 os.makedirs(WORK, exist_ok=True)
 parts = CASE.split(".")
 if parts[0] == "same":
-    case_same(int(parts[1]), parts[2], parts[3])
+    case_same(int(parts[1]), parts[2], parts[3],
+              len(parts) > 4 and parts[4] == "reference")
+elif parts[0] == "reference":
+    case_reference(parts[1], parts[2])
 elif parts[0] == "trace":
     case_trace(int(parts[1]), parts[2], parts[3])
 elif parts[0] == "resume":
