@@ -7,6 +7,7 @@
 // a new one, with a new epoch, and its blobs are new objects: the decodings
 // cached by epoch (world_cache.cc) or by blob address (blob_cache.h) of any
 // other World are never served to it.
+#include <cstdint>
 #include <cstring>
 #include <map>
 
@@ -33,7 +34,8 @@ uint64_t Checksum(std::string_view bytes) {
     mix(word);
   }
   uint64_t tail = 0;
-  std::memcpy(&tail, bytes.data() + at, bytes.size() - at);
+  if (at < bytes.size())
+    std::memcpy(&tail, bytes.data() + at, bytes.size() - at);
   mix(tail);
   return hash;
 }
@@ -129,6 +131,8 @@ Status World::RebuildStore(const wire::WorldState& state) {
 
 Result<World> World::Deserialize(std::string_view bytes,
                                  const Options& options) {
+  if (bytes.size() > static_cast<std::size_t>(INT32_MAX))
+    return Status::Corruption("shipped World: too large to parse");
   wire::ShippedWorld shipped;
   if (!shipped.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
     return Status::Corruption("shipped World: the envelope does not parse");
