@@ -24,6 +24,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -36,6 +37,10 @@
 #include "impl/rows.h"
 
 namespace memwal::impl {
+
+namespace wire {
+class WorldState;
+}  // namespace wire
 
 enum class GcMode { kAtomic, kStaleRead, kRecheck };
 // Spec R65: kDataPass = a compaction data pass without the marker names the
@@ -226,6 +231,18 @@ class World {
   // Copies the current table (and the shard directories) into `directory`.
   Status WriteTo(DirectoryStore* directory) const;
 
+  // Everything this World holds, as bytes (impl/proto/world.proto), for the
+  // distributed search to ship a World to another rank instead of replaying
+  // its path there (impl/world_serialize.cc).
+  std::string Serialize() const;
+  // The World that Serialize wrote: the same objects, roots, counters, shard
+  // uuids, in-flight transactions, pending decisions and last refusal, so the
+  // same answers and next steps. `options` are the receiver's:
+  // InvalidArgument unless they are the sender's; Corruption for bytes that
+  // Serialize did not write (truncated, flipped, foreign).
+  static Result<World> Deserialize(std::string_view bytes,
+                                   const Options& options);
+
  private:
   World() = default;
   std::string NewUuid();
@@ -251,6 +268,7 @@ class World {
   Status Begin(pb::Transaction transaction);
   Status InitTable();
   Status InitShards();
+  Status RebuildStore(const wire::WorldState& state);
   Result<pb::ShardManifest> LatestShardManifest(uint32_t shard) const;
   Status WriteShardManifest(uint32_t shard, pb::ShardManifest manifest);
   Status Retire(uint32_t shard, uint64_t generation);

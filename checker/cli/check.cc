@@ -343,6 +343,9 @@ json DistributedJson(const CheckRun& done) {
                stats.seconds > 0 ? static_cast<double>(stats.states_distinct) /
                                        stats.seconds / levels.ranks
                                  : 0.0},
+              {"cpu_seconds", levels.cpu_seconds},
+              {"worlds_shipped", levels.worlds_shipped},
+              {"ship_seconds", levels.ship_seconds},
               {"worlds_rederived", levels.worlds_rederived},
               {"rederive_seconds", levels.rederive_seconds},
               {"snapshots", levels.snapshots},
@@ -506,8 +509,8 @@ int ReportCheckRun(const CheckRun& done, const RunOptions& run,
                     levels["bytes_exchanged_per_state"].get<double>());
       out << "ranks: " << levels["ranks"] << ", bytes exchanged "
           << levels["bytes_exchanged"] << " (" << per_state
-          << " per state), lockstep Worlds re-derived "
-          << levels["worlds_rederived"];
+          << " per state), lockstep Worlds shipped " << levels["worlds_shipped"]
+          << ", re-derived " << levels["worlds_rederived"];
       if (levels["resumed_level"] != 0)
         out << ", resumed at level " << levels["resumed_level"];
       if (levels["snapshots"] != 0)

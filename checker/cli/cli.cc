@@ -181,13 +181,15 @@ std::vector<Flag> CheckFlagSet::Flags() {
                return Status::Ok();
              }),
   };
-  // --distributed, --checkpoint, --checkpoint-every, --resume (the level
-  // engine's own parser, checker/engine/distributed.h).
+  // --distributed, --checkpoint, --checkpoint-every, --resume and the
+  // bench's --rederive-moved (the level engine's own parser,
+  // checker/engine/distributed.h).
   for (const auto& [name, valued] : {std::pair{"--distributed", false},
                                      {"--checkpoint", true},
                                      {"--checkpoint-every", true},
                                      {"--resume", true},
-                                     {"--pause-after-snapshot", true}}) {
+                                     {"--pause-after-snapshot", true},
+                                     {"--rederive-moved", false}}) {
     flags.push_back(
         Flag{.name = name,
              .takes_value = valued,

@@ -71,13 +71,16 @@ json Row(const Run& run) {
       {"wall_seconds", run.wall_s},
       {"states_per_second_per_rank", levels["states_per_second_per_rank"]},
       {"bytes_exchanged_per_state", levels["bytes_exchanged_per_state"]},
+      {"cpu_seconds", levels["cpu_seconds"]},
+      {"worlds_shipped", levels["worlds_shipped"]},
+      {"ship_seconds", levels["ship_seconds"]},
       {"worlds_rederived", levels["worlds_rederived"]},
       {"rederive_seconds", levels["rederive_seconds"]}};
 }
 
-// Lockstep states that move: the World's persisted blobs (what shipping
-// would send; the in-flight transactions would come on top) against
-// replaying the path from Init on the implementation. Sampled on seeded
+// Lockstep states that move: shipping the World (impl::World::Serialize, and
+// Deserialize on the receiver) against replaying the path from Init on the
+// implementation. Sampled on seeded
 // random walks of `depth` steps.
 json ShipOrRederive(const model::Config& config, int walks, int depth) {
   const lockstep::LockstepSetup setup{.config = config};
@@ -103,27 +106,12 @@ json ShipOrRederive(const model::Config& config, int walks, int depth) {
       path.push_back(action);
     }
     steps += path.size();
-    // Shipping: serialize every blob (path, length, bytes), then rebuild a
-    // store from them on the receiving side.
+    // Shipping: World::Serialize here, World::Deserialize on the receiver.
     double began = Now();
-    std::string wire;
-    for (const auto& [name, blob] : world->store().objects()) {
-      wire += name;
-      wire.push_back('\0');
-      const uint64_t size = blob->size();
-      wire.append(reinterpret_cast<const char*>(&size), sizeof(size));
-      wire += *blob;
-    }
-    impl::MemoryStore received;
-    for (std::size_t at = 0; at < wire.size();) {
-      const std::size_t end = wire.find('\0', at);
-      const std::string name = wire.substr(at, end - at);
-      uint64_t size = 0;
-      std::memcpy(&size, wire.data() + end + 1, sizeof(size));
-      const std::size_t data = end + 1 + sizeof(size);
-      MEMWAL_ASSERT(received.Put(name, wire.substr(data, size)).ok());
-      at = data + size;
-    }
+    const std::string wire = world->Serialize();
+    Result<impl::World> received =
+        impl::World::Deserialize(wire, lockstep::ImplOptions(setup));
+    MEMWAL_ASSERT(received.ok());
     ship_s += Now() - began;
     ship_bytes += wire.size();
     // Re-deriving: Init, then the path on the implementation.
@@ -154,15 +142,24 @@ int RunScaleBench(const std::vector<std::string>& args, std::ostream& out,
   struct Case {
     const char* name;
     const char* bounds;
+    bool lockstep;
   };
-  const Case cases[] = {{"model-only small", "--preset small --model-only"},
-                        {"lockstep tiny --commits 3 --inflight 1",
-                         "--preset tiny --commits 3 --inflight 1"}};
+  const Case cases[] = {
+      {"model-only small", "--preset small --model-only", false},
+      {"lockstep tiny --commits 3 --inflight 1",
+       "--preset tiny --commits 3 --inflight 1", true}};
   json document = {{"cases", json::array()}};
   for (const Case& c : cases) {
     const Run one = RunRanks(1, c.bounds, err);
     const Run two = RunRanks(2, c.bounds, err);
     if (!one.ok || !two.ok) return 2;
+    // Lockstep: the same 2-rank run again, right after, re-deriving the
+    // Worlds of moved states instead of shipping them.
+    const Run rederive =
+        c.lockstep
+            ? RunRanks(2, std::string(c.bounds) + " --rederive-moved", err)
+            : Run{};
+    if (c.lockstep && !rederive.ok) return 2;
     const double rate1 =
         one.report["distributed"]["states_per_second_per_rank"];
     const double rate2 =
@@ -178,6 +175,14 @@ int RunScaleBench(const std::vector<std::string>& args, std::ostream& out,
          one.report["states_distinct"] == two.report["states_distinct"] &&
              one.report["transitions"] == two.report["transitions"] &&
              one.report["verdict"] == two.report["verdict"]}};
+    if (c.lockstep) {
+      row["two_ranks_rederive"] = Row(rederive);
+      row["same_answer"] =
+          row["same_answer"].get<bool>() &&
+          rederive.report["states_distinct"] == two.report["states_distinct"] &&
+          rederive.report["transitions"] == two.report["transitions"] &&
+          rederive.report["verdict"] == two.report["verdict"];
+    }
     document["cases"].push_back(row);
   }
   model::Config config;
@@ -187,21 +192,28 @@ int RunScaleBench(const std::vector<std::string>& args, std::ostream& out,
     out << document.dump() << "\n";
     return 0;
   }
-  char line[256];
+  char line[512];
   for (const json& row : document["cases"]) {
     out << "distributed bfs, " << row["case"].get<std::string>() << ":\n";
-    for (const char* key : {"one_rank", "two_ranks"}) {
+    for (const char* key : {"one_rank", "two_ranks", "two_ranks_rederive"}) {
+      if (!row.contains(key)) continue;
       const json& r = row[key];
       std::snprintf(
           line, sizeof(line),
-          "  %d rank(s): %llu states in %.2f s (wall %.2f s), %.0f "
-          "states/s per rank, %.1f bytes exchanged per state, %llu "
-          "Worlds re-derived (%.2f s)\n",
+          "  %d rank(s)%s: %llu states in %.2f s (wall %.2f s, CPU %.2f s), "
+          "%.0f "
+          "states/s per rank, %.1f bytes exchanged per state, %llu Worlds "
+          "shipped (%.2f s), %llu re-derived (%.2f s)\n",
           r["ranks"].get<int>(),
+          std::strcmp(key, "two_ranks_rederive") == 0 ? " --rederive-moved"
+                                                      : "",
           static_cast<unsigned long long>(r["states"].get<uint64_t>()),
           r["seconds"].get<double>(), r["wall_seconds"].get<double>(),
+          r["cpu_seconds"].get<double>(),
           r["states_per_second_per_rank"].get<double>(),
           r["bytes_exchanged_per_state"].get<double>(),
+          static_cast<unsigned long long>(r["worlds_shipped"].get<uint64_t>()),
+          r["ship_seconds"].get<double>(),
           static_cast<unsigned long long>(
               r["worlds_rederived"].get<uint64_t>()),
           r["rederive_seconds"].get<double>());
@@ -217,7 +229,8 @@ int RunScaleBench(const std::vector<std::string>& args, std::ostream& out,
   std::snprintf(
       line, sizeof(line),
       "lockstep World of a moved state (tiny, %d walks of 10 steps, mean %.1f "
-      "steps): ship blobs %.0f bytes, %.0f us; re-derive from path %.0f "
+      "steps): ship (Serialize + Deserialize) %.0f bytes, %.0f us; re-derive "
+      "from path %.0f "
       "bytes, %.0f us\n",
       s["worlds"].get<int>(), s["mean_path_steps"].get<double>(),
       s["ship_bytes_per_world"].get<double>(),

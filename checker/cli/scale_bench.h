@@ -2,8 +2,10 @@
 // distributed.h) measured under `mpirun -np 1` and `-np 2`, each a
 // `memwal-check check --distributed --json` child run: states per second per
 // rank, bytes exchanged per state, scaling efficiency (rate at 2 ranks over
-// twice the rate at 1); and, for lockstep states that move between ranks,
-// shipping the World's persisted blobs against re-deriving it from the path.
+// twice the rate at 1); for lockstep, the 2-rank run again right after with
+// --rederive-moved (moved states re-derive their World instead of receiving
+// it); and, per World, impl::World::Serialize + Deserialize against
+// re-deriving it from the path.
 #ifndef MEMWAL_CHECKER_CLI_SCALE_BENCH_H_
 #define MEMWAL_CHECKER_CLI_SCALE_BENCH_H_
 

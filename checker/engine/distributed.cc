@@ -1,6 +1,9 @@
 // The level-synchronous search over ranks (checker/engine/distributed.h).
 #include "checker/engine/distributed.h"
 
+#include <sys/resource.h>
+#include <time.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -33,6 +36,24 @@ using model::Action;
 using model::State;
 
 constexpr uint64_t kNoKey = UINT64_MAX;
+
+// This process's CPU time (user and system), in seconds.
+double CpuSeconds() {
+  rusage usage{};
+  MEMWAL_ASSERT(getrusage(RUSAGE_SELF, &usage) == 0);
+  const auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// The calling thread's CPU time, in seconds: what shipping or re-deriving a
+// World costs, apart from the waits of a loaded machine.
+double ThreadCpuSeconds() {
+  timespec t{};
+  MEMWAL_ASSERT(clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) == 0);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+}
 
 double Now() {
   return std::chrono::duration<double>(
@@ -146,6 +167,10 @@ class LevelEngine {
   void CheckBudget();
   bool InsertSeen(uint64_t fingerprint, const std::string& key);
   WorldPtr Rederive(const Path& path);
+  // A moving lockstep state's World, as bytes, and the World rebuilt from
+  // them on the receiving rank.
+  std::string ShipWorld(const impl::World& world);
+  WorldPtr ReceiveWorld(std::string_view bytes);
   bool Start();
   // One level; false when the run ends.
   bool Level();
@@ -168,6 +193,7 @@ class LevelEngine {
   const uint64_t applicable_;
   Counters counters_;
   double start_ = Now();
+  double cpu_start_ = CpuSeconds();
   double last_snapshot_ = Now();
   std::atomic<uint64_t> stop_{kRunning};
 
@@ -268,7 +294,7 @@ bool LevelEngine::InsertSeen(uint64_t fingerprint, const std::string& key) {
 }
 
 WorldPtr LevelEngine::Rederive(const Path& path) {
-  const double began = Now();
+  const double began = ThreadCpuSeconds();
   Result<impl::World> world = InitWorld(setup_);
   MEMWAL_ASSERT(world.ok());
   for (const uint16_t action : path) {
@@ -277,7 +303,25 @@ WorldPtr LevelEngine::Rederive(const Path& path) {
     MEMWAL_ASSERT(outcome.ok());
   }
   dist_.worlds_rederived += 1;
-  dist_.rederive_seconds += Now() - began;
+  dist_.rederive_seconds += ThreadCpuSeconds() - began;
+  return std::make_unique<impl::World>(std::move(*world));
+}
+
+std::string LevelEngine::ShipWorld(const impl::World& world) {
+  const double began = ThreadCpuSeconds();
+  std::string bytes = world.Serialize();
+  dist_.ship_seconds += ThreadCpuSeconds() - began;
+  dist_.worlds_shipped += 1;
+  return bytes;
+}
+
+WorldPtr LevelEngine::ReceiveWorld(std::string_view bytes) {
+  const double began = ThreadCpuSeconds();
+  Result<impl::World> world =
+      impl::World::Deserialize(bytes, lockstep::ImplOptions(setup_));
+  // The bytes are another rank's Serialize of a World of this run.
+  MEMWAL_ASSERT(world.ok());
+  dist_.ship_seconds += ThreadCpuSeconds() - began;
   return std::make_unique<impl::World>(std::move(*world));
 }
 
@@ -617,7 +661,7 @@ bool LevelEngine::Level() {
     total += counts[r];
   }
   // Each rank keeps its own block while every block is within a quarter of
-  // the even share (fewer lockstep Worlds to re-derive); otherwise the level
+  // the even share (fewer lockstep Worlds to ship); otherwise the level
   // is re-sliced evenly. Either way every rank computes the same slices.
   std::vector<uint64_t> slices(ranks() + 1, 0);
   {
@@ -643,12 +687,17 @@ bool LevelEngine::Level() {
     keep_begin[target] = begin - offset;
     keep_end[target] = end - offset;
     if (target == rank()) continue;
+    const bool ship = options_.lockstep && !scale_.rederive_moved;
     Encoder encoder;
     for (uint64_t k = begin - offset; k < end - offset; ++k) {
       encoder.Bytes(next_local[k].packed);
       encoder.Bytes(std::string_view(
           reinterpret_cast<const char*>(next_local[k].path.data()),
           next_local[k].path.size() * sizeof(uint16_t)));
+      if (ship) {
+        MEMWAL_ASSERT(next_local[k].world != nullptr);
+        encoder.Bytes(ShipWorld(*next_local[k].world));
+      }
     }
     moving[target] = std::move(encoder.out());
   }
@@ -660,6 +709,7 @@ bool LevelEngine::Level() {
       continue;
     }
     Decoder decoder(arrived[source]);
+    std::string world;
     while (!decoder.done()) {
       Item item;
       std::string path;
@@ -667,7 +717,12 @@ bool LevelEngine::Level() {
       item.path.resize(path.size() / sizeof(uint16_t));
       std::copy(path.begin(), path.end(),
                 reinterpret_cast<char*>(item.path.data()));
-      if (options_.lockstep) item.world = Rederive(item.path);
+      if (options_.lockstep && scale_.rederive_moved) {
+        item.world = Rederive(item.path);
+      } else if (options_.lockstep) {
+        MEMWAL_ASSERT(decoder.Bytes(&world));
+        item.world = ReceiveWorld(world);
+      }
       level_.push_back(std::move(item));
     }
   }
@@ -792,18 +847,24 @@ DistributedResult LevelEngine::Finish() {
   uint64_t path_bytes = 0;
   for (const Item& item : level_) path_bytes += item.path.size() * 2;
   sums.push_back(path_bytes);
+  sums.push_back(dist_.worlds_shipped);
+  sums.push_back(static_cast<uint64_t>(dist_.ship_seconds * 1e6));
   sums.push_back(dist_.worlds_rederived);
   sums.push_back(static_cast<uint64_t>(dist_.rederive_seconds * 1e6));
   sums.push_back(comm_.bytes_sent() - bytes_before_);
+  sums.push_back(static_cast<uint64_t>((CpuSeconds() - cpu_start_) * 1e6));
   comm_.AllReduce(&sums, Reduce::kSum);
   stats.transitions = sums[0];
   for (int k = 0; k < model::kActionKinds; ++k) stats.coverage[k] = sums[1 + k];
   std::size_t at = 1 + model::kActionKinds;
   stats.seen_bytes = sums[at++];
   stats.trace_bytes = sums[at++];
+  dist_.worlds_shipped = sums[at++];
+  dist_.ship_seconds = static_cast<double>(sums[at++]) / 1e6;
   dist_.worlds_rederived = sums[at++];
   dist_.rederive_seconds = static_cast<double>(sums[at++]) / 1e6;
   dist_.bytes_exchanged = sums[at++];
+  dist_.cpu_seconds = static_cast<double>(sums[at++]) / 1e6;
   const uint64_t goals = comm_.AllReduce(counters_.goals, Reduce::kOr);
   const uint64_t depths =
       comm_.AllReduce(counters_.states_per_depth.size(), Reduce::kMax);
@@ -914,6 +975,10 @@ Result<bool> ParseScaleOutFlag(
     ScaleOut* scale) {
   if (flag == "--distributed") {
     scale->distributed = true;
+    return true;
+  }
+  if (flag == "--rederive-moved") {
+    scale->rederive_moved = true;
     return true;
   }
   if (flag != "--checkpoint" && flag != "--checkpoint-every" &&

@@ -28,10 +28,11 @@
 //      while every block is within a quarter of the even share, otherwise the
 //      next level is re-sliced evenly, each state that moves taking its path
 //      (2 bytes per step).
-//      A lockstep state that moves to another rank re-derives its
-//      impl::World by replaying the path from Init on the implementation
-//      (bench/README.md has the measurement against shipping the World's
-//      persisted blobs); one that stays keeps its World.
+//      A lockstep state that moves to another rank takes its impl::World
+//      too, as impl::World::Serialize writes it, and the receiver rebuilds it
+//      with impl::World::Deserialize (bench/README.md measures this against
+//      replaying the path from Init, which --rederive-moved restores for
+//      that comparison); one that stays keeps its World.
 // So the distinct states, transitions, verdict and first counterexample are
 // those of the threaded BFS for any rank and thread count. The search ends
 // when a level is empty (every rank agrees through the reduction) or at a
@@ -46,8 +47,11 @@
 // --checkpoint-every SECONDS have passed since the last one (0: every level):
 // each rank's seen set, frontier slice (packed states and paths), counters
 // and the level. --resume DIR continues from DIR's snapshot with the same
-// configuration and rank count (Worlds re-derived from the paths), and gives
-// the final counts and verdict of an uninterrupted run.
+// configuration and rank count, and gives the final counts and verdict of an
+// uninterrupted run. A snapshot keeps paths, not Worlds: on resume each rank
+// re-derives the Worlds of its slice of one level from their paths, once per
+// run, and the snapshot stays at 2 bytes per step per frontier state instead
+// of a serialized World's kilobytes.
 #ifndef MEMWAL_CHECKER_ENGINE_DISTRIBUTED_H_
 #define MEMWAL_CHECKER_ENGINE_DISTRIBUTED_H_
 
@@ -71,6 +75,9 @@ struct ScaleOut {
   std::string resume_dir{};
   // Tests: sleep this long after each snapshot (so a kill lands after one).
   double pause_after_snapshot_s = 0;
+  // Bench (--rederive-moved): a lockstep state that moves re-derives its
+  // World from its path instead of receiving it (the measurement's baseline).
+  bool rederive_moved = false;
   bool active() const {
     return distributed || !checkpoint_dir.empty() || !resume_dir.empty();
   }
@@ -82,8 +89,11 @@ struct DistributedStats {
   uint64_t bytes_exchanged = 0;  // payload between ranks, all ranks together
   std::vector<uint64_t> states_per_rank{};    // owned (in each seen set)
   std::vector<uint64_t> expanded_per_rank{};  // states expanded
-  uint64_t worlds_rederived = 0;  // lockstep states moved to another rank
-  double rederive_seconds = 0;    // replaying their paths, all ranks
+  uint64_t worlds_shipped = 0;  // lockstep Worlds sent to another rank
+  double ship_seconds = 0;  // CPU serializing and rebuilding them, all ranks
+  uint64_t worlds_rederived = 0;  // re-derived (resume, --rederive-moved)
+  double rederive_seconds = 0;    // CPU replaying their paths, all ranks
+  double cpu_seconds = 0;         // process CPU time of the run, all ranks
   uint64_t snapshots = 0;         // checkpoints written
   uint64_t resumed_level = 0;     // the level resumed at; 0: not resumed
 };
@@ -106,7 +116,8 @@ Result<DistributedResult> SearchLevels(const lockstep::LockstepSetup& setup,
 uint64_t ConfigurationHash(const lockstep::LockstepSetup& setup,
                            const Options& options);
 
-// --distributed, --checkpoint DIR, --checkpoint-every SECONDS, --resume DIR.
+// --distributed, --checkpoint DIR, --checkpoint-every SECONDS, --resume DIR
+// (and the bench's --rederive-moved, not in the help).
 // False when `flag` is not one of them.
 Result<bool> ParseScaleOutFlag(
     std::string_view flag,

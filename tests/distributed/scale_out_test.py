@@ -9,9 +9,11 @@ CASE is one of
   same.NP.BOUNDS.MODE       threaded vs mpirun -np NP --distributed: the same
                             states_distinct, transitions, verdict, invariant,
                             states per depth and coverage
+  reference.BOUNDS.MODE     the threaded run alone, kept for ...
+  same.NP.BOUNDS.MODE.reference  ... the ranks' runs that compare with it
   trace.NP.BUG.MODE         a bug run: the trace file is byte-identical
-  resume.threads | resume.NP  SIGKILL after the first snapshots, --resume,
-                            compare with an uninterrupted run
+  resume.threads | resume.NP[.MODE]  SIGKILL after the first snapshots,
+                            --resume, compare with an uninterrupted run
   refuse                    --resume of another configuration or of a corrupt
                             snapshot exits 2 with one line
 """
@@ -74,15 +76,45 @@ def mode_args(mode):
     return ["--model-only"] if mode == "model" else []
 
 
-def case_same(np, bounds, mode):
-    args = BOUNDS[bounds] + mode_args(mode) + ["--no-liveness", "--json",
+def same_args(bounds, mode):
+    return BOUNDS[bounds] + mode_args(mode) + ["--no-liveness", "--json",
                                                "--out", WORK + "/out"]
-    threads, _ = report(run(args + ["--threads", "2"], expect=(0, 1, 3)))
+
+
+def reference_file(bounds, mode):
+    # Written by the case reference.BOUNDS.MODE into its own WORKDIR, a
+    # sibling of every case's (the ctest fixture runs it first).
+    return os.path.join(os.path.dirname(WORK), "reference.%s.%s" %
+                        (bounds, mode), "threads.json")
+
+
+def case_reference(bounds, mode):
+    threads, _ = report(run(same_args(bounds, mode) + ["--threads", "2"],
+                            expect=(0, 1, 3)))
+    with open(reference_file(bounds, mode), "w") as out:
+        json.dump(threads, out)
+    print("threaded reference: verdict %s, %s states, %s transitions" %
+          (threads["verdict"], threads["states_distinct"],
+           threads["transitions"]))
+
+
+def case_same(np, bounds, mode, shared):
+    args = same_args(bounds, mode)
+    if shared:
+        with open(reference_file(bounds, mode)) as text:
+            threads = json.load(text)
+    else:
+        threads, _ = report(run(args + ["--threads", "2"], expect=(0, 1, 3)))
     ranks, document = report(
         run(args + ["--distributed", "--threads", "1"], np=np,
             expect=(0, 1, 3)))
     if document["distributed"]["ranks"] != np:
         fail("ran on %s ranks" % document["distributed"]["ranks"])
+    # Lockstep states that move take their World along (none re-derived).
+    shipped = document["distributed"]["worlds_shipped"]
+    rederived = document["distributed"]["worlds_rederived"]
+    if mode == "lockstep" and (shipped == 0 or rederived != 0):
+        fail("%d Worlds shipped, %d re-derived" % (shipped, rederived))
     same(threads, ranks, "threads vs %d ranks" % np)
 
 
@@ -107,12 +139,14 @@ def case_trace(np, bug, mode):
     print("trace files byte-identical (%d bytes)" % len(files[0]))
 
 
-def case_resume(np):
-    args = ["--preset", "tiny", "--model-only", "--no-liveness", "--json",
-            "--out", WORK + "/out"]
+def case_resume(np, mode):
+    # Lockstep at tiny3: the resumed ranks re-derive their slice's Worlds.
+    bounds = BOUNDS["tiny3"] if mode == "lockstep" else BOUNDS["tiny"]
+    args = bounds + mode_args(mode) + ["--no-liveness", "--json",
+                                       "--out", WORK + "/out"]
     extra = ["--threads", "2"] if np == 0 else ["--distributed",
                                                  "--threads", "1"]
-    whole, _ = report(run(args + extra, np=np, expect=(0,)))
+    whole, _ = report(run(args + extra, np=np, expect=(0, 1)))
     snapshots = os.path.join(WORK, "snapshots")
     shutil.rmtree(snapshots, ignore_errors=True)
     command = ((MPI + ["-np", str(np)] if np else []) + [CHECKER, "check"] + args +
@@ -138,9 +172,11 @@ def case_resume(np):
     child.wait()
     print("killed with SIGKILL after the snapshot of level %d" % level)
     resumed, document = report(
-        run(args + extra + ["--resume", snapshots], np=np, expect=(0,)))
+        run(args + extra + ["--resume", snapshots], np=np, expect=(0, 1)))
     if document["distributed"]["resumed_level"] < 4:
         fail("resumed at level %s" % document["distributed"]["resumed_level"])
+    if mode == "lockstep" and document["distributed"]["worlds_rederived"] == 0:
+        fail("no World re-derived on resume")
     same(whole, resumed, "uninterrupted vs resumed")
 
 
@@ -175,11 +211,15 @@ def case_refuse():
 os.makedirs(WORK, exist_ok=True)
 parts = CASE.split(".")
 if parts[0] == "same":
-    case_same(int(parts[1]), parts[2], parts[3])
+    case_same(int(parts[1]), parts[2], parts[3],
+              len(parts) > 4 and parts[4] == "reference")
+elif parts[0] == "reference":
+    case_reference(parts[1], parts[2])
 elif parts[0] == "trace":
     case_trace(int(parts[1]), parts[2], parts[3])
 elif parts[0] == "resume":
-    case_resume(0 if parts[1] == "threads" else int(parts[1]))
+    case_resume(0 if parts[1] == "threads" else int(parts[1]),
+                parts[2] if len(parts) > 2 else "model")
 elif parts[0] == "refuse":
     case_refuse()
 else:
