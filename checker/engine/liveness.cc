@@ -392,6 +392,24 @@ Status CheckLasso(const model::Config& config, const std::vector<Action>& trace,
   return Status::Ok();
 }
 
+Status LassoStates(const model::Config& config,
+                   const std::vector<Action>& trace, std::size_t loop,
+                   std::optional<std::size_t> window,
+                   std::vector<State>* states) {
+  const Status lasso = CheckLasso(config, trace, loop, window, nullptr);
+  if (lasso.code() == StatusCode::kInvalidArgument) return lasso;
+  states->clear();
+  State at = model::Init(config.bounds);
+  for (std::size_t k = 0; k < trace.size(); ++k) {
+    const bool windowed = window && k >= *window;
+    if (window && k == *window) model::Fold(config, &at);
+    states->push_back(at);
+    at = windowed ? Step(config, at, trace[k]) : Plain(config, at, trace[k]);
+  }
+  states->push_back(at);
+  return Status::Ok();
+}
+
 Result<LassoReplay> ReplayLassoOnImplementation(
     const lockstep::LockstepSetup& setup, const std::vector<Action>& trace,
     std::size_t loop, std::optional<std::size_t> window) {

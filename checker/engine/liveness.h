@@ -102,6 +102,13 @@ Status CheckLasso(const model::Config& config,
                   const std::vector<model::Action>& trace, std::size_t loop,
                   std::optional<std::size_t> window, std::string* note);
 
+// The states along a recorded lasso (Init first; folded from *window on), if
+// CheckLasso accepts it.
+Status LassoStates(const model::Config& config,
+                   const std::vector<model::Action>& trace, std::size_t loop,
+                   std::optional<std::size_t> window,
+                   std::vector<model::State>* states);
+
 // A lasso replayed on the implementation (R72): the windowed trace is
 // translated step by step into the unwindowed model (each step the first
 // enabled action of the same kind whose windowed successor is the recorded
