@@ -30,7 +30,10 @@ bool Accepting(const FairGraph& graph, const std::vector<uint32_t>& members,
       if (c != kNoClass) taken |= 1u << c;
     }
   }
-  return has_edge && (everywhere & ~taken & kClassMask) == 0;
+  // A state can stutter forever (TLC's semantics): alone, that is a fair run
+  // when no class is enabled in it.
+  if (!has_edge) return members.size() == 1 && (everywhere & kClassMask) == 0;
+  return (everywhere & ~taken & kClassMask) == 0;
 }
 
 // Breadth-first inside `allowed` from `from` to the first node `done` accepts;
@@ -205,6 +208,11 @@ Lasso BuildLasso(const FairGraph& graph, const std::vector<uint32_t>& scc) {
       walk(*path);
     }
   }
+  const bool has_internal_edge = std::any_of(
+      graph.edges.begin() + graph.begin[entry],
+      graph.edges.begin() + graph.begin[entry + 1],
+      [&](uint32_t e) { return bool(in_scc[FairGraph::Target(e)]); });
+  if (scc.size() == 1 && !has_internal_edge) return lasso;  // stutters
   if (lasso.steps.size() == lasso.loop) {
     // No requirement moved us: leave by any edge inside the SCC.
     for (uint32_t e = graph.begin[at]; e < graph.begin[at + 1]; ++e) {

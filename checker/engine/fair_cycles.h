@@ -10,10 +10,12 @@
 //
 // A fair counterexample is an SCC of the graph without its goal nodes that is
 // non-trivial (two nodes, or a self-loop) and in which every class enabled in
-// all of its nodes is taken by an edge inside it. Under weak fairness that is
-// exact: the cycle that walks every node and edge of such an SCC is fair (a
-// class not enabled everywhere is disabled somewhere on it), and a fair cycle
-// of a sub-SCC is a fair cycle of its SCC, which then passes the test.
+// all of its nodes is taken by an edge inside it, or a single node in which
+// no class is enabled (every state may stutter forever, as in TLC). Under weak
+// fairness that is exact: the cycle that walks every node and edge of such an
+// SCC is fair (a class not enabled everywhere is disabled somewhere on it), and
+// a fair cycle of a sub-SCC is a fair cycle of its SCC, which then passes the
+// test.
 #ifndef MEMWAL_CHECKER_ENGINE_FAIR_CYCLES_H_
 #define MEMWAL_CHECKER_ENGINE_FAIR_CYCLES_H_
 
@@ -59,7 +61,9 @@ std::optional<std::vector<uint32_t>> FindFairScc(const FairGraph& graph,
 // (indexes into graph.edges) from node 0; steps [loop, end) form the cycle,
 // which returns to the node it starts from, stays inside `scc`, takes every
 // class enabled throughout it and passes a node where each other class
-// enabled somewhere in it is disabled. The stem is a shortest path.
+// enabled somewhere in it is disabled. The stem is a shortest path. An SCC of
+// one node without a self-loop and with no class enabled is a stutter (the
+// run stays there forever, R72): its lasso has loop == steps.size().
 struct Lasso {
   std::vector<uint32_t> steps;
   std::size_t loop = 0;

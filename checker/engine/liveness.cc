@@ -217,6 +217,11 @@ std::string Explain(const model::Config& config, const State& at_loop,
     if (kinds.find(kind) == std::string::npos)
       kinds += (kinds.empty() ? "" : ", ") + kind;
   }
+  if (cycle.empty()) {
+    return "compacted generation(s) " + StuckGenerations(config, at_loop) +
+           " never become retirable: no weakly fair action is enabled in the "
+           "last state, so the run may stay there forever (a dead end)";
+  }
   return "compacted generation(s) " + StuckGenerations(config, at_loop) +
          " never become retirable: a fair cycle of " +
          std::to_string(cycle.size()) + " steps (" + kinds +
@@ -332,6 +337,7 @@ LivenessResult CheckLiveness(const model::Config& config,
     result.trace.push_back(action);
     result.states_on_trace.push_back(at);
   }
+  if (lasso.loop == lasso.steps.size()) result.loop = result.trace.size();
   const std::vector<Action> cycle(result.trace.begin() + result.loop,
                                   result.trace.end());
   result.note = Explain(config, result.states_on_trace[result.loop], cycle);
@@ -341,7 +347,7 @@ LivenessResult CheckLiveness(const model::Config& config,
 Status CheckLasso(const model::Config& config, const std::vector<Action>& trace,
                   std::size_t loop, std::optional<std::size_t> window,
                   std::string* note) {
-  if (loop >= trace.size() || (window && *window > loop)) {
+  if (loop > trace.size() || (window && *window > loop)) {
     return Status::InvalidArgument(
         "the lasso's loop index " + std::to_string(loop) +
         (window ? " or window index " + std::to_string(*window) : "") +
@@ -371,6 +377,12 @@ Status CheckLasso(const model::Config& config, const std::vector<Action>& trace,
     }
     at = windowed ? Step(config, at, trace[k]) : Plain(config, at, trace[k]);
   }
+  if (loop == trace.size()) {  // a stutter at the last state
+    if (window && *window == loop) model::Fold(config, &at);
+    at_loop = at;
+    goal = Discharged(config, at);
+    everywhere = FairEnabled(config, at);
+  }
   if (!(at == at_loop)) {
     return Status::FailedPrecondition(
         "the cycle does not return to the state after step " +
@@ -382,8 +394,11 @@ Status CheckLasso(const model::Config& config, const std::vector<Action>& trace,
   }
   if ((everywhere & ~taken) != 0) {
     return Status::FailedPrecondition(
-        "the cycle is unfair: a weakly fair action is enabled throughout it "
-        "and never taken");
+        loop == trace.size()
+            ? "the last state stutters while a weakly fair action is enabled"
+            : "the cycle is unfair: a weakly fair action is enabled throughout "
+              "it "
+              "and never taken");
   }
   if (note != nullptr) {
     *note = Explain(config, at_loop,
@@ -433,12 +448,14 @@ Result<LassoReplay> ReplayLassoOnImplementation(
   lockstep::LockstepSetup raised = setup;
   raised.config.bounds.commits = model::kCommitsMax;
   raised.config.bounds.fragments = model::kFragmentsMax;
-  // Translate: stem, then turns of the cycle while the raised bounds allow.
+  const bool stutter = loop == trace.size();
+  // Translate: stem, then turns of the cycle while the raised bounds allow
+  // (a stutter has no cycle steps: the stem, then its last state).
   State plain = model::Init(raised.config.bounds);
   std::vector<Action> actions;
   std::size_t k = 0;
   std::size_t taken = 0;
-  for (;; ++taken) {
+  for (; !(stutter && k == trace.size()); ++taken) {
     const Action& recorded = trace[k];
     const std::size_t next = k + 1 == trace.size() ? loop : k + 1;
     model::EnabledActions(raised.config, plain, &actions);
@@ -459,6 +476,7 @@ Result<LassoReplay> ReplayLassoOnImplementation(
     if (k + 1 == trace.size() && ++replay.turns == kTurnsMax) break;
     k = next;
   }
+  if (stutter && k == trace.size()) replay.turns = 1;
   if (replay.turns == 0) {
     return Status::FailedPrecondition(
         "the model's largest bounds hold no whole turn of the cycle (" +
@@ -483,7 +501,7 @@ Result<LassoReplay> ReplayLassoOnImplementation(
                                             after, &world);
     if (replay.finding) return replay;
     before = after;
-    if (j + 1 < loop) continue;
+    if (j + 1 < std::min(loop, replay.unrolled.size())) continue;
     ++replay.checked;
     bool retirable = false;
     for (int s = 0; s < setup.config.bounds.shards; ++s) {

@@ -336,7 +336,7 @@ Result<Trace> TraceFromJson(const json& object) {
     trace.steps.push_back(*action);
   }
   // (The lockstep reader parses the steps apart and checks it after them.)
-  if (trace.loop && !trace.steps.empty() && *trace.loop >= trace.steps.size()) {
+  if (trace.loop && !trace.steps.empty() && *trace.loop > trace.steps.size()) {
     return Bad("\"loop\" is " + std::to_string(*trace.loop) +
                ", not one of the " + std::to_string(trace.steps.size()) +
                " steps");

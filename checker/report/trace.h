@@ -8,11 +8,13 @@
 //                        "inflight":2}},
 //    "seed":0,"invariant":"ReadsMissNoRows","steps":[{"action":{"kind":"Append"}},...]}
 // A lasso (a liveness counterexample, spec R72) adds "loop": the steps from
-// index loop on form the cycle, which returns to the state after `loop` steps
-// and "window" when it has one: the steps from index window on run in the
-// liveness continuation on folded states (spec R70, model/window.h).
-// Reading is strict: anything missing, extra, mistyped or from another format
-// version is an InvalidArgument with a one-line message; nothing throws.
+// index loop on form the cycle (loop == the number of steps: the last state
+// stutters forever, no weakly fair action enabled in it), which returns to the
+// state after `loop` steps and "window" when it has one: the steps from index
+// window on run in the liveness continuation on folded states (spec R70,
+// model/window.h). Reading is strict: anything missing, extra, mistyped or from
+// another format version is an InvalidArgument with a one-line message; nothing
+// throws.
 #ifndef MEMWAL_CHECKER_REPORT_TRACE_H_
 #define MEMWAL_CHECKER_REPORT_TRACE_H_
 

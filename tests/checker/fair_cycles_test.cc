@@ -1,8 +1,10 @@
 // The fair-cycle search (checker/engine/fair_cycles.h) on hand-made graphs:
 // a cycle on which a weakly fair class is enabled throughout and never taken
 // is not reported; one that takes it, or passes a state where it is disabled,
-// is; a cycle through a goal state never is; the lasso's stem is shortest and
-// its cycle closes, stays in the SCC and meets every obligation.
+// is; a cycle through a goal state never is; a state may stutter forever,
+// which is a fair counterexample exactly when nothing fair is enabled there;
+// the lasso's stem is shortest and its cycle closes, stays in the SCC and meets
+// every obligation.
 #include "checker/engine/fair_cycles.h"
 
 #include <gtest/gtest.h>
@@ -34,10 +36,10 @@ uint32_t E(uint32_t to, uint32_t c = kNoClass) {
   return FairGraph::Edge(to, c);
 }
 
-// 0 -> 1 <-> 2 by environment edges; the repair is enabled in 1 and 2 and
-// leads to the goal 3.
+// Node 0 is a goal, as Init is. 0 -> 1 <-> 2 by environment edges; the repair
+// is enabled in 1 and 2 and leads to the goal 3.
 std::vector<Node> EnvironmentLoop(uint32_t enabled_in_2) {
-  return {{0, false, {E(1)}},
+  return {{0, true, {E(1)}},
           {Bit(kRepair), false, {E(2), E(3, kRepair)}},
           {enabled_in_2, false, {E(1), E(3, kRepair)}},
           {0, true, {E(3)}}};
@@ -61,7 +63,7 @@ TEST(FairCycles, ACyclePassingAStateWhereTheRepairIsDisabledIsReported) {
 
 TEST(FairCycles, ACycleThatTakesEveryClassEnabledThroughoutIsReported) {
   // 1 -commit-> 2 -env-> 1; the commit is enabled in both and taken.
-  const FairGraph graph = Build({{0, false, {E(1)}},
+  const FairGraph graph = Build({{0, true, {E(1)}},
                                  {Bit(kCommit), false, {E(2, kCommit)}},
                                  {Bit(kCommit), false, {E(1), E(3, kCommit)}},
                                  {0, true, {}}});
@@ -87,30 +89,37 @@ TEST(FairCycles, ACycleThatTakesEveryClassEnabledThroughoutIsReported) {
 
 TEST(FairCycles, ACycleThroughAGoalStateIsNotReported) {
   // 1 <-> 2 with 2 a goal: the goal is met infinitely often.
-  const FairGraph graph =
-      Build({{0, false, {E(1)}}, {0, false, {E(2)}}, {0, true, {E(1)}}});
+  const FairGraph graph = Build({{0, true, {E(1)}},
+                                 {Bit(kCommit), false, {E(2, kCommit)}},
+                                 {0, true, {E(1)}}});
   EXPECT_FALSE(FindFairScc(graph, nullptr).has_value());
 }
 
-TEST(FairCycles, ASelfLoopWithNoObligationIsAFairCycleAndADeadEndIsNot) {
-  const FairGraph loop = Build({{0, false, {E(1)}}, {0, false, {E(1)}}});
+TEST(FairCycles, ASelfLoopWithNoObligationAndADeadEndWithoutOneAreFair) {
+  const FairGraph loop = Build({{0, true, {E(1)}}, {0, false, {E(1)}}});
   const auto scc = FindFairScc(loop, nullptr);
   ASSERT_TRUE(scc.has_value());
   EXPECT_EQ(*scc, (std::vector<uint32_t>{1}));
   const Lasso lasso = BuildLasso(loop, *scc);
   EXPECT_EQ(lasso.loop, 1u);
   EXPECT_EQ(lasso.steps.size(), 2u);
-  // A state without successors is no infinite run (deadlocks are the safety
-  // search's business).
-  EXPECT_FALSE(
-      FindFairScc(Build({{0, false, {E(1)}}, {0, false, {}}}), nullptr));
+  // A state without successors stutters forever, a fair run when nothing
+  // fair is enabled in it; with a repair enabled it is not.
+  const FairGraph dead = Build({{0, true, {E(1)}}, {0, false, {}}});
+  const auto stuck = FindFairScc(dead, nullptr);
+  ASSERT_TRUE(stuck.has_value());
+  EXPECT_EQ(*stuck, (std::vector<uint32_t>{1}));
+  const Lasso stutter = BuildLasso(dead, *stuck);
+  EXPECT_EQ(stutter.loop, stutter.steps.size());
+  EXPECT_FALSE(FindFairScc(
+      Build({{0, true, {E(1)}}, {Bit(kRepair), false, {}}}), nullptr));
 }
 
 TEST(FairCycles, TheReportedSccIsTheOneNearestTheInitialState) {
   // Two fair self-loops: node 1 (near) and node 3 (far, through 2).
-  const FairGraph graph = Build({{0, false, {E(2), E(1)}},
+  const FairGraph graph = Build({{0, true, {E(2), E(1)}},
                                  {0, false, {E(1)}},
-                                 {0, false, {E(3)}},
+                                 {0, true, {E(3)}},
                                  {0, false, {E(3)}}});
   const auto scc = FindFairScc(graph, nullptr);
   ASSERT_TRUE(scc.has_value());
@@ -121,7 +130,7 @@ TEST(FairCycles, TheLassoVisitsAStateWhereAnUntakenClassIsDisabled) {
   // SCC {1, 2, 3}: the repair is enabled in 1 and 2, disabled in 3, never
   // taken inside; the cycle must pass 3.
   const FairGraph graph =
-      Build({{0, false, {E(1)}},
+      Build({{0, true, {E(1)}},
              {Bit(kRepair), false, {E(2), E(4, kRepair)}},
              {Bit(kRepair), false, {E(1), E(3), E(4, kRepair)}},
              {0, false, {E(1)}},
