@@ -96,8 +96,8 @@ TEST(Window,
   State state = Init(config.bounds);
   Outcome outcome;
   state = Apply(config, state, Append{}, &outcome);
-  state = Apply(config, state, Commit{0}, &outcome);  // v2
-  state = Apply(config, state, Append{}, &outcome);   // reads v2
+  state = Apply(config, state, Commit{0}, &outcome);          // v2
+  state = Apply(config, state, DeleteFragment{1}, &outcome);  // reads v2
   state = Apply(config, state, CleanupVersions{}, &outcome);
   const State folded = Folded(config, state);
   EXPECT_EQ(folded.version_count, 1);  // v1 dropped, v2 (head, read) kept
