@@ -14,6 +14,7 @@
 #include "checker/report/report.h"
 #include "model/actions.h"
 #include "model/read.h"
+#include "model/window.h"
 
 namespace memwal::checker::report {
 namespace {
@@ -230,7 +231,9 @@ Story TellStory(const Trace& trace, const std::vector<State>& states) {
     const State& before = states[k - 1];
     const State& after = states[k];
     model::Outcome outcome = model::Outcome::kDone;
-    const State check = model::Apply(trace.config, before, action, &outcome);
+    State check = model::Apply(trace.config, before, action, &outcome);
+    // A lasso's continuation steps run on folded states (spec R70).
+    if (trace.window && k >= *trace.window) model::Fold(trace.config, &check);
     MEMWAL_ASSERT(check == after);
     story.outcomes.push_back(std::string(model::Name(outcome)));
     story.narrative.emplace_back();
