@@ -88,8 +88,8 @@ uint32_t SourceOf(const FairGraph& graph, uint32_t position) {
 
 // Tarjan's algorithm without recursion over the non-goal nodes. index[n]:
 // 0 unseen, kDone finished, else the visit number; low[n] the low link.
-std::optional<std::vector<uint32_t>> FindFairScc(const FairGraph& graph,
-                                                 std::size_t* scratch_bytes) {
+void ForEachScc(const FairGraph& graph, const SccVisitor& visit,
+                std::size_t* scratch_bytes) {
   const uint32_t count = graph.size();
   std::vector<uint32_t> index(count, kUnseen);
   std::vector<uint32_t> low(count, 0);
@@ -100,13 +100,12 @@ std::optional<std::vector<uint32_t>> FindFairScc(const FairGraph& graph,
   };
   std::vector<Frame> calls;
   std::vector<bool> in_scc(count, false);
-  std::optional<std::vector<uint32_t>> best;
-  uint32_t visit = 0;
+  uint32_t visits = 0;
   std::size_t peak = 0;
   for (uint32_t root = 0; root < count; ++root) {
     if (index[root] != kUnseen || graph.goal(root)) continue;
     calls.push_back(Frame{root, graph.begin[root]});
-    index[root] = low[root] = ++visit;
+    index[root] = low[root] = ++visits;
     stack.push_back(root);
     while (!calls.empty()) {
       Frame& frame = calls.back();
@@ -115,7 +114,7 @@ std::optional<std::vector<uint32_t>> FindFairScc(const FairGraph& graph,
         const uint32_t to = FairGraph::Target(graph.edges[frame.edge++]);
         if (graph.goal(to) || index[to] == kDone) continue;
         if (index[to] == kUnseen) {
-          index[to] = low[to] = ++visit;
+          index[to] = low[to] = ++visits;
           stack.push_back(to);
           calls.push_back(Frame{to, graph.begin[to]});
         } else {
@@ -139,10 +138,7 @@ std::optional<std::vector<uint32_t>> FindFairScc(const FairGraph& graph,
       peak = std::max(
           peak, (stack.capacity() + 2 * calls.capacity()) * sizeof(uint32_t));
       std::sort(members.begin(), members.end());
-      if ((!best || members.front() < best->front()) &&
-          Accepting(graph, members, in_scc)) {
-        best = members;
-      }
+      visit(members, in_scc);
       for (const uint32_t k : members) in_scc[k] = false;
     }
   }
@@ -150,20 +146,41 @@ std::optional<std::vector<uint32_t>> FindFairScc(const FairGraph& graph,
     *scratch_bytes = (index.capacity() + low.capacity()) * sizeof(uint32_t) +
                      in_scc.capacity() / 8 + peak;
   }
+}
+
+std::optional<std::vector<uint32_t>> FindFairScc(const FairGraph& graph,
+                                                 std::size_t* scratch_bytes) {
+  std::optional<std::vector<uint32_t>> best;
+  ForEachScc(
+      graph,
+      [&](const std::vector<uint32_t>& members,
+          const std::vector<bool>& in_scc) {
+        if ((!best || members.front() < best->front()) &&
+            Accepting(graph, members, in_scc)) {
+          best = members;
+        }
+      },
+      scratch_bytes);
   return best;
 }
 
-Lasso BuildLasso(const FairGraph& graph, const std::vector<uint32_t>& scc) {
+std::optional<std::vector<uint32_t>> ShortestPathInto(
+    const FairGraph& graph, uint32_t from, const std::vector<bool>& targets) {
+  return PathTo(graph, nullptr, from,
+                [&](uint32_t n) { return bool(targets[n]); });
+}
+
+Lasso BuildLasso(const FairGraph& graph, const std::vector<uint32_t>& scc,
+                 uint32_t from) {
   std::vector<bool> in_scc(graph.size(), false);
   for (const uint32_t n : scc) in_scc[n] = true;
   Lasso lasso;
-  const auto stem =
-      PathTo(graph, nullptr, 0, [&](uint32_t n) { return bool(in_scc[n]); });
+  const auto stem = ShortestPathInto(graph, from, in_scc);
   MEMWAL_ASSERT(stem.has_value());
   lasso.steps = *stem;
   lasso.loop = lasso.steps.size();
   const uint32_t entry =
-      lasso.steps.empty() ? 0
+      lasso.steps.empty() ? from
                           : FairGraph::Target(graph.edges[lasso.steps.back()]);
   uint32_t everywhere = kClassMask;
   uint32_t somewhere = 0;

@@ -21,6 +21,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -51,6 +52,19 @@ struct FairGraph {
   }
 };
 
+// Calls `visit` with every SCC of the graph without its goal nodes: its
+// members in increasing order, and `in_scc` marking exactly them (valid during
+// the call). The order of the calls is fixed by the graph.
+using SccVisitor = std::function<void(const std::vector<uint32_t>& members,
+                                      const std::vector<bool>& in_scc)>;
+void ForEachScc(const FairGraph& graph, const SccVisitor& visit,
+                std::size_t* scratch_bytes);
+
+// The edge positions of a shortest path from `from` to a node `targets`
+// marks (empty when `from` is one), or nullopt when there is none.
+std::optional<std::vector<uint32_t>> ShortestPathInto(
+    const FairGraph& graph, uint32_t from, const std::vector<bool>& targets);
+
 // The nodes of the fair SCC nearest node 0 (smallest least node number), in
 // increasing order; nullopt when there is none. *scratch_bytes (optional)
 // receives the peak memory of the search's own arrays.
@@ -58,17 +72,19 @@ std::optional<std::vector<uint32_t>> FindFairScc(const FairGraph& graph,
                                                  std::size_t* scratch_bytes);
 
 // A lasso through `scc` (a result of FindFairScc): `steps` are edge positions
-// (indexes into graph.edges) from node 0; steps [loop, end) form the cycle,
-// which returns to the node it starts from, stays inside `scc`, takes every
-// class enabled throughout it and passes a node where each other class
-// enabled somewhere in it is disabled. The stem is a shortest path. An SCC of
-// one node without a self-loop and with no class enabled is a stutter (the
-// run stays there forever, R72): its lasso has loop == steps.size().
+// (indexes into graph.edges) from node `from` (0: the initial state); steps
+// [loop, end) form the cycle, which returns to the node it starts from, stays
+// inside `scc`, takes every class enabled throughout it and passes a node where
+// each other class enabled somewhere in it is disabled. The stem is a shortest
+// path. An SCC of one node without a self-loop and with no class enabled is a
+// stutter (the run stays there forever, R72): its lasso has loop ==
+// steps.size().
 struct Lasso {
   std::vector<uint32_t> steps;
   std::size_t loop = 0;
 };
-Lasso BuildLasso(const FairGraph& graph, const std::vector<uint32_t>& scc);
+Lasso BuildLasso(const FairGraph& graph, const std::vector<uint32_t>& scc,
+                 uint32_t from = 0);
 
 // The node an edge position leaves from (binary search over begin).
 uint32_t SourceOf(const FairGraph& graph, uint32_t position);

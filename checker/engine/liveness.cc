@@ -9,6 +9,7 @@
 #include "checker/engine/packed.h"
 #include "checker/engine/search.h"
 #include "model/read.h"
+#include "model/symmetry.h"
 #include "model/window.h"
 
 namespace memwal::checker::engine {
@@ -128,6 +129,133 @@ void EnabledSteps(const model::Config& config, const State& state,
 // Turns of a cycle a replay drives on the implementation at most.
 constexpr std::size_t kTurnsMax = 3;
 
+// The shard and index permutations the graph is reduced by (liveness.h):
+// their list (the identity first), composition and inverse tables by
+// position, and the renaming of fair classes.
+class Frames {
+ public:
+  Frames(const model::Config& config, bool symmetry)
+      : list_(model::Permutations(config.bounds, symmetry
+                                                     ? model::SymmetryOf(config)
+                                                     : model::Symmetry{})) {
+    const std::size_t n = list_.size();
+    MEMWAL_ASSERT(n <= 255);
+    compose_.resize(n * n);
+    inverse_.resize(n);
+    for (std::size_t a = 0; a < n; ++a) {
+      for (std::size_t b = 0; b < n; ++b)
+        compose_[a * n + b] = Find(model::Compose(list_[a], list_[b]));
+      inverse_[a] = Find(model::Inverse(list_[a]));
+    }
+  }
+  std::size_t size() const { return list_.size(); }
+  const std::vector<model::Permutation>& list() const { return list_; }
+  const model::Permutation& at(uint8_t k) const { return list_[k]; }
+  // Position of `second` after `first`.
+  uint8_t Compose(uint8_t second, uint8_t first) const {
+    return compose_[second * list_.size() + first];
+  }
+  uint8_t Inverse(uint8_t k) const { return inverse_[k]; }
+  // The class of the renamed action (FairClass(Permute(a, at(k)))).
+  uint32_t Class(uint32_t c, uint8_t k) const {
+    const model::Permutation& p = list_[k];
+    if (c == kNoClass) return c;
+    if (c < kCommitClass) return kOptimizeClass + p.indexes[c - kOptimizeClass];
+    if (c < kRetireClass) return c;
+    const uint32_t base =
+        c < kDecideClass ? kRetireClass
+                         : (c < kExecuteClass ? kDecideClass : kExecuteClass);
+    const uint32_t shard = (c - base) / model::kGenerationsMax;
+    const uint32_t generation = (c - base) % model::kGenerationsMax;
+    return base + p.shards[shard] * model::kGenerationsMax + generation;
+  }
+  uint32_t Classes(uint32_t mask, uint8_t k) const {
+    uint32_t out = 0;
+    for (uint32_t c = 0; c < kNoClass; ++c) {
+      if ((mask >> c) & 1u) out |= 1u << Class(c, k);
+    }
+    return out;
+  }
+
+ private:
+  uint8_t Find(const model::Permutation& p) const {
+    for (std::size_t k = 0; k < list_.size(); ++k) {
+      if (list_[k].shards == p.shards && list_[k].indexes == p.indexes)
+        return static_cast<uint8_t>(k);
+    }
+    MEMWAL_ASSERT(false);
+    return 0;
+  }
+  std::vector<model::Permutation> list_;
+  std::vector<uint8_t> compose_;
+  std::vector<uint8_t> inverse_;
+};
+
+// The product of a quotient SCC with the permutations (liveness.h): node
+// j * frames + k is member j seen through permutation k (the concrete state
+// Permute(member, at(k))); each edge remembers the quotient edge it lifts.
+struct Product {
+  FairGraph graph;
+  std::vector<uint32_t> origin;  // product edge -> quotient edge position
+};
+
+Product Lift(const FairGraph& quotient, const std::vector<uint8_t>& edge_frame,
+             const Frames& frames, const std::vector<uint32_t>& members,
+             const std::vector<bool>& in_scc) {
+  Product product;
+  const uint32_t count = static_cast<uint32_t>(frames.size());
+  std::vector<uint32_t> out;
+  for (const uint32_t n : members) {
+    for (uint8_t k = 0; k < count; ++k) {
+      out.clear();
+      for (uint32_t e = quotient.begin[n]; e < quotient.begin[n + 1]; ++e) {
+        const uint32_t to = FairGraph::Target(quotient.edges[e]);
+        if (!in_scc[to]) continue;
+        const uint32_t j = static_cast<uint32_t>(
+            std::lower_bound(members.begin(), members.end(), to) -
+            members.begin());
+        // The successor is Permute(member `to`, inverse(edge frame)) seen
+        // through k: frame k after the edge's inverse.
+        const uint8_t next = frames.Compose(k, frames.Inverse(edge_frame[e]));
+        out.push_back(FairGraph::Edge(
+            j * count + next,
+            frames.Class(FairGraph::Class(quotient.edges[e]), k)));
+        product.origin.push_back(e);
+      }
+      product.graph.AddNode(frames.Classes(quotient.enabled[n] & ~kGoalBit, k),
+                            false, out);
+    }
+  }
+  return product;
+}
+
+// Can some lift of the quotient SCC `members` be fair? Not when a whole orbit
+// of classes is enabled in every member and no edge inside takes a class of
+// it: every lift then has a class enabled throughout and never taken.
+bool MayLiftFair(const FairGraph& quotient, const Frames& frames,
+                 const std::vector<uint32_t>& members,
+                 const std::vector<bool>& in_scc) {
+  uint32_t whole_orbits = ~0u;
+  uint32_t taken = 0;
+  bool has_edge = false;
+  for (const uint32_t n : members) {
+    uint32_t full = ~0u;
+    for (uint8_t k = 0; k < frames.size(); ++k)
+      full &= frames.Classes(quotient.enabled[n] & ~kGoalBit, k);
+    whole_orbits &= full;
+    for (uint32_t e = quotient.begin[n]; e < quotient.begin[n + 1]; ++e) {
+      if (!in_scc[FairGraph::Target(quotient.edges[e])]) continue;
+      has_edge = true;
+      const uint32_t c = FairGraph::Class(quotient.edges[e]);
+      if (c == kNoClass) continue;
+      for (uint8_t k = 0; k < frames.size(); ++k)
+        taken |= 1u << frames.Class(c, k);
+    }
+  }
+  if (!has_edge) return members.size() == 1;
+  return (whole_orbits & ~taken & ~kGoalBit & ((1u << kNoClass) - 1)) == 0;
+}
+
 }  // namespace
 
 uint32_t FairClass(const Action& action) {
@@ -238,14 +366,24 @@ LivenessResult CheckLiveness(const model::Config& config, uint64_t max_states) {
 // One BFS builds the windowed graph: per node its fingerprint's slot in the
 // node map, the fair classes enabled in it and the goal bit (4 bytes), its
 // edge offset (4 bytes) and its out-edges (4 bytes each: target and fair
-// class). The states themselves are kept only while queued. Then Tarjan's
-// SCCs (8 bytes a node) find a fair cycle, and the lasso is rebuilt by
-// re-expanding the states along it.
+// class; with symmetry 1 more: the permutation to the target's
+// representative). The states themselves are kept only while queued. Then
+// Tarjan's SCCs (8 bytes a node) find a fair cycle, and the lasso is rebuilt
+// by re-expanding the states along it.
+//
+// With symmetry a node is an orbit, stored as its canonical representative,
+// and edges and classes are in the representative's frame. A fair cycle of
+// the concrete graph is a fair cycle of the product of an SCC with the
+// permutations (Lift), which is a copy of that part of the concrete graph;
+// only SCCs without goal states that MayLiftFair are lifted.
 LivenessResult CheckLiveness(const model::Config& config,
                              const LivenessOptions& options) {
   LivenessResult result;
+  const Frames frames(config, options.symmetry);
+  const bool reduced = frames.size() > 1;
   NodeMap nodes;
   FairGraph graph;
+  std::vector<uint8_t> edge_frame;  // by edge, with symmetry
   struct Queued {
     std::string packed;
     bool windowed;
@@ -253,16 +391,27 @@ LivenessResult CheckLiveness(const model::Config& config,
   std::deque<Queued> queue;
   std::vector<bool> windowed_node;  // by node: the continuation's
   uint32_t discovered = 0;
-  auto discover = [&](const State& state, bool windowed) {
+  std::string encoding;
+  // The node of `state`'s orbit; *frame: the position of the permutation that
+  // maps `state` to the node's representative.
+  auto discover = [&](const State& state, bool windowed, uint8_t* frame) {
     bool added = false;
-    const uint64_t print =
-        model::Fingerprint(state) ^ (windowed ? kWindowedTag : 0);
-    const uint32_t n = nodes.Find(print, discovered, &added);
+    uint64_t print = 0;
+    std::size_t k = 0;
+    if (reduced) {
+      k = model::CanonicalPosition(frames.list(), state, &encoding);
+      print = model::Hash64(encoding);
+    } else {
+      print = model::Fingerprint(state);
+    }
+    *frame = static_cast<uint8_t>(k);
+    const uint32_t n =
+        nodes.Find(print ^ (windowed ? kWindowedTag : 0), discovered, &added);
     if (added) {
       ++discovered;
       windowed_node.push_back(windowed);
       std::string packed;
-      Pack(state, &packed);
+      Pack(k == 0 ? state : model::Permute(state, frames.list()[k]), &packed);
       queue.push_back(Queued{std::move(packed), windowed});
     }
     return n;
@@ -272,15 +421,20 @@ LivenessResult CheckLiveness(const model::Config& config,
     result.stopped_by = why;
     result.states = discovered;
     result.edges = graph.edges.size();
-    result.bytes = nodes.bytes() + graph.bytes();
+    result.bytes = nodes.bytes() + graph.bytes() + edge_frame.capacity();
     return result;
   };
   const State init = model::Init(config.bounds);
-  discover(init, false);
+  uint8_t init_frame = 0;
+  discover(init, false, &init_frame);
   std::vector<Action> actions;
   std::vector<uint32_t> out;
   State state;
   uint64_t expanded = 0;
+  auto edge = [&](uint32_t target, uint32_t fair_class, uint8_t frame) {
+    out.push_back(FairGraph::Edge(target, fair_class));
+    if (reduced) edge_frame.push_back(frame);
+  };
   while (!queue.empty()) {
     MEMWAL_ASSERT(Unpack(queue.front().packed, &state));
     const bool windowed = queue.front().windowed;
@@ -290,16 +444,18 @@ LivenessResult CheckLiveness(const model::Config& config,
       return stop("memory-limit");
     EnabledSteps(config, state, windowed, &actions);
     out.clear();
+    uint8_t frame = 0;
     for (const Action& action : actions) {
-      const uint32_t n = windowed
-                             ? discover(Step(config, state, action), true)
-                             : discover(Plain(config, state, action), false);
-      out.push_back(FairGraph::Edge(n, FairClass(action)));
+      const uint32_t n =
+          windowed ? discover(Step(config, state, action), true, &frame)
+                   : discover(Plain(config, state, action), false, &frame);
+      edge(n, FairClass(action), frame);
     }
     if (!windowed) {
       State folded = state;
       model::Fold(config, &folded);
-      out.push_back(FairGraph::Edge(discover(folded, true), kNoClass));
+      const uint32_t n = discover(folded, true, &frame);
+      edge(n, kNoClass, frame);
     }
     graph.AddNode(FairEnabled(config, state), Discharged(config, state), out);
     if (discovered > options.max_states || discovered + 1 >= kMaxNodes)
@@ -308,36 +464,144 @@ LivenessResult CheckLiveness(const model::Config& config,
   result.states = graph.size();
   result.edges = graph.edges.size();
   std::size_t scratch = 0;
-  const std::optional<std::vector<uint32_t>> scc = FindFairScc(graph, &scratch);
-  result.bytes =
-      nodes.bytes() + graph.bytes() + scratch + windowed_node.capacity() / 8;
-  if (!scc) return result;
+  // The quotient positions of the lasso's steps from node 0 and its loop.
+  std::vector<uint32_t> steps;
+  std::size_t loop = 0;
+  bool found = false;
+  if (!reduced) {
+    const std::optional<std::vector<uint32_t>> scc =
+        FindFairScc(graph, &scratch);
+    if (scc) {
+      const Lasso lasso = BuildLasso(graph, *scc);
+      steps = lasso.steps;
+      loop = lasso.loop;
+      found = true;
+    }
+  } else {
+    // The lifted SCC nearest node 0 (smallest least member) with a fair SCC
+    // in its product, and that fair SCC.
+    std::optional<std::vector<uint32_t>> best_members;
+    std::vector<uint32_t> best_fair;
+    Product best_product;
+    std::size_t lifted_peak = 0;
+    bool over_budget = false;
+    ForEachScc(
+        graph,
+        [&](const std::vector<uint32_t>& members,
+            const std::vector<bool>& in_scc) {
+          if (over_budget) return;
+          if (best_members && best_members->front() < members.front()) return;
+          if (!MayLiftFair(graph, frames, members, in_scc)) return;
+          Product product = Lift(graph, edge_frame, frames, members, in_scc);
+          std::size_t product_scratch = 0;
+          const std::optional<std::vector<uint32_t>> fair =
+              FindFairScc(product.graph, &product_scratch);
+          lifted_peak = std::max(
+              lifted_peak, product.graph.bytes() +
+                               product.origin.capacity() * 4 + product_scratch);
+          if (options.memory_limit_mb > 0 &&
+              ResidentMegabytes() > options.memory_limit_mb) {
+            over_budget = true;
+            return;
+          }
+          if (!fair) return;
+          best_members = members;
+          best_fair = *fair;
+          best_product = std::move(product);
+        },
+        &scratch);
+    scratch += lifted_peak;
+    if (over_budget) return stop("memory-limit");
+    if (best_members) {
+      found = true;
+      const std::vector<uint32_t>& members = *best_members;
+      const uint32_t count = static_cast<uint32_t>(frames.size());
+      // A shortest stem in the quotient to a member the fair SCC passes,
+      // following the frame it arrives in.
+      std::vector<bool> passed(graph.size(), false);
+      for (const uint32_t p : best_fair) passed[members[p / count]] = true;
+      const std::optional<std::vector<uint32_t>> stem =
+          ShortestPathInto(graph, 0, passed);
+      MEMWAL_ASSERT(stem.has_value());
+      uint8_t frame = frames.Inverse(init_frame);
+      uint32_t node = 0;
+      for (const uint32_t position : *stem) {
+        frame = frames.Compose(frame, frames.Inverse(edge_frame[position]));
+        node = FairGraph::Target(graph.edges[position]);
+      }
+      // The fair SCC renamed so that it holds (node, frame): the product is
+      // closed under renaming, and renaming keeps an SCC fair.
+      const uint32_t j = static_cast<uint32_t>(
+          std::lower_bound(members.begin(), members.end(), node) -
+          members.begin());
+      std::optional<uint8_t> there;
+      for (const uint32_t p : best_fair) {
+        if (p / count == j) {
+          there = static_cast<uint8_t>(p % count);
+          break;
+        }
+      }
+      MEMWAL_ASSERT(there.has_value());
+      const uint8_t shift = frames.Compose(frame, frames.Inverse(*there));
+      std::vector<uint32_t> renamed;
+      for (const uint32_t p : best_fair) {
+        renamed.push_back(
+            (p / count) * count +
+            frames.Compose(shift, static_cast<uint8_t>(p % count)));
+      }
+      std::sort(renamed.begin(), renamed.end());
+      const Lasso cycle =
+          BuildLasso(best_product.graph, renamed, j * count + frame);
+      MEMWAL_ASSERT(cycle.loop == 0);
+      steps = *stem;
+      loop = steps.size();
+      for (const uint32_t p : cycle.steps)
+        steps.push_back(best_product.origin[p]);
+    }
+  }
+  result.bytes = nodes.bytes() + graph.bytes() + edge_frame.capacity() +
+                 scratch + windowed_node.capacity() / 8;
+  if (!found) return result;
   result.holds = false;
-  const Lasso lasso = BuildLasso(graph, *scc);
+  // The concrete lasso: `at` is the state the run is in, `canon` the
+  // representative of its node, at = Permute(canon, frame).
   State at = init;
+  State canon =
+      init_frame == 0 ? init : model::Permute(init, frames.at(init_frame));
+  uint8_t frame = frames.Inverse(init_frame);
   uint32_t node = 0;
   result.states_on_trace.push_back(at);
-  for (std::size_t k = 0; k < lasso.steps.size(); ++k) {
-    const uint32_t position = lasso.steps[k];
-    if (k == lasso.loop) result.loop = result.trace.size();
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    const uint32_t position = steps[k];
+    if (k == loop) result.loop = result.trace.size();
     MEMWAL_ASSERT(SourceOf(graph, position) == node);
     const bool windowed = windowed_node[node];
-    EnabledSteps(config, at, windowed, &actions);
+    EnabledSteps(config, canon, windowed, &actions);
     const std::size_t choice = position - graph.begin[node];
     node = FairGraph::Target(graph.edges[position]);
+    const uint8_t to_representative = reduced ? edge_frame[position] : 0;
     if (choice == actions.size()) {  // into the continuation
       MEMWAL_ASSERT(!windowed && !result.window);
       result.window = result.trace.size();
       model::Fold(config, &at);
+      model::Fold(config, &canon);
       result.states_on_trace.back() = at;
-      continue;
+    } else {
+      const Action action = actions[choice];
+      const Action concrete =
+          frame == 0 ? action : model::Permute(action, frames.at(frame));
+      at = windowed ? Step(config, at, concrete) : Plain(config, at, concrete);
+      canon =
+          windowed ? Step(config, canon, action) : Plain(config, canon, action);
+      result.trace.push_back(concrete);
+      result.states_on_trace.push_back(at);
     }
-    const Action action = actions[choice];
-    at = windowed ? Step(config, at, action) : Plain(config, at, action);
-    result.trace.push_back(action);
-    result.states_on_trace.push_back(at);
+    if (to_representative != 0)
+      canon = model::Permute(canon, frames.at(to_representative));
+    frame = frames.Compose(frame, frames.Inverse(to_representative));
+    MEMWAL_ASSERT(frame == 0 || model::Permute(canon, frames.at(frame)) == at);
   }
-  if (lasso.loop == lasso.steps.size()) result.loop = result.trace.size();
+  if (loop == steps.size()) result.loop = result.trace.size();
   const std::vector<Action> cycle(result.trace.begin() + result.loop,
                                   result.trace.end());
   result.note = Explain(config, result.states_on_trace[result.loop], cycle);

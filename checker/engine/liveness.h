@@ -47,7 +47,10 @@ inline constexpr std::string_view kLivenessName =
 struct LivenessOptions {
   uint64_t max_states = 50'000'000;  // graph states
   uint64_t memory_limit_mb = 0;      // resident set size; 0: none
-  bool symmetry = true;  // not used: the fair-cycle graph is concrete (R71)
+  // Store one node per orbit of shard and index permutations where the
+  // configuration allows them (model::SymmetryOf); verdicts and lassos are
+  // those of the concrete graph (liveness.cc).
+  bool symmetry = true;
 };
 
 struct LivenessResult {

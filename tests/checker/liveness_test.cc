@@ -119,6 +119,57 @@ TEST(Liveness, FindsTheRepairOutrunByAppendsAsALassoThatReplaysOnBothSides) {
           .ok());
 }
 
+// Two shards and two indexes (the gate's, with one commit fewer): the graph
+// of orbits gives the concrete graph's verdict, and its lasso is concrete.
+struct SymmetryRow {
+  const char* name;
+  model::Protocol protocol;
+  uint32_t bugs;
+};
+
+class LivenessWithSymmetry : public testing::TestWithParam<SymmetryRow> {};
+
+TEST_P(LivenessWithSymmetry, GivesTheVerdictAndLassoOfTheConcreteGraph) {
+  model::Bounds bounds = model::GateBounds();
+  bounds.commits = 3;
+  const model::Config config =
+      ConfigWith(bounds, GetParam().bugs, GetParam().protocol);
+  const engine::LivenessResult with = engine::CheckLiveness(
+      config, engine::LivenessOptions{.max_states = 20'000'000});
+  const engine::LivenessResult without = engine::CheckLiveness(
+      config,
+      engine::LivenessOptions{.max_states = 20'000'000, .symmetry = false});
+  ASSERT_TRUE(with.complete && without.complete);
+  EXPECT_EQ(with.holds, without.holds) << with.note << " / " << without.note;
+  EXPECT_LT(3 * with.states, without.states);
+  if (!with.holds && !without.holds) {
+    EXPECT_EQ(with.trace.size(), without.trace.size());
+    EXPECT_EQ(with.trace.size() - with.loop,
+              without.trace.size() - without.loop);
+    EXPECT_TRUE(
+        engine::CheckLasso(config, with.trace, with.loop, with.window, nullptr)
+            .ok());
+    std::vector<model::State> states;
+    ASSERT_TRUE(
+        engine::LassoStates(config, with.trace, with.loop, with.window, &states)
+            .ok());
+    EXPECT_EQ(states, with.states_on_trace);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AtTwoShardsAndTwoIndexes, LivenessWithSymmetry,
+    testing::Values(
+        SymmetryRow{"derived", model::Protocol::kDerived, 0},
+        SymmetryRow{"advance", model::Protocol::kAdvance, 0},
+        SymmetryRow{"no_work_repair_records_nothing", model::Protocol::kDerived,
+                    model::BugBit(Bug::kNoWorkRepairRecordsNothing)},
+        SymmetryRow{"repair_spans_live_at_commit", model::Protocol::kAdvance,
+                    model::BugBit(Bug::kRepairSpansLiveAtCommit)}),
+    [](const testing::TestParamInfo<SymmetryRow>& row) {
+      return std::string(row.param.name);
+    });
+
 TEST(Liveness, ARecordedLassoWhoseLoopIndexIsOutOfRangeIsRefused) {
   const model::Config config = ConfigWith(model::TinyBounds());
   const std::vector<model::Action> steps{model::FlushMemTable{0}};
