@@ -191,6 +191,33 @@ class Frames {
   std::vector<uint8_t> inverse_;
 };
 
+// The permutation position of every edge, in as few bits as the run's
+// permutation count needs (1, 2 or 4: at most 2 shards times 3! index orders).
+class EdgeFrames {
+ public:
+  explicit EdgeFrames(std::size_t permutations)
+      : bits_(permutations <= 2 ? 1 : (permutations <= 4 ? 2 : 4)) {
+    MEMWAL_ASSERT(permutations <= 16);
+  }
+  void Push(uint8_t frame) {
+    const std::size_t bit = size_ * bits_;
+    if (bit / 8 == words_.size()) words_.push_back(0);
+    words_.back() |= static_cast<uint8_t>(frame << (bit % 8));
+    ++size_;
+  }
+  uint8_t operator[](std::size_t k) const {
+    const std::size_t bit = k * bits_;
+    return static_cast<uint8_t>((words_[bit / 8] >> (bit % 8)) &
+                                ((1u << bits_) - 1));
+  }
+  std::size_t bytes() const { return words_.capacity(); }
+
+ private:
+  std::size_t bits_;
+  std::vector<uint8_t> words_;
+  std::size_t size_ = 0;
+};
+
 // The product of a quotient SCC with the permutations (liveness.h): node
 // j * frames + k is member j seen through permutation k (the concrete state
 // Permute(member, at(k))); each edge remembers the quotient edge it lifts.
@@ -199,7 +226,7 @@ struct Product {
   std::vector<uint32_t> origin;  // product edge -> quotient edge position
 };
 
-Product Lift(const FairGraph& quotient, const std::vector<uint8_t>& edge_frame,
+Product Lift(const FairGraph& quotient, const EdgeFrames& edge_frame,
              const Frames& frames, const std::vector<uint32_t>& members,
              const std::vector<bool>& in_scc) {
   Product product;
@@ -383,7 +410,7 @@ LivenessResult CheckLiveness(const model::Config& config,
   const bool reduced = frames.size() > 1;
   NodeMap nodes;
   FairGraph graph;
-  std::vector<uint8_t> edge_frame;  // by edge, with symmetry
+  EdgeFrames edge_frame(frames.size());  // by edge, with symmetry
   struct Queued {
     std::string packed;
     bool windowed;
@@ -421,7 +448,7 @@ LivenessResult CheckLiveness(const model::Config& config,
     result.stopped_by = why;
     result.states = discovered;
     result.edges = graph.edges.size();
-    result.bytes = nodes.bytes() + graph.bytes() + edge_frame.capacity();
+    result.bytes = nodes.bytes() + graph.bytes() + edge_frame.bytes();
     return result;
   };
   const State init = model::Init(config.bounds);
@@ -433,7 +460,7 @@ LivenessResult CheckLiveness(const model::Config& config,
   uint64_t expanded = 0;
   auto edge = [&](uint32_t target, uint32_t fair_class, uint8_t frame) {
     out.push_back(FairGraph::Edge(target, fair_class));
-    if (reduced) edge_frame.push_back(frame);
+    if (reduced) edge_frame.Push(frame);
   };
   while (!queue.empty()) {
     MEMWAL_ASSERT(Unpack(queue.front().packed, &state));
@@ -559,8 +586,8 @@ LivenessResult CheckLiveness(const model::Config& config,
         steps.push_back(best_product.origin[p]);
     }
   }
-  result.bytes = nodes.bytes() + graph.bytes() + edge_frame.capacity() +
-                 scratch + windowed_node.capacity() / 8;
+  result.bytes = nodes.bytes() + graph.bytes() + edge_frame.bytes() + scratch +
+                 windowed_node.capacity() / 8;
   if (!found) return result;
   result.holds = false;
   // The concrete lasso: `at` is the state the run is in, `canon` the
