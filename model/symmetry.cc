@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 namespace memwal::model {
@@ -132,41 +134,103 @@ int PermutationCount(const Bounds& bounds, Symmetry symmetry) {
          (symmetry.indexes ? factorial(bounds.indexes) : 1);
 }
 
+std::vector<Permutation> Permutations(const Bounds& bounds, Symmetry symmetry) {
+  std::vector<std::vector<uint8_t>> shard_orders;
+  std::vector<std::vector<uint8_t>> index_orders;
+  Factorials(symmetry.shards ? bounds.shards : 1, &shard_orders);
+  Factorials(symmetry.indexes ? bounds.indexes : 1, &index_orders);
+  std::vector<Permutation> out;
+  for (const auto& shards : shard_orders) {
+    for (const auto& indexes : index_orders) {
+      Permutation p;
+      for (int s = 0; s < kShardsMax; ++s)
+        p.shards[s] = static_cast<uint8_t>(s);
+      for (int i = 0; i < kIndexesMax; ++i)
+        p.indexes[i] = static_cast<uint8_t>(i);
+      std::copy(shards.begin(), shards.end(), p.shards.begin());
+      std::copy(indexes.begin(), indexes.end(), p.indexes.begin());
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
+Permutation Compose(const Permutation& second, const Permutation& first) {
+  Permutation out;
+  for (int s = 0; s < kShardsMax; ++s)
+    out.shards[s] = second.shards[first.shards[s]];
+  for (int i = 0; i < kIndexesMax; ++i)
+    out.indexes[i] = second.indexes[first.indexes[i]];
+  return out;
+}
+
+Permutation Inverse(const Permutation& permutation) {
+  Permutation out;
+  for (int s = 0; s < kShardsMax; ++s)
+    out.shards[permutation.shards[s]] = static_cast<uint8_t>(s);
+  for (int i = 0; i < kIndexesMax; ++i)
+    out.indexes[permutation.indexes[i]] = static_cast<uint8_t>(i);
+  return out;
+}
+
+Action Permute(const Action& action, const Permutation& p) {
+  const auto shard = [&p](int s) { return static_cast<int>(p.shards[s]); };
+  const auto index = [&p](int i) { return static_cast<int>(p.indexes[i]); };
+  return std::visit(
+      [&](auto a) -> Action {
+        using A = decltype(a);
+        if constexpr (std::is_same_v<A, FlushMemTable> ||
+                      std::is_same_v<A, RetireSsTable> ||
+                      std::is_same_v<A, RetireDecide> ||
+                      std::is_same_v<A, RetireExecute> ||
+                      std::is_same_v<A, CompactSsTable> ||
+                      std::is_same_v<A, RecordProgress> ||
+                      std::is_same_v<A, ForeignCompaction>) {
+          a.shard = shard(a.shard);
+        } else if constexpr (std::is_same_v<A, UpdateColumns> ||
+                             std::is_same_v<A, CreateIndex> ||
+                             std::is_same_v<A, OptimizeIndex> ||
+                             std::is_same_v<A, DropIndex> ||
+                             std::is_same_v<A, CallerAdvance>) {
+          a.index = index(a.index);
+        }
+        return a;
+      },
+      action);
+}
+
+std::size_t CanonicalPosition(const std::vector<Permutation>& permutations,
+                              const State& state, std::string* encoding) {
+  Encode(state, encoding);
+  std::size_t best = 0;
+  std::string candidate;
+  for (std::size_t k = 1; k < permutations.size(); ++k) {
+    Encode(Permute(state, permutations[k]), &candidate);
+    if (candidate < *encoding) {
+      encoding->swap(candidate);
+      best = k;
+    }
+  }
+  return best;
+}
+
 void CanonicalEncoding(const Bounds& bounds, Symmetry symmetry,
                        const State& state, std::string* out) {
-  Encode(state, out);
-  if (PermutationCount(bounds, symmetry) == 1) return;
-  // The permutation lists of each (bounds, symmetry), built once per thread.
+  if (PermutationCount(bounds, symmetry) == 1) {
+    Encode(state, out);
+    return;
+  }
+  // The permutation list of each (bounds, symmetry), built once per thread.
   thread_local Bounds cached_bounds{};
   thread_local Symmetry cached_symmetry{};
   thread_local std::vector<Permutation> permutations;
   if (permutations.empty() || !(cached_bounds == bounds) ||
       !(cached_symmetry == symmetry)) {
-    std::vector<std::vector<uint8_t>> shard_orders;
-    std::vector<std::vector<uint8_t>> index_orders;
-    Factorials(symmetry.shards ? bounds.shards : 1, &shard_orders);
-    Factorials(symmetry.indexes ? bounds.indexes : 1, &index_orders);
-    permutations.clear();
-    for (const auto& shards : shard_orders) {
-      for (const auto& indexes : index_orders) {
-        Permutation p;
-        for (int s = 0; s < kShardsMax; ++s)
-          p.shards[s] = static_cast<uint8_t>(s);
-        for (int i = 0; i < kIndexesMax; ++i)
-          p.indexes[i] = static_cast<uint8_t>(i);
-        std::copy(shards.begin(), shards.end(), p.shards.begin());
-        std::copy(indexes.begin(), indexes.end(), p.indexes.begin());
-        permutations.push_back(p);
-      }
-    }
+    permutations = Permutations(bounds, symmetry);
     cached_bounds = bounds;
     cached_symmetry = symmetry;
   }
-  std::string candidate;
-  for (std::size_t k = 1; k < permutations.size(); ++k) {
-    Encode(Permute(state, permutations[k]), &candidate);
-    if (candidate < *out) out->swap(candidate);
-  }
+  CanonicalPosition(permutations, state, out);
 }
 
 uint64_t CanonicalFingerprint(const Bounds& bounds, Symmetry symmetry,

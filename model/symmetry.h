@@ -19,7 +19,9 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "model/actions.h"
 #include "model/config.h"
 #include "model/state.h"
 
@@ -50,6 +52,25 @@ State Permute(const State& state, const Permutation& permutation);
 
 // The number of permutations `symmetry` allows at `bounds`.
 int PermutationCount(const Bounds& bounds, Symmetry symmetry);
+
+// The permutations `symmetry` allows at `bounds`, the identity first (the
+// order CanonicalEncoding tries them in).
+std::vector<Permutation> Permutations(const Bounds& bounds, Symmetry symmetry);
+
+// `second` after `first`: Permute(Permute(x, first), second) is
+// Permute(x, Compose(second, first)).
+Permutation Compose(const Permutation& second, const Permutation& first);
+Permutation Inverse(const Permutation& permutation);
+
+// `action` with its shard and index parameters renamed by `permutation`, so
+// that Apply(Permute(x, p), Permute(a, p)) is Permute(Apply(x, a), p).
+Action Permute(const Action& action, const Permutation& permutation);
+
+// The position in `permutations` (a Permutations list) of the first
+// permutation whose image of `state` has the smallest encoding: the
+// canonical representative is Permute(state, permutations[position]).
+std::size_t CanonicalPosition(const std::vector<Permutation>& permutations,
+                              const State& state, std::string* encoding);
 
 // The canonical representative's encoding (model::Encode of the smallest
 // permuted state) and its fingerprint. With no symmetry: Encode(state) and

@@ -72,7 +72,9 @@ Result<Written> WriteCounterexample(const CheckOptions& check,
       .trace = report::Trace{.config = check.config,
                              .seed = check.seed,
                              .invariant = violation.invariant,
-                             .steps = violation.trace},
+                             .steps = violation.trace,
+                             .loop = violation.loop,
+                             .window = violation.window},
       .lockstep = !check.model_only,
       .impl_only_bugs = run.impl_only_bugs,
       // Traces end at the step that breaks it, so
@@ -81,8 +83,9 @@ Result<Written> WriteCounterexample(const CheckOptions& check,
       .detail = violation.detail};
   MEMWAL_RETURN_IF_ERROR(report::WriteFileAtomically(
       written.trace_file, report::LockstepTraceText(trace)));
-  const json itf = report::ToItf(check.config, violation.invariant,
-                                 violation.trace, violation.states);
+  const json itf =
+      report::ToItf(check.config, violation.invariant, violation.trace,
+                    violation.states, violation.loop);
   MEMWAL_RETURN_IF_ERROR(
       report::WriteFileAtomically(written.itf_file, itf.dump(1)));
   return written;
@@ -152,12 +155,23 @@ void PrintViolation(const CheckOptions& check, const RunOptions& run,
     out << "violation: goal " << v.invariant << " was never reached\n";
     return;
   }
-  out << "violation: " << v.invariant << " after step " << v.trace.size()
-      << "\n";
+  if (v.loop) {
+    out << "violation: " << v.invariant << ": a lasso, stem of " << *v.loop
+        << " steps, then a cycle of " << v.trace.size() - *v.loop
+        << " steps that repeats forever\n";
+  } else {
+    out << "violation: " << v.invariant << " after step " << v.trace.size()
+        << "\n";
+  }
   if (!v.detail.empty()) out << "why: " << v.detail << "\n";
   out << "trace:\n";
-  for (std::size_t k = 0; k < v.trace.size(); ++k)
+  for (std::size_t k = 0; k < v.trace.size(); ++k) {
+    if (v.window && k == *v.window)
+      out << "  -- from here on the liveness continuation (spec R70) --\n";
+    if (v.loop && k == *v.loop)
+      out << "  -- cycle (back to the state after step " << k << ") --\n";
     out << "  " << k + 1 << ". " << model::ToString(v.trace[k]) << "\n";
+  }
   if (!v.states.empty())
     out << "model state after the last step:\n"
         << model::ToString(v.states.back());
@@ -220,6 +234,8 @@ json ResultJson(const CheckOptions& check, const RunOptions& run,
     violation = json{
         {"invariant", v.invariant},
         {"step", HasTrace(v) ? json(v.trace.size()) : json(nullptr)},
+        {"loop", v.loop ? json(*v.loop) : json(nullptr)},
+        {"window", v.window ? json(*v.window) : json(nullptr)},
         {"trace_file", written ? json(written->trace_file) : json(nullptr)},
         {"detail", v.detail}};
   }
@@ -312,7 +328,7 @@ void RunLiveness(const CheckOptions& check, const RunOptions& run,
       engine::LivenessOptions{.max_states = check.explore.max_states,
                               .memory_limit_mb = run.memory_limit_mb,
                               .symmetry = run.symmetry});
-  result->stats.liveness_states = live.states + live.fair_states;
+  result->stats.liveness_states = live.states;
   result->stats.liveness_bytes = live.bytes;
   if (!live.complete) {
     result->verdict = engine::Verdict::kIncomplete;
@@ -325,7 +341,9 @@ void RunLiveness(const CheckOptions& check, const RunOptions& run,
       engine::SearchViolation{.invariant = std::string(engine::kLivenessName),
                               .detail = live.note,
                               .trace = live.trace,
-                              .states = live.states_on_trace};
+                              .states = live.states_on_trace,
+                              .loop = live.loop,
+                              .window = live.window};
 }
 
 json DistributedJson(const CheckRun& done) {
@@ -556,6 +574,100 @@ int RunLockstepCheck(const CheckOptions& given, const RunOptions& run,
   return std::stoi(text);
 }
 
+// Replays a lasso (a liveness counterexample): on the model under the
+// liveness window, then (for a lockstep trace) on the implementation, whose
+// persisted state is asked along each turn of the cycle whether the stuck
+// generations are retirable.
+int ReplayLasso(const report::LockstepTrace& trace,
+                const lockstep::LockstepSetup& setup, bool json_output,
+                std::ostream& out, std::ostream& err) {
+  const std::size_t loop = *trace.trace.loop;
+  std::string note;
+  const std::optional<std::size_t> window = trace.trace.window;
+  const Status model =
+      engine::CheckLasso(setup.config, trace.trace.steps, loop, window, &note);
+  if (model.code() == StatusCode::kInvalidArgument) {
+    err << "memwal-check replay: " << model.message() << "\n";
+    return kExitUsage;
+  }
+  std::optional<engine::LassoReplay> impl;
+  std::string impl_error;
+  if (model.ok() && trace.lockstep) {
+    Result<engine::LassoReplay> replayed = engine::ReplayLassoOnImplementation(
+        setup, trace.trace.steps, loop, window);
+    if (replayed.ok()) {
+      impl = std::move(*replayed);
+    } else {
+      impl_error = replayed.status().message();
+    }
+  }
+  const bool impl_reproduced =
+      impl && !impl->finding && impl->retirable_on_impl == 0 && impl->turns > 0;
+  json impl_json = nullptr;
+  if (impl) {
+    impl_json = json{
+        {"turns", impl->turns},
+        {"steps", impl->unrolled.size()},
+        {"cycle_states_checked", impl->checked},
+        {"states_with_a_stuck_generation_retirable", impl->retirable_on_impl},
+        {"stuck", impl->stuck},
+        {"finding",
+         impl->finding ? json(impl->finding->invariant) : json(nullptr)},
+        {"finding_step", impl->finding ? json(impl->step) : json(nullptr)},
+        {"reproduced", impl_reproduced}};
+  } else if (!impl_error.empty()) {
+    impl_json = json{{"error", impl_error}, {"reproduced", false}};
+  }
+  if (json_output) {
+    out << json{{"verdict", model.ok() ? "violation" : "ok"},
+                {"invariant",
+                 model.ok() ? json(engine::kLivenessName) : json(nullptr)},
+                {"step",
+                 model.ok() ? json(trace.trace.steps.size()) : json(nullptr)},
+                {"loop", loop},
+                {"window", window ? json(*window) : json(nullptr)},
+                {"steps", trace.trace.steps.size()},
+                {"detail", model.ok() ? json(note) : json(model.message())},
+                {"recorded_invariant", trace.trace.invariant},
+                {"lockstep", trace.lockstep},
+                {"implementation", impl_json},
+                {"config", report::ConfigToJson(trace.trace.config)},
+                {"impl_bugs", report::BugNames(trace.impl_only_bugs)}}
+               .dump()
+        << "\n";
+  } else {
+    out << "config: " << model::ToString(trace.trace.config)
+        << "\nreplayed a lasso of " << trace.trace.steps.size()
+        << " steps (cycle from step " << loop + 1 << ") on the model\n";
+    if (model.ok()) {
+      out << "violation: " << engine::kLivenessName << "\nwhy: " << note
+          << "\n";
+    } else {
+      out << "not a fair counterexample: " << model.message() << "\n";
+    }
+    if (impl) {
+      out << "implementation: stem and " << impl->turns
+          << " turn(s) of the cycle in lockstep (" << impl->unrolled.size()
+          << " steps); ";
+      if (impl->finding) {
+        out << impl->finding->invariant << " at step " << impl->step << "\n";
+      } else {
+        out << "generation(s) " << impl->stuck << " retirable in "
+            << impl->retirable_on_impl << " of " << impl->checked
+            << " persisted states along the cycle\n";
+      }
+    } else if (!impl_error.empty()) {
+      out << "implementation: not replayed: " << impl_error << "\n";
+    }
+    out << "recorded: " << trace.trace.invariant
+        << (model.ok() && (!trace.lockstep || impl_reproduced)
+                ? " (reproduced)"
+                : " (NOT reproduced)")
+        << "\n";
+  }
+  return model.ok() ? kExitViolation : kExitOk;
+}
+
 int RunLockstepReplay(const std::string& path, bool json_output,
                       std::ostream& out, std::ostream& err) {
   auto fail = [&err](const Status& status) {
@@ -567,18 +679,13 @@ int RunLockstepReplay(const std::string& path, bool json_output,
   const lockstep::LockstepSetup setup{.config = trace->trace.config,
                                       .impl_only_bugs = trace->impl_only_bugs,
                                       .seed = trace->trace.seed};
+  if (trace->trace.loop)
+    return ReplayLasso(*trace, setup, json_output, out, err);
   Result<lockstep::ReplayResult> replay =
       lockstep::ReplayLockstep(setup, trace->trace.steps, !trace->lockstep);
   if (!replay.ok()) return fail(replay.status());
   std::optional<lockstep::Finding> finding = replay->finding;
   std::size_t step = replay->step;
-  if (!finding && trace->trace.invariant == engine::kLivenessName) {
-    std::string note;
-    if (!engine::FairlyRetires(setup.config, replay->states.back(), &note)) {
-      finding = lockstep::Finding{std::string(engine::kLivenessName), note};
-      step = trace->trace.steps.size();
-    }
-  }
   if (json_output) {
     out << json{{"verdict", finding ? "violation" : "ok"},
                 {"invariant",

@@ -79,7 +79,9 @@ void RunSide(Side* side) {
         engine::SearchViolation{.invariant = std::string(engine::kLivenessName),
                                 .detail = live.note,
                                 .trace = live.trace,
-                                .states = live.states_on_trace};
+                                .states = live.states_on_trace,
+                                .loop = live.loop,
+                                .window = live.window};
   }
 }
 

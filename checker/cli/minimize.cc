@@ -290,14 +290,17 @@ std::optional<std::size_t> BreaksAt(const lockstep::LockstepSetup& setup,
     if (replay->finding->invariant != invariant) return std::nullopt;
     return replay->step;
   }
-  if (invariant != engine::kLivenessName) return std::nullopt;
-  std::string note;
-  if (engine::FairlyRetires(setup.config, replay->states.back(), &note))
-    return std::nullopt;
-  return trace.size();
+  // A liveness counterexample is a lasso (MinimizeInput::loop); a plain
+  // trace never breaks it.
+  return std::nullopt;
 }
 
 Minimized Minimize(const MinimizeInput& input) {
+  if (input.loop) {
+    return Minimized{input.setup,        input.trace, input.trace.size(),
+                     input.trace.size(), 0,           input.loop,
+                     input.window};
+  }
   return Minimizer(input).Run();
 }
 
@@ -321,8 +324,15 @@ int RunMinimizeCommand(const std::vector<std::string>& args, std::ostream& out,
                                        .seed = trace->trace.seed},
       .lockstep = trace->lockstep,
       .invariant = trace->trace.invariant,
-      .trace = trace->trace.steps};
-  if (!BreaksAt(input.setup, input.lockstep, input.invariant, input.trace)) {
+      .trace = trace->trace.steps,
+      .loop = trace->trace.loop,
+      .window = trace->trace.window};
+  const bool lasso_ok =
+      input.loop && engine::CheckLasso(input.setup.config, input.trace,
+                                       *input.loop, input.window, nullptr)
+                        .ok();
+  if (!lasso_ok &&
+      !BreaksAt(input.setup, input.lockstep, input.invariant, input.trace)) {
     return fail(Status::InvalidArgument(
         "the trace does not break its recorded invariant " +
         Escaped(input.invariant)));
@@ -337,6 +347,8 @@ int RunMinimizeCommand(const std::vector<std::string>& args, std::ostream& out,
   report::LockstepTrace minimized = *trace;
   minimized.trace.config = result.setup.config;
   minimized.trace.steps = result.trace;
+  minimized.trace.loop = result.loop;
+  minimized.trace.window = result.window;
   minimized.step = result.trace.size();  // cut at the breaking step
   const Status written =
       report::WriteFileAtomically(path, report::LockstepTraceText(minimized));

@@ -39,6 +39,11 @@ struct MinimizeInput {
   bool lockstep = true;  // re-check on the implementation too
   std::string invariant{};
   std::vector<model::Action> trace{};
+  // A lasso (liveness): trace[*loop, end) is the cycle. Its stem is already
+  // a shortest path and its cycle a chain of shortest paths inside the SCC
+  // (checker/engine/fair_cycles.h); Minimize checks it and keeps it.
+  std::optional<std::size_t> loop{};
+  std::optional<std::size_t> window{};
 };
 
 struct Minimized {
@@ -47,6 +52,8 @@ struct Minimized {
   std::size_t steps_before = 0;
   std::size_t steps_after = 0;
   int tries = 0;  // replays run
+  std::optional<std::size_t> loop{};
+  std::optional<std::size_t> window{};
 };
 
 // The number of steps after which `trace` breaks `invariant` first (see the

@@ -97,7 +97,9 @@ Result<std::string> WriteTrace(const std::string& dir, const std::string& file,
                                const lockstep::LockstepSetup& setup,
                                bool lockstep, const std::string& invariant,
                                const std::vector<model::Action>& steps,
-                               const std::string& detail) {
+                               const std::string& detail,
+                               std::optional<std::size_t> loop,
+                               std::optional<std::size_t> window) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error)
@@ -107,7 +109,9 @@ Result<std::string> WriteTrace(const std::string& dir, const std::string& file,
       .trace = report::Trace{.config = setup.config,
                              .seed = setup.seed,
                              .invariant = invariant,
-                             .steps = steps},
+                             .steps = steps,
+                             .loop = loop,
+                             .window = window},
       .lockstep = lockstep,
       .impl_only_bugs = setup.impl_only_bugs,
       // Traces end at the step that breaks the invariant.
@@ -133,6 +137,8 @@ void CheckLivenessAfter(const lockstep::LockstepSetup& setup,
     result->invariant = std::string(engine::kLivenessName);
     result->detail = live.note;
     result->found = live.trace;
+    result->loop = live.loop;
+    result->window = live.window;
   }
 }
 
@@ -261,20 +267,23 @@ VariantResult RunOne(const lockstep::LockstepSetup& setup,
     result.minimized = Minimize(MinimizeInput{.setup = setup,
                                               .lockstep = lockstep,
                                               .invariant = result.invariant,
-                                              .trace = result.found});
+                                              .trace = result.found,
+                                              .loop = result.loop,
+                                              .window = result.window});
   }
   if (settings.out_dir.empty()) return result;
   const std::string dir =
       (std::filesystem::path(settings.out_dir) / out_subdir).string();
-  Result<std::string> found =
-      WriteTrace(dir, result.invariant + ".trace.json", setup, lockstep,
-                 result.invariant, result.found, result.detail);
+  Result<std::string> found = WriteTrace(
+      dir, result.invariant + ".trace.json", setup, lockstep, result.invariant,
+      result.found, result.detail, result.loop, result.window);
   if (found.ok()) result.trace_file = *found;
   if (!found.ok()) result.write_error = found.status().message();
   if (result.minimized && found.ok()) {
     Result<std::string> minimized = WriteTrace(
         dir, result.invariant + ".min.trace.json", result.minimized->setup,
-        lockstep, result.invariant, result.minimized->trace, result.detail);
+        lockstep, result.invariant, result.minimized->trace, result.detail,
+        result.minimized->loop, result.minimized->window);
     if (minimized.ok()) result.min_trace_file = *minimized;
     if (!minimized.ok()) result.write_error = minimized.status().message();
   }

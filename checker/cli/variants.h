@@ -63,8 +63,10 @@ struct VariantResult {
   std::string invariant{};  // broken property, "" when none
   std::string detail{};
   uint64_t states = 0;
-  double seconds = 0;                  // search + liveness
-  std::vector<model::Action> found{};  // the trace as found
+  double seconds = 0;                   // search + liveness
+  std::vector<model::Action> found{};   // the trace as found
+  std::optional<std::size_t> loop{};    // a lasso: found[*loop, end) cycles
+  std::optional<std::size_t> window{};  // and found[*window, end) windowed
   std::optional<Minimized> minimized{};
   std::string trace_file{};
   std::string min_trace_file{};

@@ -1,14 +1,16 @@
-// CompactedGenerationsEventuallyRetire on the model graph (checker/liveness.h).
+// CompactedGenerationsEventuallyRetire on the windowed model graph
+// (checker/engine/liveness.h).
 #include "checker/engine/liveness.h"
 
 #include <algorithm>
 #include <deque>
-#include <unordered_map>
 
+#include "checker/engine/fair_cycles.h"
 #include "checker/engine/packed.h"
 #include "checker/engine/search.h"
 #include "model/read.h"
 #include "model/symmetry.h"
+#include "model/window.h"
 
 namespace memwal::checker::engine {
 namespace {
@@ -16,136 +18,24 @@ namespace {
 using model::Action;
 using model::State;
 
-bool IsFair(const Action& action) {
-  return std::holds_alternative<model::OptimizeIndex>(action) ||
-         std::holds_alternative<model::Commit>(action) ||
-         std::holds_alternative<model::CleanupVersions>(action) ||
-         std::holds_alternative<model::RetireSsTable>(action) ||
-         std::holds_alternative<model::RetireDecide>(action) ||
-         std::holds_alternative<model::RetireExecute>(action);
+// The classes of FairClass, first number of each kind.
+constexpr uint32_t kOptimizeClass = 0;  // + index
+constexpr uint32_t kCommitClass = 3;    // + slot
+constexpr uint32_t kCleanupClass = 6;
+constexpr uint32_t kRetireClass = 7;    // + shard * 4 + generation - 1
+constexpr uint32_t kDecideClass = 15;   // same
+constexpr uint32_t kExecuteClass = 23;  // same
+static_assert(kExecuteClass + model::kShardsMax * model::kGenerationsMax ==
+              kNoClass);
+
+// The run's config with the bounds on in-flight transactions and history
+// lifted: a begin it enables is enabled for fairness (liveness.h).
+model::Config Unbounded(const model::Config& config) {
+  model::Config relaxed = config;
+  relaxed.bounds.inflight = model::kInflightMax + 1;
+  relaxed.bounds.commits = 255;
+  return relaxed;
 }
-
-// The goal of a fair continuation: every compacted generation retirable, or a
-// head without live fragments. A read version with no fragments proves nothing
-// (R33, Lance's guard), so an empty table earns no catch-up until rows are
-// appended, which fairness does not promise: its compacted generations wait,
-// and that wait is Lance's, not a liveness failure of the protocol.
-bool Discharged(const model::Config& config, const State& state) {
-  return model::Head(state).live == 0 || AllCompactedRetirable(config, state);
-}
-
-// States by index; fingerprints find them (lookup only, never iterated).
-class Graph {
- public:
-  // The index of `state`, adding it if new; *added tells which.
-  uint32_t Intern(const State& state, bool* added) {
-    const auto [it, inserted] = index_.emplace(
-        model::Fingerprint(state), static_cast<uint32_t>(states_.size()));
-    *added = inserted;
-    if (inserted) states_.push_back(state);
-    return it->second;
-  }
-  const State& at(uint32_t k) const { return states_[k]; }
-  std::size_t size() const { return states_.size(); }
-
- private:
-  std::vector<State> states_;
-  std::unordered_map<uint64_t, uint32_t> index_;
-};
-
-struct Parent {
-  uint32_t node;
-  Action action;
-};
-
-std::string StuckGenerations(const model::Config& config, const State& state) {
-  std::string out;
-  const model::Version& head = model::Head(state);
-  for (int s = 0; s < config.bounds.shards; ++s) {
-    for (int g = 1; g <= head.compacted[s]; ++g) {
-      if (model::Contains(state.retired[s], g - 1) ||
-          model::Retirable(config, state, s, g))
-        continue;
-      out += (out.empty() ? "" : ", ") + std::string("(") + std::to_string(s) +
-             "," + std::to_string(g) + ")";
-    }
-  }
-  return out;
-}
-
-// Explains why no fair continuation of `from` reaches the goal.
-std::string Explain(const model::Config& config, const State& from,
-                    std::size_t fair_successors, std::size_t continuation) {
-  std::string note = "compacted generation(s) " +
-                     StuckGenerations(config, from) +
-                     " can never become retirable: ";
-  if (fair_successors == 0) {
-    return note +
-           "no fair action is enabled (the fair continuation is a dead end)";
-  }
-  return note + "all " + std::to_string(continuation) +
-         " states of its fair continuation (repairs, commits, cleanup, "
-         "retirement) stay short of it, cycling or ending in dead ends";
-}
-
-// The number of states a fair continuation from `from` visits, and whether
-// one of them is a goal state.
-bool SearchFair(const model::Config& config, const State& from,
-                std::size_t* visited, std::size_t* fair_successors) {
-  const model::Config fair = FairConfig(config);
-  Graph graph;
-  bool added = false;
-  graph.Intern(from, &added);
-  std::vector<Action> actions;
-  FairActions(fair, from, &actions);
-  *fair_successors = actions.size();
-  for (uint32_t k = 0; k < graph.size(); ++k) {
-    const State state = graph.at(k);
-    if (Discharged(config, state)) {
-      *visited = graph.size();
-      return true;
-    }
-    FairActions(fair, state, &actions);
-    for (const Action& action : actions) {
-      model::Outcome outcome;
-      graph.Intern(model::Apply(fair, state, action, &outcome), &added);
-    }
-  }
-  *visited = graph.size();
-  return false;
-}
-
-}  // namespace
-
-model::Config FairConfig(const model::Config& config) {
-  model::Config fair = config;
-  fair.bounds.commits =
-      std::min(config.bounds.commits + kFairExtraCommits, model::kCommitsMax);
-  return fair;
-}
-
-bool AllCompactedRetirable(const model::Config& config, const State& state) {
-  const model::Version& head = model::Head(state);
-  for (int s = 0; s < config.bounds.shards; ++s) {
-    for (int g = 1; g <= head.compacted[s]; ++g) {
-      if (model::Contains(state.retired[s], g - 1)) continue;
-      if (!model::Retirable(config, state, s, g)) return false;
-    }
-  }
-  return true;
-}
-
-void FairActions(const model::Config& fair_config, const State& state,
-                 std::vector<Action>* out) {
-  std::vector<Action> all;
-  model::EnabledActions(fair_config, state, &all);
-  out->clear();
-  for (const Action& action : all) {
-    if (IsFair(action)) out->push_back(action);
-  }
-}
-
-namespace {
 
 // Node numbers by fingerprint: open addressing over (fingerprint, number)
 // pairs, 12 bytes a slot, at most 70% full.
@@ -201,17 +91,298 @@ class NodeMap {
   std::size_t size_ = 0;
 };
 
-// What a queued node still needs: its reachable successors (it was reached
-// under the run's bounds), its fair successors (first time met), or both.
-enum Need : uint8_t { kReach = 1, kFair = 2 };
+// Fingerprints of continuation states are tagged apart from the bounded
+// graph's.
+constexpr uint64_t kWindowedTag = 0x9e3779b97f4a7c15ull;
 
-struct Queued {
-  std::string packed;
-  uint32_t node;
-  uint8_t need;
+// The bounded graph's successor (model::Apply, outcome unused).
+State Plain(const model::Config& config, const State& state,
+            const Action& action) {
+  model::Outcome outcome;
+  return model::Apply(config, state, action, &outcome);
+}
+
+// The continuation's actions (R70): the weakly fair ones, and the MemWAL
+// write path that may go on forever (appends, flushes, compactions and their
+// progress commits). Every other action of the environment (deletes, column
+// updates, fragment rewrites, index builds and drops, activation, restores,
+// clones, re-installs, the foreign writers) happens finitely often: in the
+// stem, within the run's bounds.
+bool InContinuation(const Action& action) {
+  return FairClass(action) != kNoClass ||
+         std::holds_alternative<model::Append>(action) ||
+         std::holds_alternative<model::FlushMemTable>(action) ||
+         std::holds_alternative<model::CompactSsTable>(action) ||
+         std::holds_alternative<model::RecordProgress>(action);
+}
+
+// The enabled actions of a bounded-graph state, or of a continuation state.
+void EnabledSteps(const model::Config& config, const State& state,
+                  bool windowed, std::vector<Action>* out) {
+  model::EnabledActions(config, state, out);
+  if (!windowed) return;
+  out->erase(std::remove_if(out->begin(), out->end(),
+                            [](const Action& a) { return !InContinuation(a); }),
+             out->end());
+}
+
+// Turns of a cycle a replay drives on the implementation at most.
+constexpr std::size_t kTurnsMax = 3;
+
+// The shard and index permutations the graph is reduced by (liveness.h):
+// their list (the identity first), composition and inverse tables by
+// position, and the renaming of fair classes.
+class Frames {
+ public:
+  Frames(const model::Config& config, bool symmetry)
+      : list_(model::Permutations(config.bounds, symmetry
+                                                     ? model::SymmetryOf(config)
+                                                     : model::Symmetry{})) {
+    const std::size_t n = list_.size();
+    MEMWAL_ASSERT(n <= 255);
+    compose_.resize(n * n);
+    inverse_.resize(n);
+    for (std::size_t a = 0; a < n; ++a) {
+      for (std::size_t b = 0; b < n; ++b)
+        compose_[a * n + b] = Find(model::Compose(list_[a], list_[b]));
+      inverse_[a] = Find(model::Inverse(list_[a]));
+    }
+  }
+  std::size_t size() const { return list_.size(); }
+  const std::vector<model::Permutation>& list() const { return list_; }
+  const model::Permutation& at(uint8_t k) const { return list_[k]; }
+  // Position of `second` after `first`.
+  uint8_t Compose(uint8_t second, uint8_t first) const {
+    return compose_[second * list_.size() + first];
+  }
+  uint8_t Inverse(uint8_t k) const { return inverse_[k]; }
+  // The class of the renamed action (FairClass(Permute(a, at(k)))).
+  uint32_t Class(uint32_t c, uint8_t k) const {
+    const model::Permutation& p = list_[k];
+    if (c == kNoClass) return c;
+    if (c < kCommitClass) return kOptimizeClass + p.indexes[c - kOptimizeClass];
+    if (c < kRetireClass) return c;
+    const uint32_t base =
+        c < kDecideClass ? kRetireClass
+                         : (c < kExecuteClass ? kDecideClass : kExecuteClass);
+    const uint32_t shard = (c - base) / model::kGenerationsMax;
+    const uint32_t generation = (c - base) % model::kGenerationsMax;
+    return base + p.shards[shard] * model::kGenerationsMax + generation;
+  }
+  uint32_t Classes(uint32_t mask, uint8_t k) const {
+    uint32_t out = 0;
+    for (uint32_t c = 0; c < kNoClass; ++c) {
+      if ((mask >> c) & 1u) out |= 1u << Class(c, k);
+    }
+    return out;
+  }
+
+ private:
+  uint8_t Find(const model::Permutation& p) const {
+    for (std::size_t k = 0; k < list_.size(); ++k) {
+      if (list_[k].shards == p.shards && list_[k].indexes == p.indexes)
+        return static_cast<uint8_t>(k);
+    }
+    MEMWAL_ASSERT(false);
+    return 0;
+  }
+  std::vector<model::Permutation> list_;
+  std::vector<uint8_t> compose_;
+  std::vector<uint8_t> inverse_;
 };
 
-constexpr uint32_t kNone = UINT32_MAX;
+// The permutation position of every edge, in as few bits as the run's
+// permutation count needs (1, 2 or 4: at most 2 shards times 3! index orders).
+class EdgeFrames {
+ public:
+  explicit EdgeFrames(std::size_t permutations)
+      : bits_(permutations <= 2 ? 1 : (permutations <= 4 ? 2 : 4)) {
+    MEMWAL_ASSERT(permutations <= 16);
+  }
+  void Push(uint8_t frame) {
+    const std::size_t bit = size_ * bits_;
+    if (bit / 8 == words_.size()) words_.push_back(0);
+    words_.back() |= static_cast<uint8_t>(frame << (bit % 8));
+    ++size_;
+  }
+  uint8_t operator[](std::size_t k) const {
+    const std::size_t bit = k * bits_;
+    return static_cast<uint8_t>((words_[bit / 8] >> (bit % 8)) &
+                                ((1u << bits_) - 1));
+  }
+  std::size_t bytes() const { return words_.capacity(); }
+
+ private:
+  std::size_t bits_;
+  std::vector<uint8_t> words_;
+  std::size_t size_ = 0;
+};
+
+// The product of a quotient SCC with the permutations (liveness.h): node
+// j * frames + k is member j seen through permutation k (the concrete state
+// Permute(member, at(k))); each edge remembers the quotient edge it lifts.
+struct Product {
+  FairGraph graph;
+  std::vector<uint32_t> origin;  // product edge -> quotient edge position
+};
+
+Product Lift(const FairGraph& quotient, const EdgeFrames& edge_frame,
+             const Frames& frames, const std::vector<uint32_t>& members,
+             const std::vector<bool>& in_scc) {
+  Product product;
+  const uint32_t count = static_cast<uint32_t>(frames.size());
+  std::vector<uint32_t> out;
+  for (const uint32_t n : members) {
+    for (uint8_t k = 0; k < count; ++k) {
+      out.clear();
+      for (uint32_t e = quotient.begin[n]; e < quotient.begin[n + 1]; ++e) {
+        const uint32_t to = FairGraph::Target(quotient.edges[e]);
+        if (!in_scc[to]) continue;
+        const uint32_t j = static_cast<uint32_t>(
+            std::lower_bound(members.begin(), members.end(), to) -
+            members.begin());
+        // The successor is Permute(member `to`, inverse(edge frame)) seen
+        // through k: frame k after the edge's inverse.
+        const uint8_t next = frames.Compose(k, frames.Inverse(edge_frame[e]));
+        out.push_back(FairGraph::Edge(
+            j * count + next,
+            frames.Class(FairGraph::Class(quotient.edges[e]), k)));
+        product.origin.push_back(e);
+      }
+      product.graph.AddNode(frames.Classes(quotient.enabled[n] & ~kGoalBit, k),
+                            false, out);
+    }
+  }
+  return product;
+}
+
+// Can some lift of the quotient SCC `members` be fair? Not when a whole orbit
+// of classes is enabled in every member and no edge inside takes a class of
+// it: every lift then has a class enabled throughout and never taken.
+bool MayLiftFair(const FairGraph& quotient, const Frames& frames,
+                 const std::vector<uint32_t>& members,
+                 const std::vector<bool>& in_scc) {
+  uint32_t whole_orbits = ~0u;
+  uint32_t taken = 0;
+  bool has_edge = false;
+  for (const uint32_t n : members) {
+    uint32_t full = ~0u;
+    for (uint8_t k = 0; k < frames.size(); ++k)
+      full &= frames.Classes(quotient.enabled[n] & ~kGoalBit, k);
+    whole_orbits &= full;
+    for (uint32_t e = quotient.begin[n]; e < quotient.begin[n + 1]; ++e) {
+      if (!in_scc[FairGraph::Target(quotient.edges[e])]) continue;
+      has_edge = true;
+      const uint32_t c = FairGraph::Class(quotient.edges[e]);
+      if (c == kNoClass) continue;
+      for (uint8_t k = 0; k < frames.size(); ++k)
+        taken |= 1u << frames.Class(c, k);
+    }
+  }
+  if (!has_edge) return members.size() == 1;
+  return (whole_orbits & ~taken & ~kGoalBit & ((1u << kNoClass) - 1)) == 0;
+}
+
+}  // namespace
+
+uint32_t FairClass(const Action& action) {
+  const std::array<int, 2> p = model::ActionParams(action);
+  const auto wal = [&p](uint32_t first) {
+    return first +
+           static_cast<uint32_t>(p[0] * model::kGenerationsMax + p[1] - 1);
+  };
+  if (std::holds_alternative<model::OptimizeIndex>(action))
+    return kOptimizeClass + static_cast<uint32_t>(p[0]);
+  if (std::holds_alternative<model::Commit>(action))
+    return kCommitClass + static_cast<uint32_t>(p[0]);
+  if (std::holds_alternative<model::CleanupVersions>(action))
+    return kCleanupClass;
+  if (std::holds_alternative<model::RetireSsTable>(action))
+    return wal(kRetireClass);
+  if (std::holds_alternative<model::RetireDecide>(action))
+    return wal(kDecideClass);
+  if (std::holds_alternative<model::RetireExecute>(action))
+    return wal(kExecuteClass);
+  return kNoClass;
+}
+
+uint32_t FairEnabled(const model::Config& config, const State& state) {
+  std::vector<Action> actions;
+  model::EnabledActions(config, state, &actions);
+  uint32_t mask = 0;
+  for (const Action& action : actions) {
+    const uint32_t c = FairClass(action);
+    if (c != kNoClass) mask |= 1u << c;
+  }
+  const model::Config relaxed = Unbounded(config);
+  for (int i = 0; i < config.bounds.indexes; ++i) {
+    if (model::IsEnabled(relaxed, state, Action{model::OptimizeIndex{i}}))
+      mask |= 1u << (kOptimizeClass + i);
+  }
+  return mask;
+}
+
+State Step(const model::Config& config, const State& state,
+           const Action& action) {
+  model::Outcome outcome;
+  State next = model::Apply(config, state, action, &outcome);
+  model::Fold(config, &next);
+  return next;
+}
+
+bool AllCompactedRetirable(const model::Config& config, const State& state) {
+  const model::Version& head = model::Head(state);
+  for (int s = 0; s < config.bounds.shards; ++s) {
+    for (int g = 1; g <= head.compacted[s]; ++g) {
+      if (model::Contains(state.retired[s], g - 1)) continue;
+      if (!model::Retirable(config, state, s, g)) return false;
+    }
+  }
+  return true;
+}
+
+bool Discharged(const model::Config& config, const State& state) {
+  return model::Head(state).live == 0 || AllCompactedRetirable(config, state);
+}
+
+std::string StuckGenerations(const model::Config& config, const State& state) {
+  std::string out;
+  const model::Version& head = model::Head(state);
+  for (int s = 0; s < config.bounds.shards; ++s) {
+    for (int g = 1; g <= head.compacted[s]; ++g) {
+      if (model::Contains(state.retired[s], g - 1) ||
+          model::Retirable(config, state, s, g))
+        continue;
+      out += (out.empty() ? "" : ", ") + std::string("(") + std::to_string(s) +
+             "," + std::to_string(g) + ")";
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// The note of a lasso: the generations stuck at the loop state and what the
+// cycle keeps doing.
+std::string Explain(const model::Config& config, const State& at_loop,
+                    const std::vector<Action>& cycle) {
+  std::string kinds;
+  for (const Action& action : cycle) {
+    const std::string kind(model::KindName(action));
+    if (kinds.find(kind) == std::string::npos)
+      kinds += (kinds.empty() ? "" : ", ") + kind;
+  }
+  if (cycle.empty()) {
+    return "compacted generation(s) " + StuckGenerations(config, at_loop) +
+           " never become retirable: no weakly fair action is enabled in the "
+           "last state, so the run may stay there forever (a dead end)";
+  }
+  return "compacted generation(s) " + StuckGenerations(config, at_loop) +
+         " never become retirable: a fair cycle of " +
+         std::to_string(cycle.size()) + " steps (" + kinds +
+         ") repeats forever, every weakly fair action enabled throughout it "
+         "is taken in it, and no state on it is a goal state";
+}
 
 }  // namespace
 
@@ -219,188 +390,425 @@ LivenessResult CheckLiveness(const model::Config& config, uint64_t max_states) {
   return CheckLiveness(config, LivenessOptions{.max_states = max_states});
 }
 
-// One BFS builds the graph: every state reachable under the run's bounds (with
-// its parent, for the counterexample) and every state of their fair
-// continuations (relaxed commits), with the fair edges only. Per node: its
-// number in the node map (about 24 bytes), a flag byte, the parent link
-// (6 bytes), its fair edges (4 bytes each) and their offset (4 bytes); the
-// states themselves are kept only while queued. Then the fair edges are
-// reversed and walked backward from the goal states.
+// One BFS builds the windowed graph: per node its fingerprint's slot in the
+// node map, the fair classes enabled in it and the goal bit (4 bytes), its
+// edge offset (4 bytes) and its out-edges (4 bytes each: target and fair
+// class; with symmetry 1 more: the permutation to the target's
+// representative). The states themselves are kept only while queued. Then
+// Tarjan's SCCs (8 bytes a node) find a fair cycle, and the lasso is rebuilt
+// by re-expanding the states along it.
+//
+// With symmetry a node is an orbit, stored as its canonical representative,
+// and edges and classes are in the representative's frame. A fair cycle of
+// the concrete graph is a fair cycle of the product of an SCC with the
+// permutations (Lift), which is a copy of that part of the concrete graph;
+// only SCCs without goal states that MayLiftFair are lifted.
 LivenessResult CheckLiveness(const model::Config& config,
                              const LivenessOptions& options) {
   LivenessResult result;
-  const model::Config fair = FairConfig(config);
-  const model::Symmetry symmetry =
-      options.symmetry ? model::SymmetryOf(config) : model::Symmetry{};
-  auto fingerprint = [&](const State& state) {
-    return model::CanonicalFingerprint(config.bounds, symmetry, state);
-  };
+  const Frames frames(config, options.symmetry);
+  const bool reduced = frames.size() > 1;
   NodeMap nodes;
-  std::vector<uint8_t> flags;           // kReach: reached; bit 2: goal
-  std::vector<uint32_t> parent;         // reachable nodes: the parent, or kNone
-  std::vector<uint16_t> parent_action;  // PackAction-style (kind, params)
-  std::vector<uint32_t> edge_begin;     // fair edges of node n: [begin, end)
-  std::vector<uint8_t> edge_count;
-  std::vector<uint32_t> edges;
-  std::vector<uint32_t> reach_order;  // reachable nodes in BFS order
+  FairGraph graph;
+  EdgeFrames edge_frame(frames.size());  // by edge, with symmetry
+  struct Queued {
+    std::string packed;
+    bool windowed;
+  };
   std::deque<Queued> queue;
-  constexpr uint8_t kGoal = 4;
-
-  auto add_node = [&](const State& state, bool* added) {
-    const uint32_t n = nodes.Find(fingerprint(state),
-                                  static_cast<uint32_t>(flags.size()), added);
-    if (*added) {
-      flags.push_back(Discharged(config, state) ? kGoal : 0);
-      parent.push_back(kNone);
-      parent_action.push_back(0);
-      edge_begin.push_back(0);
-      edge_count.push_back(0);
+  std::vector<bool> windowed_node;  // by node: the continuation's
+  uint32_t discovered = 0;
+  std::string encoding;
+  // The node of `state`'s orbit; *frame: the position of the permutation that
+  // maps `state` to the node's representative.
+  auto discover = [&](const State& state, bool windowed, uint8_t* frame) {
+    bool added = false;
+    uint64_t print = 0;
+    std::size_t k = 0;
+    if (reduced) {
+      k = model::CanonicalPosition(frames.list(), state, &encoding);
+      print = model::Hash64(encoding);
+    } else {
+      print = model::Fingerprint(state);
+    }
+    *frame = static_cast<uint8_t>(k);
+    const uint32_t n =
+        nodes.Find(print ^ (windowed ? kWindowedTag : 0), discovered, &added);
+    if (added) {
+      ++discovered;
+      windowed_node.push_back(windowed);
+      std::string packed;
+      Pack(k == 0 ? state : model::Permute(state, frames.list()[k]), &packed);
+      queue.push_back(Queued{std::move(packed), windowed});
     }
     return n;
   };
-  auto enqueue = [&](const State& state, uint32_t n, uint8_t need) {
-    std::string packed;
-    engine::Pack(state, &packed);
-    queue.push_back(Queued{std::move(packed), n, need});
+  auto stop = [&](const char* why) {
+    result.complete = false;
+    result.stopped_by = why;
+    result.states = discovered;
+    result.edges = graph.edges.size();
+    result.bytes = nodes.bytes() + graph.bytes() + edge_frame.bytes();
+    return result;
   };
-  auto pack_action = [](const Action& action) {
-    const std::array<int, 2> p = model::ActionParams(action);
-    return static_cast<uint16_t>((action.index() << 8) | (p[0] << 4) | p[1]);
-  };
-
-  bool added = false;
   const State init = model::Init(config.bounds);
-  const uint32_t root = add_node(init, &added);
-  flags[root] |= kReach;
-  reach_order.push_back(root);
-  enqueue(init, root, kReach | kFair);
+  uint8_t init_frame = 0;
+  discover(init, false, &init_frame);
   std::vector<Action> actions;
+  std::vector<uint32_t> out;
   State state;
   uint64_t expanded = 0;
+  auto edge = [&](uint32_t target, uint32_t fair_class, uint8_t frame) {
+    out.push_back(FairGraph::Edge(target, fair_class));
+    if (reduced) edge_frame.Push(frame);
+  };
   while (!queue.empty()) {
-    Queued item = std::move(queue.front());
+    MEMWAL_ASSERT(Unpack(queue.front().packed, &state));
+    const bool windowed = queue.front().windowed;
     queue.pop_front();
     if ((++expanded & 1023) == 0 && options.memory_limit_mb > 0 &&
-        engine::ResidentMegabytes() > options.memory_limit_mb) {
-      result.complete = false;
-      result.stopped_by = "memory-limit";
-      return result;
+        ResidentMegabytes() > options.memory_limit_mb)
+      return stop("memory-limit");
+    EnabledSteps(config, state, windowed, &actions);
+    out.clear();
+    uint8_t frame = 0;
+    for (const Action& action : actions) {
+      const uint32_t n =
+          windowed ? discover(Step(config, state, action), true, &frame)
+                   : discover(Plain(config, state, action), false, &frame);
+      edge(n, FairClass(action), frame);
     }
-    MEMWAL_ASSERT(engine::Unpack(item.packed, &state));
-    if (item.need & kReach) {
-      model::EnabledActions(config, state, &actions);
-      for (const Action& action : actions) {
-        model::Outcome outcome;
-        const State next = model::Apply(config, state, action, &outcome);
-        const uint32_t n = add_node(next, &added);
-        if (flags[n] & kReach) continue;
-        flags[n] |= kReach;
-        parent[n] = item.node;
-        parent_action[n] = pack_action(action);
-        reach_order.push_back(n);
-        enqueue(next, n, added ? (kReach | kFair) : kReach);
-      }
-      if (reach_order.size() > options.max_states) {
-        result.complete = false;
-        result.stopped_by = "max-states";
-        return result;
-      }
+    if (!windowed) {
+      State folded = state;
+      model::Fold(config, &folded);
+      const uint32_t n = discover(folded, true, &frame);
+      edge(n, kNoClass, frame);
     }
-    if (item.need & kFair) {
-      FairActions(fair, state, &actions);
-      MEMWAL_ASSERT(actions.size() < 256 && edges.size() < UINT32_MAX);
-      edge_begin[item.node] = static_cast<uint32_t>(edges.size());
-      edge_count[item.node] = static_cast<uint8_t>(actions.size());
-      for (const Action& action : actions) {
-        model::Outcome outcome;
-        const State next = model::Apply(fair, state, action, &outcome);
-        const uint32_t n = add_node(next, &added);
-        edges.push_back(n);
-        if (added) enqueue(next, n, kFair);
+    graph.AddNode(FairEnabled(config, state), Discharged(config, state), out);
+    if (discovered > options.max_states || discovered + 1 >= kMaxNodes)
+      return stop("max-states");
+  }
+  result.states = graph.size();
+  result.edges = graph.edges.size();
+  std::size_t scratch = 0;
+  // The quotient positions of the lasso's steps from node 0 and its loop.
+  std::vector<uint32_t> steps;
+  std::size_t loop = 0;
+  bool found = false;
+  if (!reduced) {
+    const std::optional<std::vector<uint32_t>> scc =
+        FindFairScc(graph, &scratch);
+    if (scc) {
+      const Lasso lasso = BuildLasso(graph, *scc);
+      steps = lasso.steps;
+      loop = lasso.loop;
+      found = true;
+    }
+  } else {
+    // The lifted SCC nearest node 0 (smallest least member) with a fair SCC
+    // in its product, and that fair SCC.
+    std::optional<std::vector<uint32_t>> best_members;
+    std::vector<uint32_t> best_fair;
+    Product best_product;
+    std::size_t lifted_peak = 0;
+    bool over_budget = false;
+    ForEachScc(
+        graph,
+        [&](const std::vector<uint32_t>& members,
+            const std::vector<bool>& in_scc) {
+          if (over_budget) return;
+          if (best_members && best_members->front() < members.front()) return;
+          if (!MayLiftFair(graph, frames, members, in_scc)) return;
+          Product product = Lift(graph, edge_frame, frames, members, in_scc);
+          std::size_t product_scratch = 0;
+          const std::optional<std::vector<uint32_t>> fair =
+              FindFairScc(product.graph, &product_scratch);
+          lifted_peak = std::max(
+              lifted_peak, product.graph.bytes() +
+                               product.origin.capacity() * 4 + product_scratch);
+          if (options.memory_limit_mb > 0 &&
+              ResidentMegabytes() > options.memory_limit_mb) {
+            over_budget = true;
+            return;
+          }
+          if (!fair) return;
+          best_members = members;
+          best_fair = *fair;
+          best_product = std::move(product);
+        },
+        &scratch);
+    scratch += lifted_peak;
+    if (over_budget) return stop("memory-limit");
+    if (best_members) {
+      found = true;
+      const std::vector<uint32_t>& members = *best_members;
+      const uint32_t count = static_cast<uint32_t>(frames.size());
+      // A shortest stem in the quotient to a member the fair SCC passes,
+      // following the frame it arrives in.
+      std::vector<bool> passed(graph.size(), false);
+      for (const uint32_t p : best_fair) passed[members[p / count]] = true;
+      const std::optional<std::vector<uint32_t>> stem =
+          ShortestPathInto(graph, 0, passed);
+      MEMWAL_ASSERT(stem.has_value());
+      uint8_t frame = frames.Inverse(init_frame);
+      uint32_t node = 0;
+      for (const uint32_t position : *stem) {
+        frame = frames.Compose(frame, frames.Inverse(edge_frame[position]));
+        node = FairGraph::Target(graph.edges[position]);
       }
-      if (flags.size() > 4 * options.max_states) {
-        result.complete = false;
-        result.stopped_by = "max-states";
-        return result;
+      // The fair SCC renamed so that it holds (node, frame): the product is
+      // closed under renaming, and renaming keeps an SCC fair.
+      const uint32_t j = static_cast<uint32_t>(
+          std::lower_bound(members.begin(), members.end(), node) -
+          members.begin());
+      std::optional<uint8_t> there;
+      for (const uint32_t p : best_fair) {
+        if (p / count == j) {
+          there = static_cast<uint8_t>(p % count);
+          break;
+        }
       }
+      MEMWAL_ASSERT(there.has_value());
+      const uint8_t shift = frames.Compose(frame, frames.Inverse(*there));
+      std::vector<uint32_t> renamed;
+      for (const uint32_t p : best_fair) {
+        renamed.push_back(
+            (p / count) * count +
+            frames.Compose(shift, static_cast<uint8_t>(p % count)));
+      }
+      std::sort(renamed.begin(), renamed.end());
+      const Lasso cycle =
+          BuildLasso(best_product.graph, renamed, j * count + frame);
+      MEMWAL_ASSERT(cycle.loop == 0);
+      steps = *stem;
+      loop = steps.size();
+      for (const uint32_t p : cycle.steps)
+        steps.push_back(best_product.origin[p]);
     }
   }
-  const uint32_t count = static_cast<uint32_t>(flags.size());
-  result.states = reach_order.size();
-  result.fair_states = count - reach_order.size();
-  // Reverse the fair edges (counting sort by target).
-  std::vector<uint32_t> reverse_begin(count + 1, 0);
-  for (const uint32_t to : edges) ++reverse_begin[to + 1];
-  for (uint32_t n = 0; n < count; ++n) reverse_begin[n + 1] += reverse_begin[n];
-  std::vector<uint32_t> reverse(edges.size());
-  {
-    std::vector<uint32_t> fill(reverse_begin.begin(), reverse_begin.end() - 1);
-    for (uint32_t from = 0; from < count; ++from) {
-      for (uint32_t e = 0; e < edge_count[from]; ++e)
-        reverse[fill[edges[edge_begin[from] + e]]++] = from;
-    }
-  }
-  result.bytes = nodes.bytes() + flags.capacity() +
-                 parent.capacity() * sizeof(uint32_t) +
-                 parent_action.capacity() * sizeof(uint16_t) +
-                 edge_begin.capacity() * sizeof(uint32_t) +
-                 edge_count.capacity() + edges.capacity() * sizeof(uint32_t) +
-                 reverse.capacity() * sizeof(uint32_t) +
-                 reverse_begin.capacity() * sizeof(uint32_t) +
-                 reach_order.capacity() * sizeof(uint32_t);
-  // Backward from the goal states: `good` marks the states with a fair path
-  // to one (bit 3 of flags).
-  constexpr uint8_t kGood = 8;
-  std::vector<uint32_t> stack;
-  for (uint32_t n = 0; n < count; ++n) {
-    if (flags[n] & kGoal) {
-      flags[n] |= kGood;
-      stack.push_back(n);
-    }
-  }
-  while (!stack.empty()) {
-    const uint32_t n = stack.back();
-    stack.pop_back();
-    for (uint32_t r = reverse_begin[n]; r < reverse_begin[n + 1]; ++r) {
-      const uint32_t from = reverse[r];
-      if (flags[from] & kGood) continue;
-      flags[from] |= kGood;
-      stack.push_back(from);
-    }
-  }
-  // The first reachable state (BFS order: shortest path) that is not good.
-  for (const uint32_t k : reach_order) {
-    if (flags[k] & kGood) continue;
-    result.holds = false;
-    for (uint32_t n = k; parent[n] != kNone; n = parent[n]) {
-      const uint16_t a = parent_action[n];
-      result.trace.push_back(
-          model::MakeAction(a >> 8, {(a >> 4) & 15, a & 15}));
-    }
-    std::reverse(result.trace.begin(), result.trace.end());
-    State at = init;
-    result.states_on_trace.push_back(at);
-    for (const Action& action : result.trace) {
-      model::Outcome outcome;
-      at = model::Apply(config, at, action, &outcome);
+  result.bytes = nodes.bytes() + graph.bytes() + edge_frame.bytes() + scratch +
+                 windowed_node.capacity() / 8;
+  if (!found) return result;
+  result.holds = false;
+  // The concrete lasso: `at` is the state the run is in, `canon` the
+  // representative of its node, at = Permute(canon, frame).
+  State at = init;
+  State canon =
+      init_frame == 0 ? init : model::Permute(init, frames.at(init_frame));
+  uint8_t frame = frames.Inverse(init_frame);
+  uint32_t node = 0;
+  result.states_on_trace.push_back(at);
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    const uint32_t position = steps[k];
+    if (k == loop) result.loop = result.trace.size();
+    MEMWAL_ASSERT(SourceOf(graph, position) == node);
+    const bool windowed = windowed_node[node];
+    EnabledSteps(config, canon, windowed, &actions);
+    const std::size_t choice = position - graph.begin[node];
+    node = FairGraph::Target(graph.edges[position]);
+    const uint8_t to_representative = reduced ? edge_frame[position] : 0;
+    if (choice == actions.size()) {  // into the continuation
+      MEMWAL_ASSERT(!windowed && !result.window);
+      result.window = result.trace.size();
+      model::Fold(config, &at);
+      model::Fold(config, &canon);
+      result.states_on_trace.back() = at;
+    } else {
+      const Action action = actions[choice];
+      const Action concrete =
+          frame == 0 ? action : model::Permute(action, frames.at(frame));
+      at = windowed ? Step(config, at, concrete) : Plain(config, at, concrete);
+      canon =
+          windowed ? Step(config, canon, action) : Plain(config, canon, action);
+      result.trace.push_back(concrete);
       result.states_on_trace.push_back(at);
     }
-    std::size_t visited = 0;
-    std::size_t successors = 0;
-    SearchFair(config, at, &visited, &successors);
-    result.note = Explain(config, at, successors, visited);
-    return result;
+    if (to_representative != 0)
+      canon = model::Permute(canon, frames.at(to_representative));
+    frame = frames.Compose(frame, frames.Inverse(to_representative));
+    MEMWAL_ASSERT(frame == 0 || model::Permute(canon, frames.at(frame)) == at);
   }
+  if (loop == steps.size()) result.loop = result.trace.size();
+  const std::vector<Action> cycle(result.trace.begin() + result.loop,
+                                  result.trace.end());
+  result.note = Explain(config, result.states_on_trace[result.loop], cycle);
   return result;
 }
 
-bool FairlyRetires(const model::Config& config, const State& state,
-                   std::string* note) {
-  std::size_t visited = 0;
-  std::size_t successors = 0;
-  if (SearchFair(config, state, &visited, &successors)) return true;
-  if (note != nullptr) *note = Explain(config, state, successors, visited);
-  return false;
+Status CheckLasso(const model::Config& config, const std::vector<Action>& trace,
+                  std::size_t loop, std::optional<std::size_t> window,
+                  std::string* note) {
+  if (loop > trace.size() || (window && *window > loop)) {
+    return Status::InvalidArgument(
+        "the lasso's loop index " + std::to_string(loop) +
+        (window ? " or window index " + std::to_string(*window) : "") +
+        " does not fit its " + std::to_string(trace.size()) + " steps");
+  }
+  State at = model::Init(config.bounds);
+  State at_loop;
+  uint32_t everywhere = ~0u;
+  uint32_t taken = 0;
+  bool goal = false;
+  std::vector<Action> enabled;
+  for (std::size_t k = 0; k < trace.size(); ++k) {
+    const bool windowed = window && k >= *window;
+    if (window && k == *window) model::Fold(config, &at);
+    if (k == loop) at_loop = at;
+    EnabledSteps(config, at, windowed, &enabled);
+    if (std::find(enabled.begin(), enabled.end(), trace[k]) == enabled.end()) {
+      return Status::InvalidArgument(
+          "step " + std::to_string(k + 1) + " (" + model::ToString(trace[k]) +
+          ") is not enabled" + (windowed ? " in the continuation" : ""));
+    }
+    if (k >= loop) {
+      goal = goal || Discharged(config, at);
+      everywhere &= FairEnabled(config, at);
+      const uint32_t c = FairClass(trace[k]);
+      if (c != kNoClass) taken |= 1u << c;
+    }
+    at = windowed ? Step(config, at, trace[k]) : Plain(config, at, trace[k]);
+  }
+  if (loop == trace.size()) {  // a stutter at the last state
+    if (window && *window == loop) model::Fold(config, &at);
+    at_loop = at;
+    goal = Discharged(config, at);
+    everywhere = FairEnabled(config, at);
+  }
+  if (!(at == at_loop)) {
+    return Status::FailedPrecondition(
+        "the cycle does not return to the state after step " +
+        std::to_string(loop));
+  }
+  if (goal) {
+    return Status::FailedPrecondition(
+        "a state on the cycle has every compacted generation retirable");
+  }
+  if ((everywhere & ~taken) != 0) {
+    return Status::FailedPrecondition(
+        loop == trace.size()
+            ? "the last state stutters while a weakly fair action is enabled"
+            : "the cycle is unfair: a weakly fair action is enabled throughout "
+              "it "
+              "and never taken");
+  }
+  if (note != nullptr) {
+    *note = Explain(config, at_loop,
+                    std::vector<Action>(trace.begin() + loop, trace.end()));
+  }
+  return Status::Ok();
+}
+
+Status LassoStates(const model::Config& config,
+                   const std::vector<Action>& trace, std::size_t loop,
+                   std::optional<std::size_t> window,
+                   std::vector<State>* states) {
+  const Status lasso = CheckLasso(config, trace, loop, window, nullptr);
+  if (lasso.code() == StatusCode::kInvalidArgument) return lasso;
+  states->clear();
+  State at = model::Init(config.bounds);
+  for (std::size_t k = 0; k < trace.size(); ++k) {
+    const bool windowed = window && k >= *window;
+    if (window && k == *window) model::Fold(config, &at);
+    states->push_back(at);
+    at = windowed ? Step(config, at, trace[k]) : Plain(config, at, trace[k]);
+  }
+  states->push_back(at);
+  return Status::Ok();
+}
+
+Result<LassoReplay> ReplayLassoOnImplementation(
+    const lockstep::LockstepSetup& setup, const std::vector<Action>& trace,
+    std::size_t loop, std::optional<std::size_t> window) {
+  std::string note;
+  MEMWAL_RETURN_IF_ERROR(CheckLasso(setup.config, trace, loop, window, &note));
+  // The states along the lasso, folded (the translation compares them so).
+  std::vector<State> windowed;
+  State at = model::Init(setup.config.bounds);
+  for (std::size_t k = 0; k <= trace.size(); ++k) {
+    const bool in_window = window && k >= *window;
+    if (window && k == *window) model::Fold(setup.config, &at);
+    State folded = at;
+    model::Fold(setup.config, &folded);
+    windowed.push_back(folded);
+    if (k == trace.size()) break;
+    at = in_window ? Step(setup.config, at, trace[k])
+                   : Plain(setup.config, at, trace[k]);
+  }
+  LassoReplay replay;
+  replay.stuck = StuckGenerations(setup.config, windowed[loop]);
+  lockstep::LockstepSetup raised = setup;
+  raised.config.bounds.commits = model::kCommitsMax;
+  raised.config.bounds.fragments = model::kFragmentsMax;
+  const bool stutter = loop == trace.size();
+  // Translate: stem, then turns of the cycle while the raised bounds allow
+  // (a stutter has no cycle steps: the stem, then its last state).
+  State plain = model::Init(raised.config.bounds);
+  std::vector<Action> actions;
+  std::size_t k = 0;
+  std::size_t taken = 0;
+  for (; !(stutter && k == trace.size()); ++taken) {
+    const Action& recorded = trace[k];
+    const std::size_t next = k + 1 == trace.size() ? loop : k + 1;
+    model::EnabledActions(raised.config, plain, &actions);
+    std::optional<State> reached;
+    for (const Action& action : actions) {
+      if (action.index() != recorded.index()) continue;
+      model::Outcome outcome;
+      State after = model::Apply(raised.config, plain, action, &outcome);
+      State folded = after;
+      model::Fold(setup.config, &folded);
+      if (!(folded == windowed[k + 1])) continue;
+      replay.unrolled.push_back(action);
+      reached = after;
+      break;
+    }
+    if (!reached) break;
+    plain = *reached;
+    if (k + 1 == trace.size() && ++replay.turns == kTurnsMax) break;
+    k = next;
+  }
+  if (stutter && k == trace.size()) replay.turns = 1;
+  if (replay.turns == 0) {
+    return Status::FailedPrecondition(
+        "the model's largest bounds hold no whole turn of the cycle (" +
+        std::to_string(taken) + " steps translated)");
+  }
+  // Cut at the last whole turn, and drive it in lockstep.
+  const std::size_t cycle = trace.size() - loop;
+  replay.unrolled.resize(loop + replay.turns * cycle);
+  Result<impl::World> created = lockstep::InitWorld(raised);
+  if (!created.ok()) return created.status();
+  impl::World world = std::move(*created);
+  replay.finding = lockstep::CheckInit(raised, world);
+  if (replay.finding) return replay;
+  State before = model::Init(raised.config.bounds);
+  const State& loop_state = windowed[loop];
+  for (std::size_t j = 0; j < replay.unrolled.size(); ++j) {
+    model::Outcome outcome;
+    const State after =
+        model::Apply(raised.config, before, replay.unrolled[j], &outcome);
+    replay.step = j + 1;
+    replay.finding = lockstep::StepLockstep(raised, replay.unrolled[j], outcome,
+                                            after, &world);
+    if (replay.finding) return replay;
+    before = after;
+    if (j + 1 < std::min(loop, replay.unrolled.size())) continue;
+    ++replay.checked;
+    bool retirable = false;
+    for (int s = 0; s < setup.config.bounds.shards; ++s) {
+      for (int g = 1; g <= model::Head(loop_state).compacted[s]; ++g) {
+        if (model::Contains(loop_state.retired[s], g - 1) ||
+            model::Retirable(setup.config, loop_state, s, g))
+          continue;
+        Result<bool> answer =
+            world.Retirable(static_cast<uint32_t>(s), static_cast<uint64_t>(g));
+        if (!answer.ok()) return answer.status();
+        retirable = retirable || *answer;
+      }
+    }
+    if (retirable) ++replay.retirable_on_impl;
+  }
+  return replay;
 }
 
 }  // namespace memwal::checker::engine

@@ -1,29 +1,40 @@
 // Liveness on the model graph: CompactedGenerationsEventuallyRetire
-// (spec/protocol.md section 9) under the fairness of design section 3.
+// (spec/protocol.md R70-R72) under weak fairness of the protocol's own
+// actions.
 //
-// Fair actions: OptimizeIndex begins (the repairs), Commit of in-flight
-// transactions, CleanupVersions and the retirement actions (RetireSsTable,
-// RetireDecide, RetireExecute); no other begin (no more writes, restores or
-// clones). The goal: every compacted generation of every shard (g <= head
-// compacted[s]) is retired or Retirable (R12).
+// Weakly fair (R71), one obligation per action instance: OptimizeIndex(i)
+// begins (the repairs), Commit(slot) of in-flight transactions,
+// CleanupVersions and the retirement actions RetireSsTable(s,g),
+// RetireDecide(s,g), RetireExecute(s,g). The environment (appends, flushes,
+// deletes, compactions, index builds and drops, restores, clones) is not
+// obliged to act or to stop. A begin counts as enabled when only the model's
+// bounds on in-flight transactions and history disable it (in Lance nothing
+// caps concurrent writers): an environment that keeps every slot busy does
+// not excuse a repair never begun.
 //
-// The check: every state reachable under the run's bounds must have a fair
-// path to a goal state (an existential fair continuation: "once writes stop
-// and each repair runs alone"). A state without one is a violation: the
-// shortest path from Init to it is the counterexample, with a note on why
-// (its fair continuation is a dead end, or cycles among non-goal states).
-//
-// Bound (decision): fair continuations may use kFairExtraCommits commits beyond
-// the run's `commits` bound (capped at the model's maximum), so that a
-// continuation blocked only by the bound is not reported.
+// The graph (R70) has two parts: the bounded graph (every action, the run's
+// bounds: the safety search's states) and the continuation, entered from any
+// bounded state by folding it (model::Fold): there only the fair actions and
+// the MemWAL write path (Append, FlushMemTable, CompactSsTable,
+// RecordProgress) run, on folded states, so commits and appends go on
+// forever within the run's bounds on history plus in-flight transactions,
+// distinguishable fragments, generations and in-flight transactions. The
+// rest of the environment (deletes, rewrites, index builds and drops,
+// restores, clones, ...) acts finitely often: in the stem. The goal: every
+// compacted generation of every shard is retired or Retirable (R12), or the
+// head has no live fragment. A violation is a fair cycle without a goal state
+// (checker/engine/fair_cycles.h), reported as a lasso: a shortest stem from
+// Init, then the cycle, which returns to the state at `loop`.
 #ifndef MEMWAL_CHECKER_ENGINE_LIVENESS_H_
 #define MEMWAL_CHECKER_ENGINE_LIVENESS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/status.h"
+#include "checker/lockstep/lockstep.h"
 #include "model/actions.h"
 #include "model/config.h"
 #include "model/state.h"
@@ -32,23 +43,29 @@ namespace memwal::checker::engine {
 
 inline constexpr std::string_view kLivenessName =
     "CompactedGenerationsEventuallyRetire";
-inline constexpr int kFairExtraCommits = 3;
 
 struct LivenessOptions {
-  uint64_t max_states = 50'000'000;  // reachable states; fair ones up to 4x
+  uint64_t max_states = 50'000'000;  // graph states
   uint64_t memory_limit_mb = 0;      // resident set size; 0: none
-  bool symmetry = true;              // where the configuration allows it
+  // Store one node per orbit of shard and index permutations where the
+  // configuration allows them (model::SymmetryOf); verdicts and lassos are
+  // those of the concrete graph (liveness.cc).
+  bool symmetry = true;
 };
 
 struct LivenessResult {
   bool holds = true;
   bool complete = true;                // false: a budget ran out
   std::string stopped_by{};            // "max-states", "memory-limit"
-  uint64_t bytes = 0;                  // the graph, measured at the end
-  uint64_t states = 0;                 // reachable states checked
-  uint64_t fair_states = 0;            // states of the fair continuations
-  std::vector<model::Action> trace{};  // Init to a state that cannot retire
-  std::vector<model::State> states_on_trace{};
+  uint64_t bytes = 0;                  // graph and search, measured at the end
+  uint64_t states = 0;                 // states of the windowed graph
+  uint64_t edges = 0;                  // its transitions
+  std::vector<model::Action> trace{};  // the lasso: stem, then cycle
+  std::size_t loop = 0;                // the cycle is trace[loop, end)
+  // Steps from *window on are the continuation's, on windowed states (R70);
+  // nullopt: the whole lasso lies in the bounded graph.
+  std::optional<std::size_t> window{};
+  std::vector<model::State> states_on_trace{};  // folded, trace.size() + 1
   std::string note{};
 };
 
@@ -56,25 +73,71 @@ struct LivenessResult {
 bool AllCompactedRetirable(const model::Config& config,
                            const model::State& state);
 
-// The fair actions enabled in `state` under `fair_config`.
-void FairActions(const model::Config& fair_config, const model::State& state,
-                 std::vector<model::Action>* out);
+// The goal of R72: AllCompactedRetirable, or no live fragment at the head (an
+// empty table earns no catch-up until rows are appended, R33).
+bool Discharged(const model::Config& config, const model::State& state);
 
-// The config fair continuations run under (commits relaxed).
-model::Config FairConfig(const model::Config& config);
+// The weak-fairness class of `action` (0..30), or kNoClass (31) for an action
+// of the environment.
+uint32_t FairClass(const model::Action& action);
 
-// Explores the reachable graph and every fair continuation: one BFS over
-// compact nodes (checker/liveness.cc), one state per orbit where the
-// configuration allows symmetry; the counterexample is the shortest path to a
-// state without a fair path to the goal.
+// The fair classes enabled in `state` (a begin disabled only by the bounds on
+// in-flight transactions and history counts as enabled), as a bit mask.
+uint32_t FairEnabled(const model::Config& config, const model::State& state);
+
+// The windowed successor (model::Apply, then model::Fold).
+model::State Step(const model::Config& config, const model::State& state,
+                  const model::Action& action);
+
+// Builds the windowed graph from Init and searches it for a fair cycle
+// without a goal state.
 LivenessResult CheckLiveness(const model::Config& config,
                              const LivenessOptions& options);
 LivenessResult CheckLiveness(const model::Config& config, uint64_t max_states);
 
-// From `state` alone: does some fair continuation reach the goal? `note`
-// receives a one-line reason when not. (Used by replay.)
-bool FairlyRetires(const model::Config& config, const model::State& state,
-                   std::string* note);
+// Replays a recorded lasso on the model: every step enabled, the state after
+// the last step equal to the state after `loop` steps (with loop < size), no
+// goal state on the cycle, every fair class enabled throughout the cycle taken
+// in it. OK with *note naming the stuck generations; else the reason it is
+// not a fair counterexample (FailedPrecondition) or not replayable
+// (InvalidArgument).
+Status CheckLasso(const model::Config& config,
+                  const std::vector<model::Action>& trace, std::size_t loop,
+                  std::optional<std::size_t> window, std::string* note);
+
+// The states along a recorded lasso (Init first; folded from *window on), if
+// CheckLasso accepts it.
+Status LassoStates(const model::Config& config,
+                   const std::vector<model::Action>& trace, std::size_t loop,
+                   std::optional<std::size_t> window,
+                   std::vector<model::State>* states);
+
+// A lasso replayed on the implementation (R72): the windowed trace is
+// translated step by step into the unwindowed model (each step the first
+// enabled action of the same kind whose windowed successor is the recorded
+// one), under the run's bounds with commits and fragments raised to the
+// model's maximum, and the stem plus as many whole turns of the cycle as
+// those fit are driven in lockstep. After every step of a turn the
+// implementation's persisted state is asked whether each generation stuck at
+// the loop state is retirable (impl::World::Retirable).
+struct LassoReplay {
+  std::vector<model::Action> unrolled{};  // stem, then `turns` cycles
+  std::size_t turns = 0;
+  std::optional<lockstep::Finding> finding{};  // a disagreement, if any
+  std::size_t step = 0;                        // its step (1-based)
+  std::string stuck{};                         // "(s,g), ..." at the loop state
+  std::size_t checked = 0;            // cycle steps whose state was asked
+  std::size_t retirable_on_impl = 0;  // of those, states where one was
+};
+Result<LassoReplay> ReplayLassoOnImplementation(
+    const lockstep::LockstepSetup& setup,
+    const std::vector<model::Action>& trace, std::size_t loop,
+    std::optional<std::size_t> window);
+
+// The compacted generations of `state` that are neither retired nor
+// retirable, as "(s,g), ...".
+std::string StuckGenerations(const model::Config& config,
+                             const model::State& state);
 
 }  // namespace memwal::checker::engine
 

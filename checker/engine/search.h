@@ -124,6 +124,10 @@ struct SearchViolation {
   std::vector<model::Action> trace{};
   std::vector<model::State> states{};  // Init first
   std::string impl_state{};  // the implementation's abstraction at the step
+  // A lasso (liveness, checker/engine/liveness.h): trace[*loop, end) is the
+  // cycle, and `states` are the windowed states along it.
+  std::optional<std::size_t> loop{};
+  std::optional<std::size_t> window{};  // its first windowed step (R70)
 };
 
 struct SearchResult {

@@ -8,6 +8,7 @@
 
 #include "base/flags.h"
 #include "base/output_file.h"
+#include "checker/engine/liveness.h"
 #include "checker/report/trace_reader.h"
 #include "model/invariants.h"
 #include "model/read.h"
@@ -422,7 +423,10 @@ Result<std::string> RenderTraceFile(const std::string& trace_path) {
   if (!valid.ok())
     return Usage(Escaped(trace_path) + ": " + Escaped(valid.message()));
   std::vector<State> states;
-  const Status replayed = engine::Replay(trace.config, trace.steps, &states);
+  const Status replayed =
+      trace.loop ? engine::LassoStates(trace.config, trace.steps, *trace.loop,
+                                       trace.window, &states)
+                 : engine::Replay(trace.config, trace.steps, &states);
   if (!replayed.ok())
     return Usage(Escaped(trace_path) + ": " + Escaped(replayed.message()));
   return RenderCounterexamplePage(trace, states, ReproduceCommand(trace_path));

@@ -6,6 +6,7 @@
 // (and its DOM holds the missed row and the invariant) even where scripts do
 // not run; the script only chooses which panel is shown.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include "checker/report/report.h"
 #include "model/actions.h"
 #include "model/read.h"
+#include "model/window.h"
 
 namespace memwal::checker::report {
 namespace {
@@ -229,7 +231,9 @@ Story TellStory(const Trace& trace, const std::vector<State>& states) {
     const State& before = states[k - 1];
     const State& after = states[k];
     model::Outcome outcome = model::Outcome::kDone;
-    const State check = model::Apply(trace.config, before, action, &outcome);
+    State check = model::Apply(trace.config, before, action, &outcome);
+    // A lasso's continuation steps run on folded states (spec R70).
+    if (trace.window && k >= *trace.window) model::Fold(trace.config, &check);
     MEMWAL_ASSERT(check == after);
     story.outcomes.push_back(std::string(model::Name(outcome)));
     story.narrative.emplace_back();
@@ -792,6 +796,51 @@ nlohmann::json StepJson(const Trace& trace, const std::vector<State>& states,
 
 }  // namespace
 
+// A lasso's cycle drawn as a loop (spec R72): the states from step `loop`
+// on, around a circle, each arrow the step that leads on, the last one back
+// to the first.
+std::string LassoSvg(const Trace& trace, std::size_t loop) {
+  const std::size_t n = trace.steps.size() - loop;
+  const double radius = 60.0 + 14.0 * static_cast<double>(n);
+  const double size = 2 * radius + 240;
+  const double center = size / 2;
+  auto at = [&](std::size_t k, double r) {
+    const double angle = -1.5707963 + 6.2831853 * static_cast<double>(k) /
+                                          static_cast<double>(n);
+    return std::pair<double, double>{center + r * std::cos(angle),
+                                     center + r * std::sin(angle)};
+  };
+  std::ostringstream svg;
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << size
+      << "\" height=\"" << size
+      << "\" font-family=\"monospace\" "
+         "font-size=\"11\"><defs><marker id=\"head\" markerWidth=\"8\" "
+         "markerHeight=\"8\" refX=\"7\" refY=\"4\" orient=\"auto\"><path "
+         "d=\"M0,0 L8,4 L0,8 z\" fill=\"#c62828\"/></marker></defs>";
+  for (std::size_t k = 0; k < n; ++k) {
+    const auto [x1, y1] = at(k, radius);
+    const auto [x2, y2] = at(k + 1, radius);
+    const double mx = (x1 + x2) / 2;
+    const double my = (y1 + y2) / 2;
+    // The control point pushed outward bends each arrow along the circle.
+    svg << "<path d=\"M" << x1 << "," << y1 << " Q" << mx + (mx - center) * 0.15
+        << "," << my + (my - center) * 0.15 << " " << x2 << "," << y2
+        << "\" fill=\"none\" stroke=\"#c62828\" stroke-width=\"1.5\" "
+           "marker-end=\"url(#head)\"/>";
+    const auto [tx, ty] = at(k, radius + 28);
+    const std::string label = std::to_string(loop + k + 1) + ". " +
+                              model::ToString(trace.steps[loop + k]);
+    svg << "<circle cx=\"" << x1 << "\" cy=\"" << y1 << "\" r=\"9\" "
+        << "fill=\"" << (k == 0 ? "#c62828" : "#ffffff")
+        << "\" stroke=\"#c62828\"/><text x=\"" << tx << "\" y=\"" << ty
+        << "\" text-anchor=\"middle\">" << Escape(label) << "</text>";
+  }
+  svg << "<text x=\"" << center << "\" y=\"" << center << "\" "
+      << "text-anchor=\"middle\">state after step " << loop
+      << " (filled): the cycle returns here</text></svg>";
+  return svg.str();
+}
+
 std::string RenderCounterexamplePage(const Trace& trace,
                                      const std::vector<State>& states,
                                      std::string_view reproduce) {
@@ -802,9 +851,13 @@ std::string RenderCounterexamplePage(const Trace& trace,
   const std::vector<Explanation> why = Explain(config, states[last]);
   const Explanation* primary = why.empty() ? nullptr : &why.front();
   const std::string headline =
-      why.empty() ? "no invariant broken after step " + std::to_string(last)
-                  : why.front().invariant + " broken after step " +
-                        std::to_string(last);
+      trace.loop ? trace.invariant + ": a lasso, stem of " +
+                       std::to_string(*trace.loop) + " steps, cycle of " +
+                       std::to_string(trace.steps.size() - *trace.loop) +
+                       " steps repeated forever"
+      : why.empty() ? "no invariant broken after step " + std::to_string(last)
+                    : why.front().invariant + " broken after step " +
+                          std::to_string(last);
   std::ostringstream html;
   html << PageStart("memwal-check: " + headline);
   html << "<header><h1>memwal-check counterexample: " << Escape(headline)
@@ -819,6 +872,20 @@ std::string RenderCounterexamplePage(const Trace& trace,
        << "</h2>" << FindingsHtml(why)
        << "<div>Reproduce:</div><pre id=\"reproduce\">" << Escape(reproduce)
        << "</pre></section>\n";
+  if (trace.loop) {
+    html << "<section class=\"violation\" id=\"lasso\"><h2>The cycle</h2><p>"
+         << "Steps 1-" << *trace.loop << " lead to the filled state; steps "
+         << *trace.loop + 1 << "-" << trace.steps.size()
+         << " return to it, and repeating them forever is a fair run (every "
+            "weakly fair action enabled throughout is taken on it) on which "
+            "no state has every compacted generation retirable (spec R72)."
+         << (trace.window ? " From step " + std::to_string(*trace.window + 1) +
+                                " on the states are the liveness window's "
+                                "(spec R70)."
+                          : std::string())
+         << "</p><div class=\"scroll\">" << LassoSvg(trace, *trace.loop)
+         << "</div></section>\n";
+  }
   html << "<section id=\"timeline\"><h2>Timeline</h2><div class=\"legend\">"
           "<span><i class=\"swatch\" style=\"background:#1565c0\"></i>version "
           "published</span>"

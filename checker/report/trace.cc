@@ -284,10 +284,12 @@ json TraceToJson(const Trace& trace) {
   for (const model::Action& action : trace.steps) {
     steps.push_back(json{{"action", model::ToJson(action)}});
   }
-  return json{
-      {"format", std::string(kTraceFormat)},  {"version", kTraceVersion},
-      {"config", ConfigToJson(trace.config)}, {"seed", trace.seed},
-      {"invariant", trace.invariant},         {"steps", steps}};
+  json out{{"format", std::string(kTraceFormat)},  {"version", kTraceVersion},
+           {"config", ConfigToJson(trace.config)}, {"seed", trace.seed},
+           {"invariant", trace.invariant},         {"steps", steps}};
+  if (trace.loop) out["loop"] = *trace.loop;
+  if (trace.window) out["window"] = *trace.window;
+  return out;
 }
 
 Result<Trace> TraceFromJson(const json& object) {
@@ -300,10 +302,24 @@ Result<Trace> TraceFromJson(const json& object) {
       object["version"].get<uint64_t>() != kTraceVersion) {
     return Bad("unsupported trace version (this build reads version 1)");
   }
-  MEMWAL_RETURN_IF_ERROR(ExactKeys(
-      object, {"format", "version", "config", "seed", "invariant", "steps"},
-      "trace"));
   Trace trace;
+  json rest = object;
+  if (const auto loop = rest.find("loop"); loop != rest.end()) {
+    if (!loop->is_number_unsigned())
+      return Bad("\"loop\" must be an unsigned integer");
+    trace.loop = loop->get<uint64_t>();
+    rest.erase("loop");
+  }
+  if (const auto window = rest.find("window"); window != rest.end()) {
+    if (!window->is_number_unsigned() || !trace.loop ||
+        window->get<uint64_t>() > *trace.loop)
+      return Bad("\"window\" must be an unsigned integer at most \"loop\"");
+    trace.window = window->get<uint64_t>();
+    rest.erase("window");
+  }
+  MEMWAL_RETURN_IF_ERROR(ExactKeys(
+      rest, {"format", "version", "config", "seed", "invariant", "steps"},
+      "trace"));
   MEMWAL_ASSIGN_OR_RETURN(trace.config, ConfigFromJson(object["config"]));
   if (!object["seed"].is_number_unsigned())
     return Bad("\"seed\" must be an unsigned integer");
@@ -319,6 +335,12 @@ Result<Trace> TraceFromJson(const json& object) {
     }
     trace.steps.push_back(*action);
   }
+  // (The lockstep reader parses the steps apart and checks it after them.)
+  if (trace.loop && !trace.steps.empty() && *trace.loop > trace.steps.size()) {
+    return Bad("\"loop\" is " + std::to_string(*trace.loop) +
+               ", not one of the " + std::to_string(trace.steps.size()) +
+               " steps");
+  }
   return trace;
 }
 
@@ -330,7 +352,8 @@ Result<Trace> ParseTrace(std::string_view text) {
 
 json ToItf(const Config& config, std::string_view invariant,
            const std::vector<model::Action>& trace,
-           const std::vector<model::State>& states) {
+           const std::vector<model::State>& states,
+           std::optional<std::size_t> loop) {
   MEMWAL_ASSERT(states.size() == trace.size() + 1);
   json vars = json::array({"versions", "inflight", "flushed", "retired",
                            "pending", "committed", "next_fragment", "rows",
@@ -354,16 +377,21 @@ json ToItf(const Config& config, std::string_view invariant,
     state["mbt::nondetPicks"] = picks;
     itf_states.push_back(state);
   }
-  return json{{"#meta",
-               {{"format", "ITF"},
-                {"format-description",
-                 "https://apalache-mc.org/docs/adr/015adr-trace.html"},
-                {"source", "memwal-check model"},
-                {"status", "violation"},
-                {"description", "violation of " + std::string(invariant) +
-                                    " under " + model::ToString(config)}}},
-              {"vars", vars},
-              {"states", itf_states}};
+  // ITF's loop: the last state equals states[loop] (the cycle closes), so
+  // the loop index is that of the state the cycle's first step leaves.
+  json document =
+      json{{"#meta",
+            {{"format", "ITF"},
+             {"format-description",
+              "https://apalache-mc.org/docs/adr/015adr-trace.html"},
+             {"source", "memwal-check model"},
+             {"status", "violation"},
+             {"description", "violation of " + std::string(invariant) +
+                                 " under " + model::ToString(config)}}},
+           {"vars", vars},
+           {"states", itf_states}};
+  if (loop) document["loop"] = *loop;
+  return document;
 }
 
 Status WriteFileAtomically(const std::string& path, std::string_view contents) {

@@ -7,13 +7,20 @@
 //              "bounds":{"shards":1,"generations":2,"fragments":3,"indexes":1,"commits":5,
 //                        "inflight":2}},
 //    "seed":0,"invariant":"ReadsMissNoRows","steps":[{"action":{"kind":"Append"}},...]}
-// Reading is strict: anything missing, extra, mistyped or from another format
-// version is an InvalidArgument with a one-line message; nothing throws.
+// A lasso (a liveness counterexample, spec R72) adds "loop": the steps from
+// index loop on form the cycle (loop == the number of steps: the last state
+// stutters forever, no weakly fair action enabled in it), which returns to the
+// state after `loop` steps and "window" when it has one: the steps from index
+// window on run in the liveness continuation on folded states (spec R70,
+// model/window.h). Reading is strict: anything missing, extra, mistyped or from
+// another format version is an InvalidArgument with a one-line message; nothing
+// throws.
 #ifndef MEMWAL_CHECKER_REPORT_TRACE_H_
 #define MEMWAL_CHECKER_REPORT_TRACE_H_
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +40,8 @@ struct Trace {
   uint64_t seed = 0;
   std::string invariant{};
   std::vector<model::Action> steps{};
+  std::optional<uint64_t> loop{};    // a lasso: steps[loop, end) is the cycle
+  std::optional<uint64_t> window{};  // a lasso: steps[window, end) windowed
 };
 
 nlohmann::json ConfigToJson(const model::Config& config);
@@ -46,10 +55,12 @@ Result<Trace> ParseTrace(std::string_view text);
 // The ITF document for `states` (Init first) reached by `trace` (states.size()
 // == trace.size() + 1). Each ITF state holds the model state's fields (see
 // trace.cc for the encoding) plus "mbt::actionTaken" and "mbt::nondetPicks" for
-// the step that led to it.
+// the step that led to it. A lasso sets ITF's top-level "loop": the index of
+// the state the last state returns to (its successor by the first cycle step).
 nlohmann::json ToItf(const model::Config& config, std::string_view invariant,
                      const std::vector<model::Action>& trace,
-                     const std::vector<model::State>& states);
+                     const std::vector<model::State>& states,
+                     std::optional<std::size_t> loop = std::nullopt);
 
 // Trace files of format version 2: version 1's keys plus "lockstep" (whether
 // the run drove the implementation), "impl_bugs" (bugs switched on in the

@@ -229,6 +229,11 @@ Result<LockstepTrace> FromParsed(TraceSax* sax) {
   MEMWAL_ASSIGN_OR_RETURN(out.trace, TraceFromJson(document));
   MEMWAL_ASSERT(out.trace.steps.empty());
   out.trace.steps = std::move(sax->steps());
+  if (out.trace.loop && *out.trace.loop > out.trace.steps.size()) {
+    return Bad("trace field 'loop' is " + std::to_string(*out.trace.loop) +
+               ", not one of the " + std::to_string(out.trace.steps.size()) +
+               " steps");
+  }
   if (out.step > out.trace.steps.size()) {
     return Bad("trace field 'step' is " + std::to_string(out.step) +
                ", past the last of " + std::to_string(out.trace.steps.size()) +

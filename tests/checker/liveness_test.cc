@@ -1,74 +1,212 @@
-// CompactedGenerationsEventuallyRetire (checker/liveness.h): holds under the
-// default config, fails for the no-work repair that records nothing, and the
-// counterexample's last state really has no fair way out.
+// CompactedGenerationsEventuallyRetire (checker/engine/liveness.h): holds for
+// the correct protocols, fails with a lasso for the two liveness bugs, the
+// lasso replays on the model and (repair-spans-live-at-commit) on the
+// implementation, whose persisted state never makes the generation
+// retirable, and both budgets stop the search incomplete.
 #include "checker/engine/liveness.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "checker/engine/fair_cycles.h"
+
 namespace memwal::checker {
 namespace {
 
-model::Config ConfigWith(const model::Bounds& bounds, uint32_t bugs = 0) {
+using model::Bug;
+
+model::Config ConfigWith(const model::Bounds& bounds, uint32_t bugs = 0,
+                         model::Protocol protocol = model::Protocol::kDerived) {
   model::Config config;
   config.bounds = bounds;
   config.bugs = bugs;
+  config.protocol = protocol;
   return config;
 }
 
-// (small, about 3 s more, is what the default `./memwal check` runs.)
-TEST(Liveness, HoldsUnderTheDefaultConfigAtTiny) {
-  const engine::LivenessResult result =
+bool CycleHas(const engine::LivenessResult& result, std::string_view kind) {
+  return std::any_of(
+      result.trace.begin() + result.loop, result.trace.end(),
+      [&](const model::Action& a) { return model::KindName(a) == kind; });
+}
+
+// Pinned: the bounded graph plus the windowed continuation (R70).
+TEST(Liveness, HoldsForDerivedAndAdvanceAtTiny) {
+  const engine::LivenessResult derived =
       engine::CheckLiveness(ConfigWith(model::TinyBounds()), 10'000'000);
-  EXPECT_TRUE(result.complete);
-  EXPECT_TRUE(result.holds) << result.note;
-  EXPECT_EQ(result.states, 139992u);
-  EXPECT_GT(result.fair_states, 0u);
+  EXPECT_TRUE(derived.complete);
+  EXPECT_TRUE(derived.holds) << derived.note;
+  EXPECT_EQ(derived.states, 315648u);
+  const engine::LivenessResult advance = engine::CheckLiveness(
+      ConfigWith(model::TinyBounds(), 0, model::Protocol::kAdvance),
+      10'000'000);
+  EXPECT_TRUE(advance.holds) << advance.note;
+  EXPECT_EQ(advance.states, 364385u);
 }
 
 TEST(Liveness, StopsIncompleteWhenTheStateBudgetRunsOut) {
   const engine::LivenessResult result =
       engine::CheckLiveness(ConfigWith(model::TinyBounds()), 1000);
   EXPECT_FALSE(result.complete);
+  EXPECT_EQ(result.stopped_by, "max-states");
 }
 
-TEST(Liveness, FailsWhenANoWorkRepairRecordsNothing) {
-  const model::Config config =
-      ConfigWith(model::TinyBounds(),
-                 model::BugBit(model::Bug::kNoWorkRepairRecordsNothing));
+TEST(Liveness, StopsIncompleteWhenTheResidentSetPassesTheMemoryLimit) {
+  const engine::LivenessResult result = engine::CheckLiveness(
+      ConfigWith(model::TinyBounds()),
+      engine::LivenessOptions{.max_states = 10'000'000, .memory_limit_mb = 1});
+  EXPECT_FALSE(result.complete);
+  EXPECT_EQ(result.stopped_by, "memory-limit");
+}
+
+TEST(Liveness, FailsWithALassoWhenANoWorkRepairRecordsNothing) {
+  const model::Config config = ConfigWith(
+      model::TinyBounds(), model::BugBit(Bug::kNoWorkRepairRecordsNothing));
+  const engine::LivenessResult result =
+      engine::CheckLiveness(config, 10'000'000);
+  ASSERT_TRUE(result.complete);
+  ASSERT_FALSE(result.holds);
+  // A dead end: the repair has nothing to do and records nothing, so no
+  // weakly fair action is enabled and the run stutters there (R72).
+  ASSERT_EQ(result.loop, result.trace.size());
+  EXPECT_EQ(result.trace.size(), 8u);  // the old AG EF check: 7 (to the state)
+  ASSERT_EQ(result.states_on_trace.size(), result.trace.size() + 1);
+  EXPECT_EQ(result.states_on_trace.back(), result.states_on_trace[result.loop]);
+  std::string note;
+  EXPECT_TRUE(engine::CheckLasso(config, result.trace, result.loop,
+                                 result.window, &note)
+                  .ok());
+  EXPECT_NE(note.find("never become retirable"), std::string::npos);
+  // Without the bug the same steps are no fair counterexample.
+  EXPECT_FALSE(engine::CheckLasso(ConfigWith(model::TinyBounds()), result.trace,
+                                  result.loop, result.window, nullptr)
+                   .ok());
+}
+
+TEST(Liveness, FindsTheRepairOutrunByAppendsAsALassoThatReplaysOnBothSides) {
+  const model::Config config = ConfigWith(
+      model::TinyBounds(), model::BugBit(Bug::kRepairSpansLiveAtCommit),
+      model::Protocol::kAdvance);
   const engine::LivenessResult result =
       engine::CheckLiveness(config, 10'000'000);
   ASSERT_FALSE(result.holds);
-  EXPECT_EQ(result.trace.size(), 7u);
-  ASSERT_EQ(result.states_on_trace.size(), result.trace.size() + 1);
-  std::string note;
+  // The cycle keeps appending and keeps repairing: a livelock, not a dead
+  // end.
+  EXPECT_TRUE(CycleHas(result, "Append"));
+  EXPECT_TRUE(CycleHas(result, "OptimizeIndex"));
+  ASSERT_TRUE(result.window.has_value());
+  EXPECT_TRUE(engine::CheckLasso(config, result.trace, result.loop,
+                                 result.window, nullptr)
+                  .ok());
+  const Result<engine::LassoReplay> replay =
+      engine::ReplayLassoOnImplementation(
+          lockstep::LockstepSetup{.config = config}, result.trace, result.loop,
+          result.window);
+  ASSERT_TRUE(replay.ok()) << replay.status().message();
+  EXPECT_FALSE(replay->finding.has_value())
+      << replay->finding->invariant << ": " << replay->finding->detail;
+  EXPECT_GE(replay->turns, 1u);
+  EXPECT_GT(replay->checked, 0u);
+  EXPECT_EQ(replay->retirable_on_impl, 0u);
+  EXPECT_EQ(replay->stuck, "(0,1)");
+  // The correct advance protocol passes the same steps: its repair covers the
+  // fragments it read, so the same lasso is not a fair counterexample.
   EXPECT_FALSE(
-      engine::FairlyRetires(config, result.states_on_trace.back(), &note));
-  EXPECT_NE(note.find("can never become retirable"), std::string::npos);
-  // Without the bug, the same state can still retire its generation.
-  EXPECT_TRUE(engine::FairlyRetires(ConfigWith(model::TinyBounds()),
-                                    result.states_on_trace.back(), nullptr));
+      engine::CheckLasso(
+          ConfigWith(model::TinyBounds(), 0, model::Protocol::kAdvance),
+          result.trace, result.loop, result.window, nullptr)
+          .ok());
 }
 
-TEST(Liveness, FairContinuationsMayUseCommitsBeyondTheBound) {
+// Two shards and two indexes (the gate's, with one commit fewer): the graph
+// of orbits gives the concrete graph's verdict, and its lasso is concrete.
+struct SymmetryRow {
+  const char* name;
+  model::Protocol protocol;
+  uint32_t bugs;
+};
+
+class LivenessWithSymmetry : public testing::TestWithParam<SymmetryRow> {};
+
+TEST_P(LivenessWithSymmetry, GivesTheVerdictAndLassoOfTheConcreteGraph) {
+  model::Bounds bounds = model::GateBounds();
+  bounds.commits = 3;
+  const model::Config config =
+      ConfigWith(bounds, GetParam().bugs, GetParam().protocol);
+  const engine::LivenessResult with = engine::CheckLiveness(
+      config, engine::LivenessOptions{.max_states = 20'000'000});
+  const engine::LivenessResult without = engine::CheckLiveness(
+      config,
+      engine::LivenessOptions{.max_states = 20'000'000, .symmetry = false});
+  ASSERT_TRUE(with.complete && without.complete);
+  EXPECT_EQ(with.holds, without.holds) << with.note << " / " << without.note;
+  EXPECT_LT(3 * with.states, without.states);
+  if (!with.holds && !without.holds) {
+    EXPECT_EQ(with.trace.size(), without.trace.size());
+    EXPECT_EQ(with.trace.size() - with.loop,
+              without.trace.size() - without.loop);
+    EXPECT_TRUE(
+        engine::CheckLasso(config, with.trace, with.loop, with.window, nullptr)
+            .ok());
+    std::vector<model::State> states;
+    ASSERT_TRUE(
+        engine::LassoStates(config, with.trace, with.loop, with.window, &states)
+            .ok());
+    EXPECT_EQ(states, with.states_on_trace);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AtTwoShardsAndTwoIndexes, LivenessWithSymmetry,
+    testing::Values(
+        SymmetryRow{"derived", model::Protocol::kDerived, 0},
+        SymmetryRow{"advance", model::Protocol::kAdvance, 0},
+        SymmetryRow{"no_work_repair_records_nothing", model::Protocol::kDerived,
+                    model::BugBit(Bug::kNoWorkRepairRecordsNothing)},
+        SymmetryRow{"repair_spans_live_at_commit", model::Protocol::kAdvance,
+                    model::BugBit(Bug::kRepairSpansLiveAtCommit)}),
+    [](const testing::TestParamInfo<SymmetryRow>& row) {
+      return std::string(row.param.name);
+    });
+
+TEST(Liveness, ARecordedLassoWhoseLoopIndexIsOutOfRangeIsRefused) {
   const model::Config config = ConfigWith(model::TinyBounds());
-  EXPECT_EQ(engine::FairConfig(config).bounds.commits,
-            config.bounds.commits + engine::kFairExtraCommits);
-  model::Config at_max = config;
-  at_max.bounds.commits = model::kCommitsMax;
-  EXPECT_EQ(engine::FairConfig(at_max).bounds.commits, model::kCommitsMax);
+  const std::vector<model::Action> steps{model::FlushMemTable{0}};
+  EXPECT_EQ(engine::CheckLasso(config, steps, 2, std::nullopt, nullptr).code(),
+            StatusCode::kInvalidArgument);
+  // A flush is no cycle: it does not return to Init.
+  EXPECT_EQ(engine::CheckLasso(config, steps, 0, std::nullopt, nullptr).code(),
+            StatusCode::kFailedPrecondition);
 }
 
-TEST(Liveness, InitRetiresTriviallyAndFairActionsExcludeWrites) {
+TEST(Liveness, InitIsAGoalStateAndFairClassesExcludeTheEnvironment) {
   const model::Config config = ConfigWith(model::TinyBounds());
   const model::State init = model::Init(config.bounds);
-  EXPECT_TRUE(engine::AllCompactedRetirable(config, init));
-  std::vector<model::Action> fair;
-  engine::FairActions(engine::FairConfig(config), init, &fair);
-  for (const model::Action& action : fair) {
-    EXPECT_FALSE(std::holds_alternative<model::Append>(action));
-    EXPECT_FALSE(std::holds_alternative<model::FlushMemTable>(action));
-    EXPECT_FALSE(std::holds_alternative<model::Restore>(action));
-  }
+  EXPECT_TRUE(engine::Discharged(config, init));
+  EXPECT_EQ(engine::FairClass(model::Append{}), engine::kNoClass);
+  EXPECT_EQ(engine::FairClass(model::FlushMemTable{0}), engine::kNoClass);
+  EXPECT_EQ(engine::FairClass(model::Restore{1}), engine::kNoClass);
+  EXPECT_NE(engine::FairClass(model::OptimizeIndex{0}), engine::kNoClass);
+  EXPECT_NE(engine::FairClass(model::Commit{0}),
+            engine::FairClass(model::Commit{1}));
+}
+
+TEST(Liveness, ARepairDisabledOnlyByTheInFlightBoundCountsAsEnabled) {
+  // Two deletes in flight fill tiny's two slots: the repair cannot begin in
+  // the model, but nothing in Lance stops it, so fairness still asks for it.
+  const model::Config config = ConfigWith(model::TinyBounds());
+  model::State state = model::Init(config.bounds);
+  model::Outcome outcome;
+  state = model::Apply(config, state, model::Append{}, &outcome);
+  state = model::Apply(config, state, model::Commit{0}, &outcome);
+  state = model::Apply(config, state, model::DeleteFragment{0}, &outcome);
+  ASSERT_EQ(state.inflight_count, 1);
+  state = model::Apply(config, state, model::DeleteFragment{1}, &outcome);
+  ASSERT_FALSE(
+      model::IsEnabled(config, state, model::Action{model::OptimizeIndex{0}}));
+  EXPECT_TRUE(engine::FairEnabled(config, state) &
+              (1u << engine::FairClass(model::OptimizeIndex{0})));
 }
 
 }  // namespace

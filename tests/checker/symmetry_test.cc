@@ -12,6 +12,7 @@
 
 #include "checker/engine/search.h"
 #include "model/invariants.h"
+#include "model/window.h"
 
 namespace memwal::checker {
 namespace {
@@ -59,6 +60,46 @@ TEST(Symmetry, APermutedStateHasItsOrbitsFingerprint) {
   EXPECT_EQ(model::CanonicalFingerprint(config.bounds, symmetry, state),
             model::CanonicalFingerprint(config.bounds, symmetry,
                                         model::Permute(state, swap)));
+}
+
+// What the reduced liveness graph (checker/engine/liveness.cc) relies on:
+// renaming commutes with every step, with the continuation's fold and with
+// composition, so a path of representatives lifts to a concrete path.
+TEST(Symmetry, RenamingCommutesWithEveryStepAndWithTheFold) {
+  model::Config config;
+  config.bounds = model::GateBounds();
+  const std::vector<model::Permutation> all =
+      model::Permutations(config.bounds, model::SymmetryOf(config));
+  ASSERT_EQ(all.size(), 4u);
+  std::vector<model::Action> actions;
+  for (int steps = 0; steps < 14; ++steps) {
+    const model::State state = SomeState(config, steps);
+    model::EnabledActions(config, state, &actions);
+    for (const model::Permutation& p : all) {
+      EXPECT_EQ(model::Permute(model::Permute(state, p), model::Inverse(p)),
+                model::Permute(state, all[0]));
+      for (const model::Permutation& q : all) {
+        EXPECT_EQ(model::Permute(model::Permute(state, q), p),
+                  model::Permute(state, model::Compose(p, q)));
+      }
+      model::State folded = state;
+      model::Fold(config, &folded);
+      model::State renamed_folded = model::Permute(state, p);
+      model::Fold(config, &renamed_folded);
+      EXPECT_EQ(renamed_folded, model::Permute(folded, p));
+      for (const model::Action& action : actions) {
+        model::Outcome outcome;
+        const model::State renamed = model::Permute(state, p);
+        const model::Action moved = model::Permute(action, p);
+        ASSERT_TRUE(model::IsEnabled(config, renamed, moved))
+            << model::ToString(action);
+        EXPECT_EQ(
+            model::Apply(config, renamed, moved, &outcome),
+            model::Permute(model::Apply(config, state, action, &outcome), p))
+            << model::ToString(action) << " after " << steps << " steps";
+      }
+    }
+  }
 }
 
 TEST(Symmetry, TheSingleIndexReaderAndEnvForeignKeepIndexesApart) {

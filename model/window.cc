@@ -1,0 +1,195 @@
+// The liveness window (model/window.h, spec/protocol.md R70).
+#include "model/window.h"
+
+#include <algorithm>
+#include <array>
+#include <bitset>
+
+namespace memwal::model {
+namespace {
+
+// The in-flight kinds whose Txn::fragment (and second_fragment) name one.
+bool NamesFragment(OpKind kind) {
+  return kind == OpKind::kDeleteFragment || kind == OpKind::kUpdateColumns ||
+         kind == OpKind::kRewriteFragments;
+}
+
+// Op::fragments is a fragment set for these kinds (ReinstallMemWal keeps a
+// flag there).
+bool OpNamesFragments(OpKind kind) { return NamesFragment(kind); }
+
+bool Keeps(const State& state, int v, int oldest_read) {
+  const Version& version = state.versions[v];
+  return v + 1 == state.version_count || version.retained ||
+         version.number >= oldest_read;
+}
+
+// A monotone renaming of fragment ids: `to[f]` is f's new id.
+struct FragmentMap {
+  std::array<uint8_t, kFragmentsMax> to{};
+  FragmentSet Map(FragmentSet set) const {
+    FragmentSet out = 0;
+    for (int f = 0; f < kFragmentsMax; ++f) {
+      if (Contains(set, f)) out |= FragmentSet(1u << to[f]);
+    }
+    return out;
+  }
+};
+
+FragmentSet NamedFragments(const State& state) {
+  FragmentSet named = 0;
+  for (int v = 0; v < state.version_count; ++v) {
+    const Version& version = state.versions[v];
+    named |= version.live | version.op.new_covers;
+    if (OpNamesFragments(version.op.kind)) named |= version.op.fragments;
+    for (const Segments& segments : version.segments) {
+      for (const Segment& segment : segments) named |= segment.covers;
+    }
+  }
+  for (int t = 0; t < state.inflight_count; ++t) {
+    const Txn& txn = state.inflight[t];
+    named |= txn.segment.covers;
+    if (!NamesFragment(txn.kind)) continue;
+    named |= FragmentSet(1u << txn.fragment);
+    if (txn.kind == OpKind::kRewriteFragments)
+      named |= FragmentSet(1u << txn.second_fragment);
+  }
+  return named;
+}
+
+void Renumber(const FragmentMap& map, FragmentSet named, State* state) {
+  // Rows matter to a guard only in a fragment live in a kept version (R28's
+  // guard reads the head's; a Restore makes a kept version's live again).
+  FragmentSet live = 0;
+  for (int v = 0; v < state->version_count; ++v)
+    live |= state->versions[v].live;
+  for (int v = 0; v < state->version_count; ++v) {
+    Version& version = state->versions[v];
+    version.live = map.Map(version.live);
+    version.op.new_covers = map.Map(version.op.new_covers);
+    if (OpNamesFragments(version.op.kind))
+      version.op.fragments = map.Map(version.op.fragments);
+    for (Segments& segments : version.segments) {
+      for (Segment& segment : segments)
+        segment.covers = map.Map(segment.covers);
+    }
+  }
+  for (int t = 0; t < state->inflight_count; ++t) {
+    Txn& txn = state->inflight[t];
+    txn.segment.covers = map.Map(txn.segment.covers);
+    if (!NamesFragment(txn.kind)) continue;
+    txn.fragment = map.to[txn.fragment];
+    if (txn.kind == OpKind::kRewriteFragments)
+      txn.second_fragment = map.to[txn.second_fragment];
+  }
+  std::array<RowSet, kFragmentsMax> rows{};
+  for (int f = 0; f < kFragmentsMax; ++f) {
+    if (Contains(named, f) && Contains(live, f))
+      rows[map.to[f]] = state->rows[f];
+  }
+  state->rows = rows;
+}
+
+// Every fragment set of the state, in a fixed order, through `visit`.
+template <typename Visit>
+void ForEachSet(State* state, Visit visit) {
+  for (int v = 0; v < state->version_count; ++v) {
+    Version& version = state->versions[v];
+    visit(&version.live);
+    visit(&version.op.new_covers);
+    if (OpNamesFragments(version.op.kind)) visit(&version.op.fragments);
+    for (Segments& segments : version.segments) {
+      for (Segment& segment : segments) visit(&segment.covers);
+    }
+  }
+  for (int t = 0; t < state->inflight_count; ++t)
+    visit(&state->inflight[t].segment.covers);
+}
+
+// Merges fragments that every set of the state treats alike (and no in-flight
+// transaction names alone) into the lowest of them, its rows the union.
+void MergeAlike(State* state) {
+  std::array<std::bitset<128>, kFragmentsMax> signature{};
+  int bit = 0;
+  ForEachSet(state, [&](FragmentSet* set) {
+    for (int f = 0; f < kFragmentsMax; ++f) {
+      if (Contains(*set, f)) signature[f].set(bit);
+    }
+    ++bit;
+  });
+  MEMWAL_ASSERT(bit + 2 * kInflightMax <= 128);
+  for (int t = 0; t < state->inflight_count; ++t) {
+    const Txn& txn = state->inflight[t];
+    if (!NamesFragment(txn.kind)) continue;
+    signature[txn.fragment].set(bit++);
+    if (txn.kind == OpKind::kRewriteFragments)
+      signature[txn.second_fragment].set(bit++);
+  }
+  for (int f = 0; f < kFragmentsMax; ++f) {
+    if (signature[f].none()) continue;
+    for (int r = 0; r < f; ++r) {
+      if (signature[r] != signature[f]) continue;
+      state->rows[r] |= state->rows[f];
+      state->rows[f] = 0;
+      const FragmentSet away = FragmentSet(~(1u << f));
+      ForEachSet(state, [away](FragmentSet* set) { *set &= away; });
+      signature[f].reset();
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+void Fold(const Config& config, State* state) {
+  FoldVersions(config, state);
+  MergeAlike(state);
+  FoldVersions(config, state);
+}
+
+void FoldVersions(const Config&, State* state) {
+  // Versions: keep the observable ones, renumber them 1, 2, ...
+  int oldest_read = 256;
+  for (int t = 0; t < state->inflight_count; ++t)
+    oldest_read = std::min<int>(oldest_read, state->inflight[t].read_version);
+  std::array<Version, kVersionsMax> kept{};
+  std::array<uint8_t, 256> number_of{};
+  int count = 0;
+  for (int v = 0; v < state->version_count; ++v) {
+    if (!Keeps(*state, v, oldest_read)) continue;
+    kept[count] = state->versions[v];
+    // An op is read only by the rebase of a transaction that read an older
+    // version (R30) and, for a re-install, by the reinstalls bound (R39).
+    if (state->versions[v].number <= oldest_read &&
+        kept[count].op.kind != OpKind::kReinstallMemWal)
+      kept[count].op = Op{};
+    number_of[state->versions[v].number] = static_cast<uint8_t>(count + 1);
+    kept[count].number = static_cast<uint8_t>(count + 1);
+    ++count;
+  }
+  state->versions = kept;
+  state->version_count = static_cast<uint8_t>(count);
+  for (int t = 0; t < state->inflight_count; ++t) {
+    Txn& txn = state->inflight[t];
+    MEMWAL_ASSERT(number_of[txn.read_version] != 0);
+    txn.read_version = number_of[txn.read_version];
+  }
+  // Fragments: keep the named ones, renumber them 0, 1, ... in order.
+  const FragmentSet named = NamedFragments(*state);
+  FragmentMap map;
+  int next = 0;
+  for (int f = 0; f < kFragmentsMax; ++f) {
+    if (Contains(named, f)) map.to[f] = static_cast<uint8_t>(next++);
+  }
+  Renumber(map, named, state);
+  // Section 2's well-formedness wants at least one allocated id.
+  state->next_fragment = static_cast<uint8_t>(std::max(next, 1));
+  state->committed = static_cast<uint8_t>(count - 1);
+  // Ghost fields only the safety invariants read.
+  state->deleted = 0;
+  state->retire_cover = {};
+  state->foreign_legacy = false;
+  Canonicalize(state);
+}
+
+}  // namespace memwal::model
