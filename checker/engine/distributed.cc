@@ -103,28 +103,6 @@ struct Pending {
   std::size_t record = 0;  // index among the source's records
 };
 
-enum StopReason : uint64_t {
-  kRunning = 0,
-  kMaxStates,
-  kTimeLimit,
-  kMemoryLimit,
-  kInterrupted
-};
-
-std::string_view StopName(uint64_t reason) {
-  switch (reason) {
-    case kMaxStates:
-      return "max-states";
-    case kTimeLimit:
-      return "time-limit";
-    case kMemoryLimit:
-      return "memory-limit";
-    case kInterrupted:
-      return "interrupted";
-  }
-  return "";
-}
-
 uint64_t SliceBegin(uint64_t total, int rank, int ranks) {
   return static_cast<uint64_t>(
       (static_cast<unsigned __int128>(total) * static_cast<unsigned>(rank)) /

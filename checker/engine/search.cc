@@ -217,28 +217,6 @@ struct Walk {
   std::optional<std::pair<lockstep::Finding, std::vector<Action>>> finding{};
 };
 
-enum StopReason : int {
-  kRunning = 0,
-  kMaxStates,
-  kTimeLimit,
-  kMemoryLimit,
-  kInterrupted
-};
-
-std::string_view StopName(int reason) {
-  switch (reason) {
-    case kMaxStates:
-      return "max-states";
-    case kTimeLimit:
-      return "time-limit";
-    case kMemoryLimit:
-      return "memory-limit";
-    case kInterrupted:
-      return "interrupted";
-  }
-  return "";
-}
-
 class Engine {
  public:
   Engine(const lockstep::LockstepSetup& setup, const Options& options)
@@ -271,8 +249,8 @@ class Engine {
   void MergeWalks(std::map<uint64_t, Walk>* ready, uint64_t* next_walk);
   void CheckBudget();
   bool Stopped() const { return stop_.load(std::memory_order_relaxed) != 0; }
-  void Stop(int reason) {
-    int expected = kRunning;
+  void Stop(uint64_t reason) {
+    uint64_t expected = kRunning;
     stop_.compare_exchange_strong(expected, reason);
   }
   void ShowStatus(int depth, std::size_t frontier);
@@ -290,7 +268,7 @@ class Engine {
   const uint64_t applicable_;
   Counters counters_;
   Clock clock_;
-  std::atomic<int> stop_{kRunning};
+  std::atomic<uint64_t> stop_{kRunning};
   SearchResult result_;
 };
 

@@ -19,6 +19,20 @@ model::Action UnpackAction(uint16_t packed) {
   return model::MakeAction(packed >> 8, {(packed >> 4) & 15, packed & 15});
 }
 
+std::string_view StopName(uint64_t reason) {
+  switch (reason) {
+    case kMaxStates:
+      return "max-states";
+    case kTimeLimit:
+      return "time-limit";
+    case kMemoryLimit:
+      return "memory-limit";
+    case kInterrupted:
+      return "interrupted";
+  }
+  return "";
+}
+
 void Counters::CountState(std::size_t depth) {
   if (states_per_depth.size() <= depth) states_per_depth.resize(depth + 1, 0);
   ++states_per_depth[depth];

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 #include "checker/lockstep/lockstep.h"
@@ -40,6 +41,17 @@ struct Counters {
   void CountState(std::size_t depth);
   void Add(const Counters& other);
 };
+
+// Why a search stopped before its end (kRunning: it has not), in a word
+// that ranks can reduce by maximum; StopName is its name in reports.
+enum StopReason : uint64_t {
+  kRunning = 0,
+  kMaxStates,
+  kTimeLimit,
+  kMemoryLimit,
+  kInterrupted
+};
+std::string_view StopName(uint64_t reason);
 
 // The goals of model::AllGoals that apply to `config`, bit g for goal g.
 uint64_t ApplicableGoals(const model::Config& config);

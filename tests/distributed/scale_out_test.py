@@ -32,7 +32,6 @@ BOUNDS = {
     "tiny": ["--preset", "tiny"],
     "small": ["--preset", "small"],
     "tiny3": ["--preset", "tiny", "--commits", "3", "--inflight", "1"],
-    "small2": ["--preset", "small", "--commits", "2"],
 }
 KEYS = ("verdict", "states_distinct", "transitions", "depth_max",
         "states_per_depth", "coverage", "goals_reached", "goals_missed",
