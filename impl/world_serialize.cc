@@ -8,9 +8,9 @@
 // cached by epoch (world_cache.cc) or by blob address (blob_cache.h) of any
 // other World are never served to it.
 #include <cstdint>
-#include <cstring>
 #include <map>
 
+#include "base/checksum.h"
 #include "impl/proto/world.pb.h"
 #include "impl/world.h"
 
@@ -18,27 +18,6 @@ namespace memwal::impl {
 namespace {
 
 constexpr uint32_t kWorldFormat = 1;
-
-// A 64-bit hash of `bytes`, eight bytes at a time; not cryptographic, it
-// catches truncation and flipped bytes in transit.
-uint64_t Checksum(std::string_view bytes) {
-  uint64_t hash = 0x6a09e667f3bcc909ULL ^ bytes.size();
-  const auto mix = [&hash](uint64_t word) {
-    hash = (hash ^ word) * 0x9fb21c651e98df25ULL;
-    hash ^= hash >> 29;
-  };
-  std::size_t at = 0;
-  for (; at + 8 <= bytes.size(); at += 8) {
-    uint64_t word = 0;
-    std::memcpy(&word, bytes.data() + at, 8);
-    mix(word);
-  }
-  uint64_t tail = 0;
-  if (at < bytes.size())
-    std::memcpy(&tail, bytes.data() + at, bytes.size() - at);
-  mix(tail);
-  return hash;
-}
 
 wire::WorldOptions ToWire(const Options& options) {
   wire::WorldOptions out;
@@ -97,7 +76,7 @@ std::string World::Serialize() const {
   wire::ShippedWorld shipped;
   shipped.set_format(kWorldFormat);
   shipped.set_state(state.SerializeAsString());
-  shipped.set_checksum(Checksum(shipped.state()));
+  shipped.set_checksum(Checksum64(shipped.state()));
   std::string out = shipped.SerializeAsString();
   MEMWAL_ASSERT(!out.empty());  // Pair of Deserialize's checks.
   return out;
@@ -139,7 +118,7 @@ Result<World> World::Deserialize(std::string_view bytes,
   if (shipped.format() != kWorldFormat)
     return Status::Corruption("shipped World: unknown format " +
                               std::to_string(shipped.format()));
-  if (Checksum(shipped.state()) != shipped.checksum())
+  if (Checksum64(shipped.state()) != shipped.checksum())
     return Status::Corruption("shipped World: checksum mismatch");
   wire::WorldState state;
   if (!state.ParseFromString(shipped.state()))

@@ -80,15 +80,6 @@ Status Agree(Comm& comm, const Status& mine) {
 
 }  // namespace
 
-uint64_t Checksum64(std::string_view bytes) {
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const char c : bytes) {
-    hash ^= static_cast<uint8_t>(c);
-    hash *= 0x100000001b3ULL;
-  }
-  return hash;
-}
-
 void Encoder::U64(uint64_t value) {
   char bytes[8];
   for (int k = 0; k < 8; ++k) bytes[k] = static_cast<char>(value >> (8 * k));

@@ -18,13 +18,11 @@
 #include <string>
 #include <string_view>
 
+#include "base/checksum.h"
 #include "base/status.h"
 #include "checker/engine/comm.h"
 
 namespace memwal::checker::engine {
-
-// FNV-1a, 64 bits.
-uint64_t Checksum64(std::string_view bytes);
 
 // Collective: every rank passes its own payload. The same status on every
 // rank.
