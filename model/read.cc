@@ -124,6 +124,14 @@ bool Retirable(const Config& config, const State& state, int shard,
   return true;
 }
 
+int RetirableThrough(const Config& config, const Version& version, int shard) {
+  int g = 0;
+  while (g < config.bounds.generations &&
+         RetirableIn(config, version, shard, g + 1))
+    ++g;
+  return g;
+}
+
 IndexSet CoveringIndexes(const Config& config, const State& state, int shard,
                          int generation) {
   const Version& head = Head(state);

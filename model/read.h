@@ -63,6 +63,11 @@ bool ServedAbove(const State& state, int watermark, int shard, int generation);
 bool Retirable(const Config& config, const State& state, int shard,
                int generation);
 
+// The largest g (0 for none) such that R12 holds in `version` alone for every
+// generation 1..g of `shard`. R12 in one version is downward closed in g, so
+// this number says all it says about the shard.
+int RetirableThrough(const Config& config, const Version& version, int shard);
+
 // What retire_cover records when (s,g) is retired (R11): the indexes whose
 // segments, at the head, cover a live fragment holding row (s,g), plus every
 // index absent from the head. Decision (not in the spec's text): an index

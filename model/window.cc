@@ -5,6 +5,8 @@
 #include <array>
 #include <bitset>
 
+#include "model/read.h"
+
 namespace memwal::model {
 namespace {
 
@@ -139,6 +141,59 @@ void MergeAlike(State* state) {
   }
 }
 
+// A version other than the head that no in-flight transaction read is read
+// only by R30's rebase (its op, when after a transaction's read version) and
+// by R12 (when retained), and CleanupVersions clears `retained` of all such
+// versions at once (R38). So it keeps its number, op and `retained`, and of
+// the rest only how far R12 holds in it per shard (as `compacted`, with no
+// index present). Those before the oldest read version then differ only in
+// that number, so the retained ones merge into one holding the least of it.
+// A MemWAL install's version is kept whole (R31 note b reads its details).
+void Summarize(const Config& config, int oldest_read, State* state) {
+  std::array<bool, 256> read{};
+  for (int t = 0; t < state->inflight_count; ++t)
+    read[state->inflight[t].read_version] = true;
+  std::array<Version, kVersionsMax> out{};
+  int count = 0;
+  int past = -1;  // the merged retained version before oldest_read
+  for (int v = 0; v < state->version_count; ++v) {
+    const Version& version = state->versions[v];
+    if (v + 1 == state->version_count || read[version.number] ||
+        InstallsMemWal(version.op.kind)) {
+      out[count++] = version;
+      continue;
+    }
+    Version projected{.number = version.number,
+                      .retained = version.retained,
+                      .op = version.op};
+    if (version.retained) {
+      for (int s = 0; s < config.bounds.shards; ++s)
+        projected.compacted[s] =
+            static_cast<uint8_t>(RetirableThrough(config, version, s));
+    }
+    if (version.number >= oldest_read) {
+      out[count++] = projected;
+      continue;
+    }
+    if (!version.retained) continue;  // FoldVersions drops it anyway
+    if (version.op.kind == OpKind::kReinstallMemWal) {
+      out[count++] = projected;  // R39 counts it
+      continue;
+    }
+    projected.op = Op{};
+    if (past < 0) {
+      past = count;
+      out[count++] = projected;
+      continue;
+    }
+    for (int s = 0; s < config.bounds.shards; ++s)
+      out[past].compacted[s] =
+          std::min(out[past].compacted[s], projected.compacted[s]);
+  }
+  state->versions = out;
+  state->version_count = static_cast<uint8_t>(count);
+}
+
 }  // namespace
 
 void Fold(const Config& config, State* state) {
@@ -147,11 +202,12 @@ void Fold(const Config& config, State* state) {
   FoldVersions(config, state);
 }
 
-void FoldVersions(const Config&, State* state) {
+void FoldVersions(const Config& config, State* state) {
   // Versions: keep the observable ones, renumber them 1, 2, ...
   int oldest_read = 256;
   for (int t = 0; t < state->inflight_count; ++t)
     oldest_read = std::min<int>(oldest_read, state->inflight[t].read_version);
+  Summarize(config, oldest_read, state);
   std::array<Version, kVersionsMax> kept{};
   std::array<uint8_t, 256> number_of{};
   int count = 0;

@@ -221,6 +221,24 @@ void PrintText(const CheckOptions& check, const RunOptions& run,
   if (!note.empty() && run.symmetry) out << " (" << note << ")";
   if (!run.symmetry) out << " (--no-symmetry)";
   out << "\n";
+  if (run.liveness && stats.liveness_states > 0) {
+    char liveness[300];
+    std::snprintf(
+        liveness, sizeof(liveness),
+        "liveness graph: %llu states%s, %.1f bytes per state, collision "
+        "probability %.2g\n",
+        static_cast<unsigned long long>(stats.liveness_states),
+        stats.liveness_layers > 0
+            ? (" in " + std::to_string(stats.liveness_layers) +
+               " layers (largest " +
+               std::to_string(stats.liveness_largest_layer) + ")")
+                  .c_str()
+            : " (whole graph)",
+        static_cast<double>(stats.liveness_bytes) /
+            static_cast<double>(stats.liveness_states),
+        stats.liveness_collision_probability);
+    out << liveness;
+  }
   if (result.violation)
     PrintViolation(check, run, *result.violation, written, out);
 }
@@ -265,7 +283,11 @@ json ResultJson(const CheckOptions& check, const RunOptions& run,
                        ? json{{"states", stats.liveness_states},
                               {"bytes_per_state",
                                static_cast<double>(stats.liveness_bytes) /
-                                   static_cast<double>(stats.liveness_states)}}
+                                   static_cast<double>(stats.liveness_states)},
+                              {"layers", stats.liveness_layers},
+                              {"largest_layer", stats.liveness_largest_layer},
+                              {"collision_probability",
+                               stats.liveness_collision_probability}}
                        : json(nullptr)},
       {"config", report::ConfigToJson(check.config)},
       {"impl_bugs", report::BugNames(run.impl_only_bugs)},
@@ -325,11 +347,15 @@ void RunLiveness(const CheckOptions& check, const RunOptions& run,
                  engine::SearchResult* result) {
   const engine::LivenessResult live = engine::CheckLiveness(
       check.config,
-      engine::LivenessOptions{.max_states = check.explore.max_states,
+      engine::LivenessOptions{.max_states = check.explore.liveness_max_states,
                               .memory_limit_mb = run.memory_limit_mb,
-                              .symmetry = run.symmetry});
+                              .symmetry = run.symmetry,
+                              .layered = run.layered});
   result->stats.liveness_states = live.states;
   result->stats.liveness_bytes = live.bytes;
+  result->stats.liveness_layers = live.layers;
+  result->stats.liveness_largest_layer = live.largest_layer;
+  result->stats.liveness_collision_probability = live.collision_probability;
   if (!live.complete) {
     result->verdict = engine::Verdict::kIncomplete;
     result->stopped_by = live.stopped_by;
@@ -391,6 +417,9 @@ std::string LockstepHelp() {
          "index\n"
          "                   permutations (on where the configuration treats "
          "them alike)\n"
+         "  --no-layers      build the whole liveness graph at once, not one "
+         "layer of\n"
+         "                   MemWAL progress at a time (spec R74)\n"
          "  --impl-bug NAME  switch a known bug on in the implementation only "
          "(repeatable)\n"
          "  --no-liveness    skip CompactedGenerationsEventuallyRetire "
@@ -429,6 +458,7 @@ std::string LockstepCommandLine(const CheckOptions& check,
   if (!run.liveness) line += " --no-liveness";
   if (run.storage == engine::Storage::kExact) line += " --storage exact";
   if (!run.symmetry) line += " --no-symmetry";
+  if (!run.layered) line += " --no-layers";
   if (run.keep_going) line += " --continue";
   return line;
 }

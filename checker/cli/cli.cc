@@ -112,8 +112,15 @@ std::vector<Flag> CheckFlagSet::Flags() {
       Switch("--model-only", [this] { check.model_only = true; }),
       Switch("--json", [this] { check.json = true; }),
       // 0 is refused, not read as "no limit": omit the flag for none.
-      Number("--max-states", &check.explore.max_states, 1, UINT64_MAX,
-             "at least 1"),
+      Valued("--max-states",
+             [this](std::string_view value) -> Status {
+               MEMWAL_ASSIGN_OR_RETURN(const uint64_t number,
+                                       ParseUnsigned("--max-states", value));
+               if (number < 1) return Usage("--max-states must be at least 1");
+               check.explore.max_states = number;
+               check.explore.liveness_max_states = number;
+               return Status::Ok();
+             }),
       Number("--time-limit", &check.explore.time_limit_s, 1, UINT64_MAX,
              "at least 1"),
       Number("--seed", &check.seed, 0, UINT64_MAX, "a non-negative integer"),
@@ -163,6 +170,7 @@ std::vector<Flag> CheckFlagSet::Flags() {
       Switch("--no-liveness", [this] { run.liveness = false; }),
       Switch("--symmetry", [this] { run.symmetry = true; }),
       Switch("--no-symmetry", [this] { run.symmetry = false; }),
+      Switch("--no-layers", [this] { run.layered = false; }),
       Valued("--storage",
              [this](std::string_view value) -> Status {
                if (value == "fingerprint") {
@@ -287,7 +295,9 @@ std::string CheckHelp() {
           "run:\n"
           "  (lockstep, modes, threads, liveness: see the options after the "
           "bug list)\n"
-          "  --max-states N   stop (exit 3) after N distinct states\n"
+          "  --max-states N   stop (exit 3) after N distinct states (default: "
+          "50,000,000 in\n"
+          "                   the search, none in the liveness pass)\n"
           "  --time-limit S   stop (exit 3) after S seconds\n"
           "  --seed N         the run's seed (printed; recorded in traces)\n"
           "  --out DIR        where counterexamples go (default memwal-out/)\n"

@@ -30,6 +30,9 @@ inline constexpr int kExitIncomplete = 3;
 struct ExploreOptions {
   uint64_t max_states =
       50'000'000;  // distinct states; reaching it ends the run incomplete
+  // The liveness pass's budget: none unless --max-states is given (it keeps
+  // one layer in memory, spec R74; --memory-limit bounds it).
+  uint64_t liveness_max_states = UINT64_MAX;
   double time_limit_s = 0;  // 0: none
 };
 
@@ -57,6 +60,7 @@ struct RunOptions {
   bool liveness = true;
   engine::Storage storage = engine::Storage::kFingerprint;
   bool symmetry = true;      // where the configuration allows it
+  bool layered = true;       // liveness one layer at a time (spec R74)
   std::string html_dir{};    // empty: no HTML pages
   bool walks_given = false;  // --walks or --depth was on the command line
   bool keep_going = false;   // --continue (bfs): every distinct violation

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 
 #include "checker/engine/fair_cycles.h"
 #include "checker/engine/packed.h"
@@ -283,6 +284,249 @@ bool MayLiftFair(const FairGraph& quotient, const Frames& frames,
   return (whole_orbits & ~taken & ~kGoalBit & ((1u << kNoClass) - 1)) == 0;
 }
 
+// Does some SCC of `graph` without goal states hold a fair cycle of the
+// concrete graph (R72, and with symmetry R73's lift)? *over_budget: the
+// memory limit was passed while lifting.
+bool HasFairCycle(const FairGraph& graph, const EdgeFrames& edge_frame,
+                  const Frames& frames, const LivenessOptions& options,
+                  std::size_t* scratch, bool* over_budget) {
+  if (frames.size() == 1) return FindFairScc(graph, scratch).has_value();
+  bool found = false;
+  std::size_t lifted_peak = 0;
+  ForEachScc(
+      graph,
+      [&](const std::vector<uint32_t>& members,
+          const std::vector<bool>& in_scc) {
+        if (found || *over_budget) return;
+        if (!MayLiftFair(graph, frames, members, in_scc)) return;
+        const Product product =
+            Lift(graph, edge_frame, frames, members, in_scc);
+        std::size_t product_scratch = 0;
+        found = FindFairScc(product.graph, &product_scratch).has_value();
+        lifted_peak = std::max(lifted_peak, product.graph.bytes() +
+                                                product.origin.capacity() * 4 +
+                                                product_scratch);
+        if (options.memory_limit_mb > 0 &&
+            ResidentMegabytes() > options.memory_limit_mb)
+          *over_budget = true;
+      },
+      scratch);
+  *scratch += lifted_peak;
+  return found;
+}
+
+// The continuation never lowers `flushed`, the head's `compacted` or
+// `retired` (only a commit of a transaction begun in the bounded graph may:
+// a re-install or a foreign reset), and never begins a transaction of a kind
+// other than these.
+bool BegunInContinuation(model::OpKind kind) {
+  return kind == model::OpKind::kAppend ||
+         kind == model::OpKind::kCompactSsTable ||
+         kind == model::OpKind::kRecordProgress ||
+         kind == model::OpKind::kOptimizeIndex;
+}
+
+// The layer of a continuation state (R74): the in-flight transactions begun
+// before the continuation (fewer is later), the sum of the MemWAL counters
+// (more is later: every other step keeps it), and the counters per shard,
+// sorted so that renaming shards keeps the layer. The high 16 bits order the
+// layers; an edge goes to its own layer or to one of a higher order.
+uint64_t LayerOf(const model::Config& config, const State& state) {
+  int carried = 0;
+  for (int t = 0; t < state.inflight_count; ++t)
+    carried += BegunInContinuation(state.inflight[t].kind) ? 0 : 1;
+  const model::Version& head = model::Head(state);
+  int sum = 0;
+  std::array<uint32_t, model::kShardsMax> shards{};
+  for (int s = 0; s < config.bounds.shards; ++s) {
+    const int retired = model::Count(state.retired[s]);
+    sum += state.flushed[s] + head.compacted[s] + retired;
+    shards[s] = static_cast<uint32_t>(state.flushed[s]) << 8 |
+                static_cast<uint32_t>(head.compacted[s]) << 4 |
+                static_cast<uint32_t>(retired);
+  }
+  std::sort(shards.begin(), shards.end());
+  uint64_t key = static_cast<uint64_t>(model::kInflightMax - carried) << 56 |
+                 static_cast<uint64_t>(sum) << 48;
+  for (int s = 0; s < model::kShardsMax; ++s)
+    key |= static_cast<uint64_t>(shards[s]) << (12 * s);
+  return key;
+}
+
+uint64_t LayerOrder(uint64_t layer) { return layer >> 48; }
+
+// A part of the graph being built: its nodes by fingerprint, and the packed
+// states of those not yet expanded, length-prefixed, in node order.
+struct Part {
+  NodeMap nodes;
+  std::string packed;
+  uint32_t size = 0;
+  std::size_t bytes() const { return nodes.bytes() + packed.capacity(); }
+};
+
+// Adds `state` (already its orbit's representative) to `part` unless there,
+// counting it in *discovered. The number of its node.
+uint32_t AddTo(Part* part, uint64_t print, const State& state,
+               std::string* scratch, uint64_t* discovered) {
+  bool added = false;
+  const uint32_t n = part->nodes.Find(print, part->size, &added);
+  if (!added) return n;
+  ++part->size;
+  ++*discovered;
+  Pack(state, scratch);
+  MEMWAL_ASSERT(scratch->size() < 256);
+  part->packed.push_back(static_cast<char>(scratch->size()));
+  part->packed.append(*scratch);
+  return n;
+}
+
+enum class SweepEnd { kNoFairCycle, kFairCycle, kStopped, kNotLayered };
+
+struct Sweep {
+  SweepEnd end = SweepEnd::kNoFairCycle;
+  const char* stopped_by = "";
+  uint64_t states = 0;  // discovered
+  uint64_t edges = 0;
+  uint64_t peak_bytes = 0;
+  uint64_t layers = 0;
+  uint64_t largest_layer = 0;
+  double collision_probability = 0;
+};
+
+// R74: the liveness graph one layer at a time. The bounded graph first (its
+// own SCCs), then the continuation's layers in order: a layer is complete
+// when every earlier one is expanded, its SCCs are the graph's SCCs inside
+// it, and it is dropped once they are tested. Only the current layer's
+// graph and the not yet expanded states of later layers are kept.
+Sweep SweepLayers(const model::Config& config, const LivenessOptions& options,
+                  const Frames& frames) {
+  Sweep sweep;
+  const bool reduced = frames.size() > 1;
+  std::map<uint64_t, Part> later;  // continuation layers not yet expanded
+  std::string encoding;
+  std::string scratch;
+  State state;
+  std::vector<Action> actions;
+  std::vector<uint32_t> out;
+  uint64_t expanded = 0;
+  double pairs = 0;  // sum over parts of n^2 / 2: fingerprint pairs compared
+  // The representative of `next`'s orbit, its fingerprint and frame.
+  auto canonical = [&](const State& next, State* rep, uint8_t* frame) {
+    std::size_t k = 0;
+    uint64_t print = 0;
+    if (reduced) {
+      k = model::CanonicalPosition(frames.list(), next, &encoding);
+      print = model::Hash64(encoding);
+      *rep = k == 0 ? next : model::Permute(next, frames.list()[k]);
+    } else {
+      print = model::Fingerprint(next);
+      *rep = next;
+    }
+    *frame = static_cast<uint8_t>(k);
+    return print;
+  };
+  auto bytes_now = [&](const Part& part, const FairGraph& graph,
+                       const EdgeFrames& edge_frame) {
+    std::size_t bytes = part.bytes() + graph.bytes() + edge_frame.bytes();
+    for (const auto& [key, pending] : later) bytes += pending.bytes();
+    return bytes;
+  };
+  // Expands every state of `part` (whose layer is `layer`, or the bounded
+  // graph when `windowed` is false) and tests its SCCs.
+  auto expand = [&](Part& part, uint64_t layer, bool windowed) {
+    FairGraph graph;
+    EdgeFrames edge_frame(frames.size());
+    State rep;
+    std::size_t at = 0;
+    for (uint32_t n = 0; n < part.size; ++n) {
+      const std::size_t length = static_cast<uint8_t>(part.packed[at]);
+      MEMWAL_ASSERT(
+          Unpack(std::string_view(part.packed).substr(at + 1, length), &state));
+      at += 1 + length;
+      if ((++expanded & 1023) == 0 && options.memory_limit_mb > 0 &&
+          ResidentMegabytes() > options.memory_limit_mb) {
+        sweep.stopped_by = "memory-limit";
+        return SweepEnd::kStopped;
+      }
+      EnabledSteps(config, state, windowed, &actions);
+      out.clear();
+      auto edge = [&](const State& next, uint32_t fair_class, bool into) {
+        uint8_t frame = 0;
+        const uint64_t print = canonical(next, &rep, &frame);
+        ++sweep.edges;
+        if (windowed || into) {
+          const uint64_t target_layer = LayerOf(config, rep);
+          if (into || target_layer != layer) {
+            // An edge back to an earlier layer, or across to another of the
+            // same order: the counters are not monotone here.
+            if (windowed && LayerOrder(target_layer) <= LayerOrder(layer))
+              return false;
+            AddTo(&later[target_layer], print ^ kWindowedTag, rep, &scratch,
+                  &sweep.states);
+            return true;
+          }
+        }
+        const uint32_t target =
+            AddTo(&part, windowed ? print ^ kWindowedTag : print, rep, &scratch,
+                  &sweep.states);
+        out.push_back(FairGraph::Edge(target, fair_class));
+        if (reduced) edge_frame.Push(frame);
+        return true;
+      };
+      for (const Action& action : actions) {
+        const State next = windowed ? Step(config, state, action)
+                                    : Plain(config, state, action);
+        if (!edge(next, FairClass(action), false)) return SweepEnd::kNotLayered;
+      }
+      if (!windowed) {
+        State folded = state;
+        model::Fold(config, &folded);
+        edge(folded, kNoClass, true);
+      }
+      graph.AddNode(FairEnabled(config, state), Discharged(config, state), out);
+      if (part.size + 1 >= kMaxNodes || sweep.states > options.max_states) {
+        sweep.stopped_by = "max-states";
+        return SweepEnd::kStopped;
+      }
+    }
+    std::string().swap(part.packed);
+    sweep.largest_layer = std::max<uint64_t>(sweep.largest_layer, part.size);
+    pairs += static_cast<double>(part.size) * part.size / 2;
+    std::size_t scc_scratch = 0;
+    bool over_budget = false;
+    const bool fair = HasFairCycle(graph, edge_frame, frames, options,
+                                   &scc_scratch, &over_budget);
+    sweep.peak_bytes = std::max<uint64_t>(
+        sweep.peak_bytes, bytes_now(part, graph, edge_frame) + scc_scratch);
+    if (over_budget) {
+      sweep.stopped_by = "memory-limit";
+      return SweepEnd::kStopped;
+    }
+    return fair ? SweepEnd::kFairCycle : SweepEnd::kNoFairCycle;
+  };
+  {
+    Part bounded;
+    State rep;
+    uint8_t frame = 0;
+    const uint64_t print = canonical(model::Init(config.bounds), &rep, &frame);
+    AddTo(&bounded, print, rep, &scratch, &sweep.states);
+    sweep.end = expand(bounded, 0, false);
+    ++sweep.layers;
+  }
+  while (sweep.end == SweepEnd::kNoFairCycle && !later.empty()) {
+    auto first = later.begin();
+    const uint64_t layer = first->first;
+    Part part = std::move(first->second);
+    later.erase(first);
+    sweep.end = expand(part, layer, true);
+    ++sweep.layers;
+  }
+  // 64-bit fingerprints: a pair of distinct states of one part collides with
+  // probability 2^-64.
+  sweep.collision_probability = pairs / 18446744073709551616.0;
+  return sweep;
+}
+
 }  // namespace
 
 uint32_t FairClass(const Action& action) {
@@ -390,7 +634,10 @@ LivenessResult CheckLiveness(const model::Config& config, uint64_t max_states) {
   return CheckLiveness(config, LivenessOptions{.max_states = max_states});
 }
 
-// One BFS builds the windowed graph: per node its fingerprint's slot in the
+// First the layers (SweepLayers, R74) decide the verdict with only one layer
+// in memory; the whole graph is built only to rebuild the lasso of a fair
+// cycle they found, or where they do not apply. The whole graph:
+// one BFS builds the windowed graph: per node its fingerprint's slot in the
 // node map, the fair classes enabled in it and the goal bit (4 bytes), its
 // edge offset (4 bytes) and its out-edges (4 bytes each: target and fair
 // class; with symmetry 1 more: the permutation to the target's
@@ -408,6 +655,38 @@ LivenessResult CheckLiveness(const model::Config& config,
   LivenessResult result;
   const Frames frames(config, options.symmetry);
   const bool reduced = frames.size() > 1;
+  bool layered_fair = false;
+  if (options.layered) {
+    const Sweep sweep = SweepLayers(config, options, frames);
+    result.layers = sweep.layers;
+    result.largest_layer = sweep.largest_layer;
+    result.states = sweep.states;
+    result.edges = sweep.edges;
+    result.bytes = sweep.peak_bytes;
+    result.collision_probability = sweep.collision_probability;
+    switch (sweep.end) {
+      case SweepEnd::kNoFairCycle:
+        return result;
+      case SweepEnd::kStopped:
+        result.complete = false;
+        result.stopped_by = sweep.stopped_by;
+        return result;
+      case SweepEnd::kFairCycle:
+        // The whole graph below rebuilds the lasso nearest Init.
+        layered_fair = true;
+        result.note =
+            "a fair cycle without a goal state exists (found layer by layer, "
+            "spec R74); its lasso needs the whole graph";
+        break;
+      case SweepEnd::kNotLayered:
+        result.note =
+            "the layers of spec R74 do not apply to this run (a step lowers a "
+            "MemWAL counter); the whole graph was built";
+        break;
+    }
+    result.layers = 0;
+    result.largest_layer = 0;
+  }
   NodeMap nodes;
   FairGraph graph;
   EdgeFrames edge_frame(frames.size());  // by edge, with symmetry
@@ -490,6 +769,8 @@ LivenessResult CheckLiveness(const model::Config& config,
   }
   result.states = graph.size();
   result.edges = graph.edges.size();
+  result.collision_probability = static_cast<double>(graph.size()) *
+                                 graph.size() / 2 / 18446744073709551616.0;
   std::size_t scratch = 0;
   // The quotient positions of the lasso's steps from node 0 and its loop.
   std::vector<uint32_t> steps;
@@ -588,6 +869,8 @@ LivenessResult CheckLiveness(const model::Config& config,
   }
   result.bytes = nodes.bytes() + graph.bytes() + edge_frame.bytes() + scratch +
                  windowed_node.capacity() / 8;
+  // The layers and the whole graph hold the same nodes, edges and SCCs.
+  MEMWAL_ASSERT(found || !layered_fair);
   if (!found) return result;
   result.holds = false;
   // The concrete lasso: `at` is the state the run is in, `canon` the

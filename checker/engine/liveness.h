@@ -24,7 +24,9 @@
 // compacted generation of every shard is retired or Retirable (R12), or the
 // head has no live fragment. A violation is a fair cycle without a goal state
 // (checker/engine/fair_cycles.h), reported as a lasso: a shortest stem from
-// Init, then the cycle, which returns to the state at `loop`.
+// Init, then the cycle, which returns to the state at `loop`. The verdict is
+// decided one layer of MemWAL progress at a time (R74: no edge goes back to an
+// earlier layer, so every SCC lies in one), keeping one layer in memory.
 #ifndef MEMWAL_CHECKER_ENGINE_LIVENESS_H_
 #define MEMWAL_CHECKER_ENGINE_LIVENESS_H_
 
@@ -51,15 +53,23 @@ struct LivenessOptions {
   // configuration allows them (model::SymmetryOf); verdicts and lassos are
   // those of the concrete graph (liveness.cc).
   bool symmetry = true;
+  // Decide the verdict one layer at a time (R74, liveness.cc); the whole
+  // graph is built only to rebuild a lasso, or where the layers do not apply.
+  bool layered = true;
 };
 
 struct LivenessResult {
   bool holds = true;
-  bool complete = true;                // false: a budget ran out
-  std::string stopped_by{};            // "max-states", "memory-limit"
-  uint64_t bytes = 0;                  // graph and search, measured at the end
-  uint64_t states = 0;                 // states of the windowed graph
-  uint64_t edges = 0;                  // its transitions
+  bool complete = true;        // false: a budget ran out
+  std::string stopped_by{};    // "max-states", "memory-limit"
+  uint64_t bytes = 0;          // graph and search, measured at the end
+  uint64_t states = 0;         // states of the windowed graph
+  uint64_t edges = 0;          // its transitions
+  uint64_t layers = 0;         // parts the layered pass expanded (0: whole)
+  uint64_t largest_layer = 0;  // states of the largest of them
+  // The estimated probability that two states of one part share a 64-bit
+  // fingerprint (a collision could hide a state).
+  double collision_probability = 0;
   std::vector<model::Action> trace{};  // the lasso: stem, then cycle
   std::size_t loop = 0;                // the cycle is trace[loop, end)
   // Steps from *window on are the continuation's, on windowed states (R70);

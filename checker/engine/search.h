@@ -116,6 +116,9 @@ struct Stats {
   // states of its graph (reachable and fair continuations) and its bytes.
   uint64_t liveness_states = 0;
   uint64_t liveness_bytes = 0;
+  uint64_t liveness_layers = 0;         // 0: the whole graph at once
+  uint64_t liveness_largest_layer = 0;  // states
+  double liveness_collision_probability = 0;
 };
 
 struct SearchViolation {
