@@ -7,8 +7,10 @@
 #include <map>
 
 #include "checker/engine/fair_cycles.h"
+#include "checker/engine/interrupt.h"
 #include "checker/engine/packed.h"
 #include "checker/engine/search.h"
+#include "checker/engine/spill.h"
 #include "model/read.h"
 #include "model/symmetry.h"
 #include "model/window.h"
@@ -356,12 +358,12 @@ uint64_t LayerOf(const model::Config& config, const State& state) {
 uint64_t LayerOrder(uint64_t layer) { return layer >> 48; }
 
 // A part of the graph being built: its nodes by fingerprint, and the packed
-// states of those not yet expanded, length-prefixed, in node order.
+// states of those not yet expanded, in node order, queued on disk.
 struct Part {
   NodeMap nodes;
-  std::string packed;
+  SpillQueue queue;
   uint32_t size = 0;
-  std::size_t bytes() const { return nodes.bytes() + packed.capacity(); }
+  std::size_t bytes() const { return nodes.bytes() + queue.bytes(); }
 };
 
 // Adds `state` (already its orbit's representative) to `part` unless there,
@@ -374,9 +376,7 @@ uint32_t AddTo(Part* part, uint64_t print, const State& state,
   ++part->size;
   ++*discovered;
   Pack(state, scratch);
-  MEMWAL_ASSERT(scratch->size() < 256);
-  part->packed.push_back(static_cast<char>(scratch->size()));
-  part->packed.append(*scratch);
+  part->queue.Push(*scratch);
   return n;
 }
 
@@ -385,6 +385,7 @@ enum class SweepEnd { kNoFairCycle, kFairCycle, kStopped, kNotLayered };
 struct Sweep {
   SweepEnd end = SweepEnd::kNoFairCycle;
   const char* stopped_by = "";
+  std::string error{};  // a layer queue's I/O error
   uint64_t states = 0;  // discovered
   uint64_t edges = 0;
   uint64_t peak_bytes = 0;
@@ -437,16 +438,24 @@ Sweep SweepLayers(const model::Config& config, const LivenessOptions& options,
     FairGraph graph;
     EdgeFrames edge_frame(frames.size());
     State rep;
-    std::size_t at = 0;
+    std::string record;
     for (uint32_t n = 0; n < part.size; ++n) {
-      const std::size_t length = static_cast<uint8_t>(part.packed[at]);
-      MEMWAL_ASSERT(
-          Unpack(std::string_view(part.packed).substr(at + 1, length), &state));
-      at += 1 + length;
-      if ((++expanded & 1023) == 0 && options.memory_limit_mb > 0 &&
-          ResidentMegabytes() > options.memory_limit_mb) {
-        sweep.stopped_by = "memory-limit";
+      if (!part.queue.Pop(&record)) {
+        sweep.stopped_by = "layer-queue";
+        sweep.error = part.queue.status().message();
         return SweepEnd::kStopped;
+      }
+      MEMWAL_ASSERT(Unpack(record, &state));
+      if ((++expanded & 1023) == 0) {
+        if (Interrupted()) {
+          sweep.stopped_by = InterruptName().data();
+          return SweepEnd::kStopped;
+        }
+        if (options.memory_limit_mb > 0 &&
+            ResidentMegabytes() > options.memory_limit_mb) {
+          sweep.stopped_by = "memory-limit";
+          return SweepEnd::kStopped;
+        }
       }
       EnabledSteps(config, state, windowed, &actions);
       out.clear();
@@ -489,7 +498,7 @@ Sweep SweepLayers(const model::Config& config, const LivenessOptions& options,
         return SweepEnd::kStopped;
       }
     }
-    std::string().swap(part.packed);
+    part.nodes = NodeMap();  // the graph is all the SCCs need
     sweep.largest_layer = std::max<uint64_t>(sweep.largest_layer, part.size);
     pairs += static_cast<double>(part.size) * part.size / 2;
     std::size_t scc_scratch = 0;
@@ -670,6 +679,7 @@ LivenessResult CheckLiveness(const model::Config& config,
       case SweepEnd::kStopped:
         result.complete = false;
         result.stopped_by = sweep.stopped_by;
+        result.note = sweep.error;
         return result;
       case SweepEnd::kFairCycle:
         // The whole graph below rebuilds the lasso nearest Init.
@@ -745,7 +755,9 @@ LivenessResult CheckLiveness(const model::Config& config,
     MEMWAL_ASSERT(Unpack(queue.front().packed, &state));
     const bool windowed = queue.front().windowed;
     queue.pop_front();
-    if ((++expanded & 1023) == 0 && options.memory_limit_mb > 0 &&
+    if ((++expanded & 1023) == 0 && Interrupted())
+      return stop(InterruptName().data());
+    if ((expanded & 1023) == 0 && options.memory_limit_mb > 0 &&
         ResidentMegabytes() > options.memory_limit_mb)
       return stop("memory-limit");
     EnabledSteps(config, state, windowed, &actions);
