@@ -110,7 +110,9 @@ void ForEachSet(State* state, Visit visit) {
 
 // Merges fragments that every set of the state treats alike (and no in-flight
 // transaction names alone) into the lowest of them, its rows the union.
-void MergeAlike(State* state) {
+// Whether any merged.
+bool MergeAlike(State* state) {
+  bool merged = false;
   std::array<std::bitset<128>, kFragmentsMax> signature{};
   int bit = 0;
   ForEachSet(state, [&](FragmentSet* set) {
@@ -136,9 +138,11 @@ void MergeAlike(State* state) {
       const FragmentSet away = FragmentSet(~(1u << f));
       ForEachSet(state, [away](FragmentSet* set) { *set &= away; });
       signature[f].reset();
+      merged = true;
       break;
     }
   }
+  return merged;
 }
 
 // A version other than the head that no in-flight transaction read is read
@@ -198,8 +202,8 @@ void Summarize(const Config& config, int oldest_read, State* state) {
 
 void Fold(const Config& config, State* state) {
   FoldVersions(config, state);
-  MergeAlike(state);
-  FoldVersions(config, state);
+  // FoldVersions is idempotent: only a merge leaves it more to drop.
+  if (MergeAlike(state)) FoldVersions(config, state);
 }
 
 void FoldVersions(const Config& config, State* state) {

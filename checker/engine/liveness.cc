@@ -392,6 +392,8 @@ struct Sweep {
   uint64_t layers = 0;
   uint64_t largest_layer = 0;
   double collision_probability = 0;
+  // kFairCycle: the layer it was found in (nullopt: the bounded graph).
+  std::optional<uint64_t> fair_layer{};
 };
 
 // R74: the liveness graph one layer at a time. The bounded graph first (its
@@ -511,7 +513,9 @@ Sweep SweepLayers(const model::Config& config, const LivenessOptions& options,
       sweep.stopped_by = "memory-limit";
       return SweepEnd::kStopped;
     }
-    return fair ? SweepEnd::kFairCycle : SweepEnd::kNoFairCycle;
+    if (!fair) return SweepEnd::kNoFairCycle;
+    if (windowed) sweep.fair_layer = layer;
+    return SweepEnd::kFairCycle;
   };
   {
     Part bounded;
@@ -665,6 +669,11 @@ LivenessResult CheckLiveness(const model::Config& config,
   const Frames frames(config, options.symmetry);
   const bool reduced = frames.size() > 1;
   bool layered_fair = false;
+  // With a fair layer: the whole graph up to it in the layers' order (every
+  // stem to it stays there); windowed states past it are left unexpanded, as
+  // goal nodes, so that no SCC holds them. nullopt inside: only the bounded
+  // graph is expanded.
+  std::optional<std::optional<uint64_t>> expand_through;
   if (options.layered) {
     const Sweep sweep = SweepLayers(config, options, frames);
     result.layers = sweep.layers;
@@ -682,11 +691,12 @@ LivenessResult CheckLiveness(const model::Config& config,
         result.note = sweep.error;
         return result;
       case SweepEnd::kFairCycle:
-        // The whole graph below rebuilds the lasso nearest Init.
+        // The graph below, up to that layer, rebuilds the lasso nearest Init.
         layered_fair = true;
+        expand_through = sweep.fair_layer;
         result.note =
             "a fair cycle without a goal state exists (found layer by layer, "
-            "spec R74); its lasso needs the whole graph";
+            "spec R74); its lasso needs the graph up to its layer";
         break;
       case SweepEnd::kNotLayered:
         result.note =
@@ -703,6 +713,7 @@ LivenessResult CheckLiveness(const model::Config& config,
   struct Queued {
     std::string packed;
     bool windowed;
+    bool beyond;  // past expand_through: a node, never expanded
   };
   std::deque<Queued> queue;
   std::vector<bool> windowed_node;  // by node: the continuation's
@@ -728,7 +739,11 @@ LivenessResult CheckLiveness(const model::Config& config,
       windowed_node.push_back(windowed);
       std::string packed;
       Pack(k == 0 ? state : model::Permute(state, frames.list()[k]), &packed);
-      queue.push_back(Queued{std::move(packed), windowed});
+      const bool beyond =
+          windowed && expand_through &&
+          (!expand_through->has_value() ||
+           LayerOrder(LayerOf(config, state)) > LayerOrder(**expand_through));
+      queue.push_back(Queued{std::move(packed), windowed, beyond});
     }
     return n;
   };
@@ -754,7 +769,13 @@ LivenessResult CheckLiveness(const model::Config& config,
   while (!queue.empty()) {
     MEMWAL_ASSERT(Unpack(queue.front().packed, &state));
     const bool windowed = queue.front().windowed;
+    const bool beyond = queue.front().beyond;
     queue.pop_front();
+    if (beyond) {
+      out.clear();
+      graph.AddNode(0, true, out);
+      continue;
+    }
     if ((++expanded & 1023) == 0 && Interrupted())
       return stop(InterruptName().data());
     if ((expanded & 1023) == 0 && options.memory_limit_mb > 0 &&
