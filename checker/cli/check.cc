@@ -350,7 +350,8 @@ void RunLiveness(const CheckOptions& check, const RunOptions& run,
       engine::LivenessOptions{.max_states = check.explore.liveness_max_states,
                               .memory_limit_mb = run.memory_limit_mb,
                               .symmetry = run.symmetry,
-                              .layered = run.layered});
+                              .layered = run.layered,
+                              .threads = run.threads});
   result->stats.liveness_states = live.states;
   result->stats.liveness_bytes = live.bytes;
   result->stats.liveness_layers = live.layers;

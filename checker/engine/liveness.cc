@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <thread>
 
 #include "checker/engine/fair_cycles.h"
 #include "checker/engine/interrupt.h"
@@ -366,17 +367,107 @@ struct Part {
   std::size_t bytes() const { return nodes.bytes() + queue.bytes(); }
 };
 
-// Adds `state` (already its orbit's representative) to `part` unless there,
-// counting it in *discovered. The number of its node.
-uint32_t AddTo(Part* part, uint64_t print, const State& state,
-               std::string* scratch, uint64_t* discovered) {
+// One successor of an expanded state: its orbit's representative (packed),
+// fingerprint, layer (R74; 0 in the bounded graph), the permutation to it, the
+// fair class of the step, and whether it is the fold into the continuation.
+struct Successor {
+  uint64_t print = 0;
+  uint64_t layer = 0;
+  uint32_t fair_class = kNoClass;
+  uint8_t frame = 0;
+  bool into = false;
+  std::string packed;
+};
+
+struct Expansion {
+  std::vector<Successor> next;
+  uint32_t enabled = 0;  // FairEnabled
+  bool goal = false;     // Discharged
+};
+
+// States a chunk of the layered pass holds.
+constexpr uint32_t kChunk = 4096;
+
+// The representative of `next`'s orbit into *out, with its fingerprint and
+// the position of the permutation that maps `next` to it.
+void Canonical(const Frames& frames, const State& next, Successor* out,
+               std::string* encoding) {
+  State rep;
+  std::size_t k = 0;
+  if (frames.size() > 1) {
+    k = model::CanonicalPosition(frames.list(), next, encoding);
+    out->print = model::Hash64(*encoding);
+    if (k != 0) rep = model::Permute(next, frames.list()[k]);
+  } else {
+    out->print = model::Fingerprint(next);
+  }
+  out->frame = static_cast<uint8_t>(k);
+  Pack(k == 0 ? next : rep, &out->packed);
+}
+
+// Expands records[k] into (*expansions)[k] for every k, on `threads` threads
+// each taking a contiguous slice.
+void ExpandChunk(const model::Config& config, const Frames& frames,
+                 bool windowed, const std::vector<std::string>& records,
+                 int threads, std::vector<Expansion>* expansions) {
+  auto slice = [&](std::size_t begin, std::size_t end) {
+    State state;
+    std::vector<Action> actions;
+    std::string encoding;
+    for (std::size_t k = begin; k < end; ++k) {
+      MEMWAL_ASSERT(Unpack(records[k], &state));
+      Expansion& expansion = (*expansions)[k];
+      EnabledSteps(config, state, windowed, &actions);
+      expansion.next.resize(actions.size() + (windowed ? 0 : 1));
+      for (std::size_t a = 0; a < actions.size(); ++a) {
+        Successor& next = expansion.next[a];
+        const State after = windowed ? Step(config, state, actions[a])
+                                     : Plain(config, state, actions[a]);
+        Canonical(frames, after, &next, &encoding);
+        next.layer = windowed ? LayerOf(config, after) : 0;
+        next.fair_class = FairClass(actions[a]);
+        next.into = false;
+      }
+      if (!windowed) {
+        State folded = state;
+        model::Fold(config, &folded);
+        Successor& next = expansion.next.back();
+        Canonical(frames, folded, &next, &encoding);
+        next.layer = LayerOf(config, folded);
+        next.fair_class = kNoClass;
+        next.into = true;
+      }
+      expansion.enabled = FairEnabled(config, state);
+      expansion.goal = Discharged(config, state);
+    }
+  };
+  const std::size_t count = records.size();
+  const std::size_t workers =
+      std::clamp<std::size_t>(static_cast<std::size_t>(threads), 1,
+                              std::max<std::size_t>(1, count / 256));
+  if (workers == 1) {
+    slice(0, count);
+    return;
+  }
+  std::vector<std::thread> pool;
+  const std::size_t per = (count + workers - 1) / workers;
+  for (std::size_t w = 1; w < workers; ++w)
+    pool.emplace_back(slice, std::min(count, w * per),
+                      std::min(count, (w + 1) * per));
+  slice(0, std::min(count, per));
+  for (std::thread& worker : pool) worker.join();
+}
+
+// Adds the packed state (already its orbit's representative) to `part`
+// unless there, counting it in *discovered. The number of its node.
+uint32_t AddPacked(Part* part, uint64_t print, std::string_view packed,
+                   uint64_t* discovered) {
   bool added = false;
   const uint32_t n = part->nodes.Find(print, part->size, &added);
   if (!added) return n;
   ++part->size;
   ++*discovered;
-  Pack(state, scratch);
-  part->queue.Push(*scratch);
+  part->queue.Push(packed);
   return n;
 }
 
@@ -406,28 +497,8 @@ Sweep SweepLayers(const model::Config& config, const LivenessOptions& options,
   Sweep sweep;
   const bool reduced = frames.size() > 1;
   std::map<uint64_t, Part> later;  // continuation layers not yet expanded
-  std::string encoding;
-  std::string scratch;
-  State state;
-  std::vector<Action> actions;
   std::vector<uint32_t> out;
-  uint64_t expanded = 0;
   double pairs = 0;  // sum over parts of n^2 / 2: fingerprint pairs compared
-  // The representative of `next`'s orbit, its fingerprint and frame.
-  auto canonical = [&](const State& next, State* rep, uint8_t* frame) {
-    std::size_t k = 0;
-    uint64_t print = 0;
-    if (reduced) {
-      k = model::CanonicalPosition(frames.list(), next, &encoding);
-      print = model::Hash64(encoding);
-      *rep = k == 0 ? next : model::Permute(next, frames.list()[k]);
-    } else {
-      print = model::Fingerprint(next);
-      *rep = next;
-    }
-    *frame = static_cast<uint8_t>(k);
-    return print;
-  };
   auto bytes_now = [&](const Part& part, const FairGraph& graph,
                        const EdgeFrames& edge_frame) {
     std::size_t bytes = part.bytes() + graph.bytes() + edge_frame.bytes();
@@ -439,62 +510,57 @@ Sweep SweepLayers(const model::Config& config, const LivenessOptions& options,
   auto expand = [&](Part& part, uint64_t layer, bool windowed) {
     FairGraph graph;
     EdgeFrames edge_frame(frames.size());
-    State rep;
-    std::string record;
-    for (uint32_t n = 0; n < part.size; ++n) {
-      if (!part.queue.Pop(&record)) {
-        sweep.stopped_by = "layer-queue";
-        sweep.error = part.queue.status().message();
+    std::vector<std::string> records;
+    std::vector<Expansion> expansions;
+    for (uint32_t n = 0; n < part.size;) {
+      if (Interrupted()) {
+        sweep.stopped_by = InterruptName().data();
         return SweepEnd::kStopped;
       }
-      MEMWAL_ASSERT(Unpack(record, &state));
-      if ((++expanded & 1023) == 0) {
-        if (Interrupted()) {
-          sweep.stopped_by = InterruptName().data();
-          return SweepEnd::kStopped;
-        }
-        if (options.memory_limit_mb > 0 &&
-            ResidentMegabytes() > options.memory_limit_mb) {
-          sweep.stopped_by = "memory-limit";
+      if (options.memory_limit_mb > 0 &&
+          ResidentMegabytes() > options.memory_limit_mb) {
+        sweep.stopped_by = "memory-limit";
+        return SweepEnd::kStopped;
+      }
+      // A chunk of the queue, expanded by the threads, then merged in order:
+      // node numbers are those of a one-thread expansion.
+      const uint32_t count = std::min<uint32_t>(kChunk, part.size - n);
+      records.resize(count);
+      for (uint32_t k = 0; k < count; ++k) {
+        if (!part.queue.Pop(&records[k])) {
+          sweep.stopped_by = "layer-queue";
+          sweep.error = part.queue.status().message();
           return SweepEnd::kStopped;
         }
       }
-      EnabledSteps(config, state, windowed, &actions);
-      out.clear();
-      auto edge = [&](const State& next, uint32_t fair_class, bool into) {
-        uint8_t frame = 0;
-        const uint64_t print = canonical(next, &rep, &frame);
-        ++sweep.edges;
-        if (windowed || into) {
-          const uint64_t target_layer = LayerOf(config, rep);
-          if (into || target_layer != layer) {
-            // An edge back to an earlier layer, or across to another of the
-            // same order: the counters are not monotone here.
-            if (windowed && LayerOrder(target_layer) <= LayerOrder(layer))
-              return false;
-            AddTo(&later[target_layer], print ^ kWindowedTag, rep, &scratch,
-                  &sweep.states);
-            return true;
+      expansions.resize(count);
+      ExpandChunk(config, frames, windowed, records, options.threads,
+                  &expansions);
+      for (uint32_t k = 0; k < count; ++k) {
+        const Expansion& expansion = expansions[k];
+        out.clear();
+        for (const Successor& next : expansion.next) {
+          ++sweep.edges;
+          if (windowed || next.into) {
+            if (next.into || next.layer != layer) {
+              // An edge back to an earlier layer, or across to another of
+              // the same order: the counters are not monotone here.
+              if (windowed && LayerOrder(next.layer) <= LayerOrder(layer))
+                return SweepEnd::kNotLayered;
+              AddPacked(&later[next.layer], next.print ^ kWindowedTag,
+                        next.packed, &sweep.states);
+              continue;
+            }
           }
+          const uint32_t target = AddPacked(
+              &part, windowed ? next.print ^ kWindowedTag : next.print,
+              next.packed, &sweep.states);
+          out.push_back(FairGraph::Edge(target, next.fair_class));
+          if (reduced) edge_frame.Push(next.frame);
         }
-        const uint32_t target =
-            AddTo(&part, windowed ? print ^ kWindowedTag : print, rep, &scratch,
-                  &sweep.states);
-        out.push_back(FairGraph::Edge(target, fair_class));
-        if (reduced) edge_frame.Push(frame);
-        return true;
-      };
-      for (const Action& action : actions) {
-        const State next = windowed ? Step(config, state, action)
-                                    : Plain(config, state, action);
-        if (!edge(next, FairClass(action), false)) return SweepEnd::kNotLayered;
+        graph.AddNode(expansion.enabled, expansion.goal, out);
       }
-      if (!windowed) {
-        State folded = state;
-        model::Fold(config, &folded);
-        edge(folded, kNoClass, true);
-      }
-      graph.AddNode(FairEnabled(config, state), Discharged(config, state), out);
+      n += count;
       if (part.size + 1 >= kMaxNodes || sweep.states > options.max_states) {
         sweep.stopped_by = "max-states";
         return SweepEnd::kStopped;
@@ -519,10 +585,10 @@ Sweep SweepLayers(const model::Config& config, const LivenessOptions& options,
   };
   {
     Part bounded;
-    State rep;
-    uint8_t frame = 0;
-    const uint64_t print = canonical(model::Init(config.bounds), &rep, &frame);
-    AddTo(&bounded, print, rep, &scratch, &sweep.states);
+    Successor init;
+    std::string encoding;
+    Canonical(frames, model::Init(config.bounds), &init, &encoding);
+    AddPacked(&bounded, init.print, init.packed, &sweep.states);
     sweep.end = expand(bounded, 0, false);
     ++sweep.layers;
   }

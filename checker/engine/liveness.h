@@ -56,6 +56,9 @@ struct LivenessOptions {
   // Decide the verdict one layer at a time (R74, liveness.cc); the whole
   // graph is built only to rebuild a lasso, or where the layers do not apply.
   bool layered = true;
+  // Threads expanding each chunk of a layer (the result does not depend on
+  // it).
+  int threads = 1;
 };
 
 struct LivenessResult {

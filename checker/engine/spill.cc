@@ -22,7 +22,9 @@ constexpr std::size_t kReadChunk = 1u << 20;
 
 }  // namespace
 
-SpillQueue::SpillQueue(SpillQueue&& other) noexcept { *this = std::move(other); }
+SpillQueue::SpillQueue(SpillQueue&& other) noexcept {
+  *this = std::move(other);
+}
 
 SpillQueue& SpillQueue::operator=(SpillQueue&& other) noexcept {
   if (this == &other) return *this;
@@ -48,15 +50,16 @@ void SpillQueue::Close() {
 
 void SpillQueue::Fail(std::string_view what) {
   if (!status_.ok()) return;
-  status_ = Status::IoError("liveness layer queue: " + std::string(what) +
-                            (errno != 0 ? std::string(": ") + std::strerror(errno)
-                                        : std::string()));
+  status_ = Status::IoError(
+      "liveness layer queue: " + std::string(what) +
+      (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string()));
 }
 
 bool SpillQueue::Open() {
   const char* dir = std::getenv("TMPDIR");
-  std::string path = std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") +
-                     "/memwal-layer-XXXXXX";
+  std::string path =
+      std::string(dir != nullptr && *dir != '\0' ? dir : "/tmp") +
+      "/memwal-layer-XXXXXX";
   errno = 0;
   fd_ = ::mkstemp(path.data());
   if (fd_ < 0) {

@@ -49,11 +49,11 @@ class SpillQueue {
 
   int fd_ = -1;
   Status status_ = Status::Ok();
-  std::string write_;          // not yet in the file
-  std::string read_;           // read from the file, from read_at_ on
-  std::size_t read_at_ = 0;    // next unread byte of read_
-  uint64_t file_size_ = 0;     // bytes in the file
-  uint64_t file_offset_ = 0;   // where read_ continues in the file
+  std::string write_;         // not yet in the file
+  std::string read_;          // read from the file, from read_at_ on
+  std::size_t read_at_ = 0;   // next unread byte of read_
+  uint64_t file_size_ = 0;    // bytes in the file
+  uint64_t file_offset_ = 0;  // where read_ continues in the file
   uint64_t pushed_ = 0;
   uint64_t popped_ = 0;
 };

@@ -241,7 +241,14 @@ TEST_P(LivenessLayers, DecideWhatTheWholeGraphDecides) {
   const engine::LivenessResult whole = engine::CheckLiveness(
       config,
       engine::LivenessOptions{.max_states = 20'000'000, .layered = false});
-  ASSERT_TRUE(layered.complete && whole.complete);
+  const engine::LivenessResult threaded = engine::CheckLiveness(
+      config, engine::LivenessOptions{.max_states = 20'000'000, .threads = 2});
+  ASSERT_TRUE(layered.complete && whole.complete && threaded.complete);
+  // The threads expanding a chunk change nothing.
+  EXPECT_EQ(threaded.holds, layered.holds);
+  EXPECT_EQ(threaded.states, layered.states);
+  EXPECT_EQ(threaded.edges, layered.edges);
+  EXPECT_EQ(threaded.trace, layered.trace);
   EXPECT_EQ(layered.holds, whole.holds) << layered.note;
   EXPECT_EQ(whole.layers, 0u);
   if (layered.holds) {
