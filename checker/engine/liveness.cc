@@ -370,7 +370,7 @@ struct Part {
 // One successor of an expanded state: its orbit's representative (packed),
 // fingerprint, layer (R74; 0 in the bounded graph), the permutation to it, the
 // fair class of the step, and whether it is the fold into the continuation.
-struct Successor {
+struct LayerStep {
   uint64_t print = 0;
   uint64_t layer = 0;
   uint32_t fair_class = kNoClass;
@@ -379,8 +379,8 @@ struct Successor {
   std::string packed;
 };
 
-struct Expansion {
-  std::vector<Successor> next;
+struct LayerExpansion {
+  std::vector<LayerStep> next;
   uint32_t enabled = 0;  // FairEnabled
   bool goal = false;     // Discharged
 };
@@ -390,8 +390,8 @@ constexpr uint32_t kChunk = 4096;
 
 // The representative of `next`'s orbit into *out, with its fingerprint and
 // the position of the permutation that maps `next` to it.
-void Canonical(const Frames& frames, const State& next, Successor* out,
-               std::string* encoding) {
+void ToRepresentative(const Frames& frames, const State& next, LayerStep* out,
+                      std::string* encoding) {
   State rep;
   std::size_t k = 0;
   if (frames.size() > 1) {
@@ -407,23 +407,23 @@ void Canonical(const Frames& frames, const State& next, Successor* out,
 
 // Expands records[k] into (*expansions)[k] for every k, on `threads` threads
 // each taking a contiguous slice.
-void ExpandChunk(const model::Config& config, const Frames& frames,
-                 bool windowed, const std::vector<std::string>& records,
-                 int threads, std::vector<Expansion>* expansions) {
+void ExpandLayerChunk(const model::Config& config, const Frames& frames,
+                      bool windowed, const std::vector<std::string>& records,
+                      int threads, std::vector<LayerExpansion>* expansions) {
   auto slice = [&](std::size_t begin, std::size_t end) {
     State state;
     std::vector<Action> actions;
     std::string encoding;
     for (std::size_t k = begin; k < end; ++k) {
       MEMWAL_ASSERT(Unpack(records[k], &state));
-      Expansion& expansion = (*expansions)[k];
+      LayerExpansion& expansion = (*expansions)[k];
       EnabledSteps(config, state, windowed, &actions);
       expansion.next.resize(actions.size() + (windowed ? 0 : 1));
       for (std::size_t a = 0; a < actions.size(); ++a) {
-        Successor& next = expansion.next[a];
+        LayerStep& next = expansion.next[a];
         const State after = windowed ? Step(config, state, actions[a])
                                      : Plain(config, state, actions[a]);
-        Canonical(frames, after, &next, &encoding);
+        ToRepresentative(frames, after, &next, &encoding);
         next.layer = windowed ? LayerOf(config, after) : 0;
         next.fair_class = FairClass(actions[a]);
         next.into = false;
@@ -431,8 +431,8 @@ void ExpandChunk(const model::Config& config, const Frames& frames,
       if (!windowed) {
         State folded = state;
         model::Fold(config, &folded);
-        Successor& next = expansion.next.back();
-        Canonical(frames, folded, &next, &encoding);
+        LayerStep& next = expansion.next.back();
+        ToRepresentative(frames, folded, &next, &encoding);
         next.layer = LayerOf(config, folded);
         next.fair_class = kNoClass;
         next.into = true;
@@ -511,7 +511,7 @@ Sweep SweepLayers(const model::Config& config, const LivenessOptions& options,
     FairGraph graph;
     EdgeFrames edge_frame(frames.size());
     std::vector<std::string> records;
-    std::vector<Expansion> expansions;
+    std::vector<LayerExpansion> expansions;
     for (uint32_t n = 0; n < part.size;) {
       if (Interrupted()) {
         sweep.stopped_by = InterruptName().data();
@@ -534,12 +534,12 @@ Sweep SweepLayers(const model::Config& config, const LivenessOptions& options,
         }
       }
       expansions.resize(count);
-      ExpandChunk(config, frames, windowed, records, options.threads,
-                  &expansions);
+      ExpandLayerChunk(config, frames, windowed, records, options.threads,
+                       &expansions);
       for (uint32_t k = 0; k < count; ++k) {
-        const Expansion& expansion = expansions[k];
+        const LayerExpansion& expansion = expansions[k];
         out.clear();
-        for (const Successor& next : expansion.next) {
+        for (const LayerStep& next : expansion.next) {
           ++sweep.edges;
           if (windowed || next.into) {
             if (next.into || next.layer != layer) {
@@ -585,9 +585,9 @@ Sweep SweepLayers(const model::Config& config, const LivenessOptions& options,
   };
   {
     Part bounded;
-    Successor init;
+    LayerStep init;
     std::string encoding;
-    Canonical(frames, model::Init(config.bounds), &init, &encoding);
+    ToRepresentative(frames, model::Init(config.bounds), &init, &encoding);
     AddPacked(&bounded, init.print, init.packed, &sweep.states);
     sweep.end = expand(bounded, 0, false);
     ++sweep.layers;
