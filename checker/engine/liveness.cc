@@ -566,6 +566,10 @@ Sweep SweepLayers(const model::Config& config, const LivenessOptions& options,
         return SweepEnd::kStopped;
       }
     }
+    // Peak bytes: the layer as built (its node map included), then its SCC
+    // search once the node map is dropped.
+    sweep.peak_bytes = std::max<uint64_t>(sweep.peak_bytes,
+                                          bytes_now(part, graph, edge_frame));
     part.nodes = NodeMap();  // the graph is all the SCCs need
     sweep.largest_layer = std::max<uint64_t>(sweep.largest_layer, part.size);
     pairs += static_cast<double>(part.size) * part.size / 2;
