@@ -233,7 +233,7 @@ void PrintText(const CheckOptions& check, const RunOptions& run,
                " layers (largest " +
                std::to_string(stats.liveness_largest_layer) + ")")
                   .c_str()
-            : " (whole graph)",
+            : " (one graph: --no-layers, or up to a fair layer for its lasso)",
         static_cast<double>(stats.liveness_bytes) /
             static_cast<double>(stats.liveness_states),
         stats.liveness_collision_probability);
