@@ -180,10 +180,6 @@ void Summarize(const Config& config, int oldest_read, State* state) {
       continue;
     }
     if (!version.retained) continue;  // FoldVersions drops it anyway
-    if (version.op.kind == OpKind::kReinstallMemWal) {
-      out[count++] = projected;  // R39 counts it
-      continue;
-    }
     projected.op = Op{};
     if (past < 0) {
       past = count;
