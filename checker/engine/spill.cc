@@ -20,6 +20,23 @@ namespace {
 constexpr std::size_t kWriteChunk = 1u << 18;
 constexpr std::size_t kReadChunk = 1u << 20;
 
+// Moves all `size` bytes between `data` and the file at `offset` with `io`
+// (::pread or ::pwrite), retrying short transfers and EINTR. False on an
+// error or end of file; errno tells which.
+template <typename Io>
+bool Transfer(Io io, int fd, char* data, std::size_t size, uint64_t offset) {
+  std::size_t done = 0;
+  while (done < size) {
+    errno = 0;
+    const ssize_t n =
+        io(fd, data + done, size - done, static_cast<off_t>(offset + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
 }  // namespace
 
 SpillQueue::SpillQueue(SpillQueue&& other) noexcept {
@@ -73,17 +90,13 @@ bool SpillQueue::Open() {
 bool SpillQueue::Flush() {
   if (write_.empty()) return true;
   if (fd_ < 0 && !Open()) return false;
-  std::size_t done = 0;
-  while (done < write_.size()) {
-    errno = 0;
-    const ssize_t n = ::pwrite(fd_, write_.data() + done, write_.size() - done,
-                               static_cast<off_t>(file_size_ + done));
-    if (n <= 0) {
-      if (n < 0 && errno == EINTR) continue;
-      Fail("cannot write the file");
-      return false;
-    }
-    done += static_cast<std::size_t>(n);
+  const auto write = [](int fd, const char* data, std::size_t size,
+                        off_t offset) {
+    return ::pwrite(fd, data, size, offset);
+  };
+  if (!Transfer(write, fd_, write_.data(), write_.size(), file_size_)) {
+    Fail("cannot write the file");
+    return false;
   }
   file_size_ += write_.size();
   write_.clear();
@@ -122,18 +135,9 @@ bool SpillQueue::Pop(std::string* out) {
           std::min<uint64_t>(kReadChunk, file_size_ - file_offset_));
       const std::size_t old = read_.size();
       read_.resize(old + chunk);
-      std::size_t done = 0;
-      while (done < chunk) {
-        errno = 0;
-        const ssize_t got =
-            ::pread(fd_, read_.data() + old + done, chunk - done,
-                    static_cast<off_t>(file_offset_ + done));
-        if (got <= 0) {
-          if (got < 0 && errno == EINTR) continue;
-          Fail("cannot read the file back");
-          return false;
-        }
-        done += static_cast<std::size_t>(got);
+      if (!Transfer(::pread, fd_, read_.data() + old, chunk, file_offset_)) {
+        Fail("cannot read the file back");
+        return false;
       }
       file_offset_ += chunk;
     }
