@@ -195,9 +195,9 @@ State LevelEngine::Expand(const State& from, const impl::World* world,
                           const Action& action, Counters* counters,
                           WorldPtr* next_world,
                           std::optional<Finding>* finding) const {
-  Step step =
-      TakeStep(setup_, applicable_, from,
-               next_world != nullptr ? world : nullptr, action, counters);
+  Step step = TakeStep(setup_, applicable_, from,
+                       next_world != nullptr ? world : nullptr, action,
+                       /*check_state=*/false, counters);
   if (next_world != nullptr) *next_world = std::move(step.world);
   if (finding != nullptr) *finding = std::move(step.finding);
   return std::move(step.state);
@@ -508,7 +508,10 @@ bool LevelEngine::Level() {
     candidates.resize(kept);
   }
 
-  // 3. Model-only: invariants on the new states. Then the level's finding.
+  uint64_t count_key = kNoKey;  // lockstep: the counters stop here
+  // 3. The new states' checks: the model's invariants (model-only), the
+  // reached state's (lockstep, on the first discoverer's World). Then the
+  // level's finding.
   if (!options_.lockstep) {
     State state;
     for (const Candidate& candidate : candidates) {
@@ -518,6 +521,25 @@ bool LevelEngine::Level() {
         local_found = Found{.key = candidate.key, .finding = *broken};
         break;
       }
+    }
+  } else {
+    // The threaded engine counts a level's transitions up to its first
+    // transition finding, whatever a state check finds before it.
+    count_key =
+        comm_.AllReduce(local_found ? local_found->key : kNoKey, Reduce::kMin);
+    std::size_t before = 0;  // the candidates discovered before the finding
+    while (before < candidates.size() &&
+           (!local_found || candidates[before].key < local_found->key))
+      ++before;
+    std::vector<StateFinding> broken =
+        CheckStates(setup_, before, options_.threads, /*all=*/false,
+                    [&](std::size_t k, State* state) {
+                      MEMWAL_ASSERT(Unpack(candidates[k].packed, state));
+                      return candidates[k].world.get();
+                    });
+    if (!broken.empty()) {
+      local_found = Found{.key = candidates[broken.front().position].key,
+                          .finding = std::move(broken.front().finding)};
     }
   }
   const uint64_t found_key =
@@ -563,10 +585,11 @@ bool LevelEngine::Level() {
   states_total_ += inserted;
   if (inserted > 0) depth_max_ = static_cast<int>(depth_);
   // Counters up to the finding.
-  if (found_key != kNoKey) {
-    const uint64_t parent = found_key >> 16;
+  if (!options_.lockstep) count_key = found_key;
+  if (count_key != kNoKey) {
+    const uint64_t parent = count_key >> 16;
     if (parent >= level_begin_ && parent < level_begin_ + level_.size()) {
-      Recount(found_key, &level_counters);
+      Recount(count_key, &level_counters);
     } else if (level_begin_ > parent) {
       level_counters = Counters{};
     }

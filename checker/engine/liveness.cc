@@ -1176,6 +1176,8 @@ Result<LassoReplay> ReplayLassoOnImplementation(
     replay.step = j + 1;
     replay.finding = lockstep::StepLockstep(raised, replay.unrolled[j], outcome,
                                             after, &world);
+    if (!replay.finding)
+      replay.finding = lockstep::CheckReachedState(raised, after, world);
     if (replay.finding) return replay;
     before = after;
     if (j + 1 < std::min(loop, replay.unrolled.size())) continue;

@@ -172,8 +172,9 @@ class PackedList {
 // A frontier entry beside its packed state.
 struct Slot {
   uint32_t node = 0;
-  uint16_t depth = 0;  // DFS
-  WorldPtr world{};    // lockstep
+  uint16_t depth = 0;   // DFS
+  WorldPtr world{};     // lockstep
+  bool broken = false;  // keep_going: its state check failed, not expanded
 };
 
 // A BFS successor waiting for the ordered insert.
@@ -182,6 +183,7 @@ struct CandidateExtra {
   uint32_t parent = 0;
   uint16_t action = 0;
   uint32_t key = UINT32_MAX;  // exact mode: its canonical packing in keys
+  uint64_t order = 0;         // (parent position << 16) | action index
   WorldPtr world{};
 };
 
@@ -231,12 +233,13 @@ class Engine {
  private:
   bool exact() const { return options_.storage == Storage::kExact; }
   bool Start(State* root, WorldPtr* world);
-  // The successor; with a World, the lockstep step and its checks. Without
-  // one, the model's invariants are checked only when `check_model` (callers
-  // that deduplicate first check a state once, when it is new).
+  // The successor; with a World, the lockstep step and its checks. The
+  // state's own checks (the model's invariants without a World, the reached
+  // state's with one) only when `check_state`: callers that deduplicate first
+  // check a state once, when it is new.
   Successor Expand(const State& from, const impl::World* world,
                    const Action& action, Counters* counters,
-                   bool check_model = true) const;
+                   bool check_state) const;
   std::optional<lockstep::Finding> CheckModel(const State& state) const;
   void ExpandChunk(PackedList<Slot>* level, Chunk* chunk);
   bool MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
@@ -278,11 +281,12 @@ std::optional<lockstep::Finding> Engine::CheckModel(const State& state) const {
 
 Successor Engine::Expand(const State& from, const impl::World* world,
                          const Action& action, Counters* counters,
-                         bool check_model) const {
-  Step step = TakeStep(setup_, applicable_, from, world, action, counters);
+                         bool check_state) const {
+  Step step =
+      TakeStep(setup_, applicable_, from, world, action, check_state, counters);
   Successor next{std::move(step.state), std::move(step.world),
                  std::move(step.finding)};
-  if (world == nullptr && check_model) next.finding = CheckModel(next.state);
+  if (world == nullptr && check_state) next.finding = CheckModel(next.state);
   return next;
 }
 
@@ -385,12 +389,16 @@ void Engine::ExpandChunk(PackedList<Slot>* level, Chunk* chunk) {
   for (std::size_t p = chunk->begin; p < chunk->end; ++p) {
     if (Stopped()) return;
     if ((p & 63) == 0) CheckBudget();
-    level->Unpack(p, &state);
     Slot& slot = level->extra(p);
+    if (slot.broken) {
+      slot.world.reset();
+      continue;
+    }
+    level->Unpack(p, &state);
     model::EnabledActions(setup_.config, state, &actions);
     for (std::size_t a = 0; a < actions.size(); ++a) {
       Successor next = Expand(state, slot.world.get(), actions[a],
-                              &chunk->counters, /*check_model=*/false);
+                              &chunk->counters, /*check_state=*/false);
       // True when the chunk ends here (not with keep_going, which records
       // the first finding of each invariant and goes on).
       auto found = [&](lockstep::Finding finding) {
@@ -435,6 +443,7 @@ void Engine::ExpandChunk(PackedList<Slot>* level, Chunk* chunk) {
       CandidateExtra extra{.fingerprint = fingerprint,
                            .parent = slot.node,
                            .action = PackAction(actions[a]),
+                           .order = (uint64_t{p} << 16) | a,
                            .world = std::move(next.world)};
       if (exact()) {
         extra.key = static_cast<uint32_t>(chunk->keys.size());
@@ -458,8 +467,11 @@ bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
     }
   }
   for (std::size_t c = 0; c < last; ++c) counters_.Add((*chunks)[c].counters);
+  // How each inserted state was reached (lockstep: for its state check).
+  std::vector<Found> reached;
   uint64_t inserted = 0;
-  for (std::size_t c = 0; c < last; ++c) {
+  bool full = false;  // max_states reached
+  for (std::size_t c = 0; c < last && !full; ++c) {
     Chunk& chunk = (*chunks)[c];
     for (std::size_t k = 0; k < chunk.out.size(); ++k) {
       CandidateExtra& candidate = chunk.out.extra(k);
@@ -472,9 +484,16 @@ bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
       result_.stats.depth_max = depth;
       next->Push(chunk.out.Packed(k),
                  Slot{.node = node, .world = std::move(candidate.world)});
+      if (options_.lockstep) {
+        reached.push_back(Found{.key = candidate.order,
+                                .finding = {},
+                                .parent = candidate.parent,
+                                .action = UnpackAction(candidate.action)});
+      }
       if (seen_.size() >= options_.max_states) {
         Stop(kMaxStates);
-        return false;
+        full = true;
+        break;
       }
       if ((++inserted & 4095) == 0) {
         CheckBudget();
@@ -484,15 +503,46 @@ bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
     chunk.out.Clear();
     chunk.keys.clear();
   }
+  // The reached states' checks (lockstep), on the states just inserted, in
+  // the order they were inserted. Every one was discovered before the
+  // chunks' finding, so a state's finding comes first. With max_states
+  // reached, the states inserted up to it are checked (as the level engine
+  // over ranks does).
+  std::vector<Found> founds;
+  if (options_.lockstep && !next->empty() && !(full && options_.keep_going)) {
+    std::vector<StateFinding> findings =
+        CheckStates(setup_, next->size(), options_.threads, options_.keep_going,
+                    [&](std::size_t k, State* state) {
+                      next->Unpack(k, state);
+                      return next->extra(k).world.get();
+                    });
+    for (StateFinding& finding : findings) {
+      next->extra(finding.position).broken = true;
+      Found found = reached[finding.position];
+      found.finding = std::move(finding.finding);
+      founds.push_back(std::move(found));
+    }
+  }
+  if (!options_.keep_going && !founds.empty()) {
+    std::vector<Action> trace = traces_.PathTo(founds.front().parent);
+    trace.push_back(founds.front().action);
+    Fail(founds.front().finding, std::move(trace));
+    return false;
+  }
+  if (full) return false;
   // keep_going: the level's findings in (parent position, action index)
   // order, the first of each invariant not met on an earlier level.
   for (std::size_t c = 0; c < last; ++c) {
-    for (const Found& found : (*chunks)[c].founds) {
-      if (KnownViolation(found.finding.invariant)) continue;
-      std::vector<Action> trace = traces_.PathTo(found.parent);
-      trace.push_back(found.action);
-      result_.violations.push_back(Rebuild(found.finding, std::move(trace)));
-    }
+    for (const Found& found : (*chunks)[c].founds) founds.push_back(found);
+  }
+  std::stable_sort(
+      founds.begin(), founds.end(),
+      [](const Found& a, const Found& b) { return a.key < b.key; });
+  for (const Found& found : founds) {
+    if (KnownViolation(found.finding.invariant)) continue;
+    std::vector<Action> trace = traces_.PathTo(found.parent);
+    trace.push_back(found.action);
+    result_.violations.push_back(Rebuild(found.finding, std::move(trace)));
   }
   if (last > 0 && (*chunks)[last - 1].found) {
     const Found& found = *(*chunks)[last - 1].found;
@@ -581,11 +631,14 @@ void Engine::RunDfs(const State& root, WorldPtr world) {
     const uint16_t depth = static_cast<uint16_t>(item.depth + 1);
     for (const Action& action : actions) {
       Successor next = Expand(state, item.world.get(), action, &counters_,
-                              /*check_model=*/false);
+                              /*check_state=*/false);
       if (!next.finding) {
         if (exact()) keying_.Packed(next.state, &key);
         if (!seen_.Insert(keying_.Fingerprint(next.state), key)) continue;
-        if (item.world == nullptr) next.finding = CheckModel(next.state);
+        next.finding =
+            item.world == nullptr
+                ? CheckModel(next.state)
+                : lockstep::CheckReachedState(setup_, next.state, *next.world);
       }
       if (next.finding) {
         std::vector<Action> trace = traces_.PathTo(item.node);
@@ -628,7 +681,8 @@ Walk Engine::RunWalk(const State& root, const impl::World* root_world,
     if (actions.empty()) break;
     random = SplitMix64(random);
     const Action action = actions[random % actions.size()];
-    Successor next = Expand(state, world.get(), action, &out.counters);
+    Successor next = Expand(state, world.get(), action, &out.counters,
+                            /*check_state=*/true);
     trace.push_back(action);
     if (next.finding) {
       out.finding = std::make_pair(std::move(*next.finding), trace);

@@ -1,7 +1,10 @@
 // The successor step and counters both BFS loops share (checker/engine/step.h).
 #include "checker/engine/step.h"
 
+#include <algorithm>
+#include <atomic>
 #include <string>
+#include <thread>
 
 #include "model/invariants.h"
 
@@ -69,7 +72,8 @@ std::optional<lockstep::Finding> CheckModel(const model::Config& config,
 
 Step TakeStep(const lockstep::LockstepSetup& setup, uint64_t applicable,
               const model::State& from, const impl::World* world,
-              const model::Action& action, Counters* counters) {
+              const model::Action& action, bool check_state,
+              Counters* counters) {
   model::Outcome outcome;
   Step next{.state = model::Apply(setup.config, from, action, &outcome)};
   counters->transitions += 1;
@@ -85,8 +89,53 @@ Step TakeStep(const lockstep::LockstepSetup& setup, uint64_t applicable,
     next.world = std::make_unique<impl::World>(*world);
     next.finding = lockstep::StepLockstep(setup, action, outcome, next.state,
                                           next.world.get());
+    if (!next.finding && check_state)
+      next.finding =
+          lockstep::CheckReachedState(setup, next.state, *next.world);
   }
   return next;
+}
+
+std::vector<StateFinding> CheckStates(
+    const lockstep::LockstepSetup& setup, std::size_t count, int threads,
+    bool all,
+    const std::function<const impl::World*(std::size_t, model::State*)>& at) {
+  constexpr std::size_t kBlock = 64;
+  const std::size_t blocks = (count + kBlock - 1) / kBlock;
+  std::vector<std::vector<StateFinding>> found(blocks);
+  std::atomic<std::size_t> next_block{0};
+  std::atomic<std::size_t> first_block{SIZE_MAX};  // not `all`: a finding's
+  auto work = [&] {
+    model::State state;
+    for (std::size_t b; (b = next_block.fetch_add(1)) < blocks;) {
+      if (!all && b > first_block.load()) continue;
+      const std::size_t end = std::min(count, (b + 1) * kBlock);
+      for (std::size_t k = b * kBlock; k < end; ++k) {
+        const impl::World* world = at(k, &state);
+        MEMWAL_ASSERT(world != nullptr);
+        std::optional<lockstep::Finding> finding =
+            lockstep::CheckReachedState(setup, state, *world);
+        if (!finding) continue;
+        found[b].push_back(StateFinding{k, std::move(*finding)});
+        if (all) continue;
+        std::size_t seen = first_block.load();
+        while (b < seen && !first_block.compare_exchange_weak(seen, b)) {
+        }
+        break;
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads && static_cast<std::size_t>(t) < blocks; ++t)
+    pool.emplace_back(work);
+  work();
+  for (std::thread& thread : pool) thread.join();
+  std::vector<StateFinding> out;
+  for (std::vector<StateFinding>& block : found) {
+    for (StateFinding& finding : block) out.push_back(std::move(finding));
+    if (!all && !out.empty()) break;
+  }
+  return out;
 }
 
 }  // namespace memwal::checker::engine

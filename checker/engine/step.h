@@ -13,6 +13,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -67,11 +68,30 @@ struct Step {
 };
 
 // The successor step (file comment). `world` null: model-only, nothing is
-// checked (the callers check a state once, when it is new). `applicable`:
-// ApplicableGoals of the setup's config.
+// checked (the callers check a state once, when it is new). With a World, the
+// transition's checks always, and the reached state's
+// (lockstep::CheckReachedState) when `check_state`: the searches that
+// deduplicate pass false and run CheckStates on the states they keep.
+// `applicable`: ApplicableGoals of the setup's config.
 Step TakeStep(const lockstep::LockstepSetup& setup, uint64_t applicable,
               const model::State& from, const impl::World* world,
-              const model::Action& action, Counters* counters);
+              const model::Action& action, bool check_state,
+              Counters* counters);
+
+// A reached state's finding, at its position in a list of new states.
+struct StateFinding {
+  std::size_t position = 0;
+  lockstep::Finding finding;
+};
+
+// lockstep::CheckReachedState on the states [0, count) (`at` gives the state
+// and its World), on `threads` threads. `all`: every finding, in position
+// order; otherwise the one at the lowest position (every position below it is
+// checked). The result is the same for any thread count.
+std::vector<StateFinding> CheckStates(
+    const lockstep::LockstepSetup& setup, std::size_t count, int threads,
+    bool all,
+    const std::function<const impl::World*(std::size_t, model::State*)>& at);
 
 }  // namespace memwal::checker::engine
 

@@ -260,8 +260,14 @@ std::optional<Finding> StepLockstep(const LockstepSetup& setup,
           model::FirstBrokenInvariant(setup.config, after)) {
     return Finding{std::string(broken->name), "broken on the model's state"};
   }
-  if (setup.refusals) return CheckRefusals(setup.config, after, *world);
   return std::nullopt;
+}
+
+std::optional<Finding> CheckReachedState(const LockstepSetup& setup,
+                                         const model::State& state,
+                                         const impl::World& world) {
+  if (!setup.refusals) return std::nullopt;
+  return CheckRefusals(setup.config, state, world);
 }
 
 std::optional<Finding> CheckInit(const LockstepSetup& setup,
@@ -270,8 +276,7 @@ std::optional<Finding> CheckInit(const LockstepSetup& setup,
   if (std::optional<Finding> finding =
           CheckRefinement(setup.config, world, init))
     return finding;
-  if (setup.refusals) return CheckRefusals(setup.config, init, world);
-  return std::nullopt;
+  return CheckReachedState(setup, init, world);
 }
 
 Result<ReplayResult> ReplayLockstep(const LockstepSetup& setup,
@@ -305,6 +310,8 @@ Result<ReplayResult> ReplayLockstep(const LockstepSetup& setup,
     if (world) {
       result.finding = StepLockstep(setup, trace[k], outcome, after, &*world,
                                     &result.impl_dump);
+      if (!result.finding)
+        result.finding = CheckReachedState(setup, after, *world);
     } else if (const model::Invariant* broken =
                    model::FirstBrokenInvariant(setup.config, after)) {
       result.finding = Finding{std::string(broken->name), "broken"};

@@ -15,6 +15,12 @@
 //   5. every model invariant on the model's successor (the model-only check);
 //   6. the refusals (checker/lockstep/refusals.h): every action the model
 //      disables in the reached state is refused by a copy of the World.
+// Checks 1-5 judge the transition and run on every edge. Check 6 judges the
+// reached state (CheckReachedState): a search runs it once per distinct
+// state, on the World it keeps for that state and expands (the first
+// discoverer's, in BFS order), as the model's invariants are checked once per
+// state; replay runs it after every step. Every other World that reaches the
+// same state has passed checks 1-5, so it abstracts to the same model state.
 // RetireExecute's outcome is not compared: under `gc recheck` the impl reports
 // a dropped decision as kRefused where the model says kDone; the WAL state
 // comparison covers it.
@@ -70,7 +76,7 @@ std::optional<Finding> CheckPublishedVersionLoads(const model::Action& action,
 
 // One lockstep step from (before, world): `after`/`model_outcome` are the
 // model's result of `action`; `world` is advanced in place. Returns the first
-// finding in the order of the file comment, or nothing. `impl_dump`, when not
+// finding of checks 1-5 of the file comment, or nothing. `impl_dump`, when not
 // null, receives the implementation's abstraction (empty if unreadable).
 std::optional<Finding> StepLockstep(const LockstepSetup& setup,
                                     const model::Action& action,
@@ -78,6 +84,12 @@ std::optional<Finding> StepLockstep(const LockstepSetup& setup,
                                     const model::State& after,
                                     impl::World* world,
                                     std::string* impl_dump = nullptr);
+
+// Check 6 of the file comment on a reached state and its World (nothing when
+// setup.refusals is off).
+std::optional<Finding> CheckReachedState(const LockstepSetup& setup,
+                                         const model::State& state,
+                                         const impl::World& world);
 
 // The finding at Init (an implementation whose first version already differs).
 std::optional<Finding> CheckInit(const LockstepSetup& setup,

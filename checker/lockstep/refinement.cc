@@ -284,7 +284,9 @@ std::string FormatRows(model::RowSet rows) {
     for (int g = 1; g <= model::kGenerationsMax; ++g) {
       if (!(rows & model::RowBit(s, g))) continue;
       if (out.size() > 1) out += ",";
-      out += "(" + std::to_string(s) + "," + std::to_string(g) + ")";
+      out.push_back('(');
+      out.append(std::to_string(s)).push_back(',');
+      out.append(std::to_string(g)).push_back(')');
     }
   }
   return out + "}";
@@ -836,11 +838,12 @@ std::vector<std::string> ReadSideLines(const model::Config& config,
       const uint64_t impl_mark = s < static_cast<int>(watermarks->size())
                                      ? (*watermarks)[s]
                                      : UINT64_MAX;
-      out.Compare(
-          "read side: query " + ShapeName(shape) + " shard " +
-              std::to_string(s) + " watermark",
-          impl_mark,
-          static_cast<uint64_t>(model::Watermark(config, model, shape, s)));
+      const uint64_t model_mark =
+          static_cast<uint64_t>(model::Watermark(config, model, shape, s));
+      if (impl_mark == model_mark) continue;  // the label only when needed
+      out.Compare("read side: query " + ShapeName(shape) + " shard " +
+                      std::to_string(s) + " watermark",
+                  impl_mark, model_mark);
     }
   }
   for (int s = 0; s < config.bounds.shards; ++s) {
@@ -862,13 +865,15 @@ std::vector<std::string> ReadSideLines(const model::Config& config,
                    .first;
         retirable = it->second;
       }
+      const bool model_retirable = model::Retirable(config, model, s, g);
+      if (retirable.ok() && *retirable == model_retirable) continue;
       const std::string what = "retention: SSTable (" + std::to_string(s) +
                                "," + std::to_string(g) + ") retirable";
       if (!retirable.ok()) {
         lines.push_back(what + ": " + retirable.status().ToString());
         continue;
       }
-      out.Compare(what, *retirable, model::Retirable(config, model, s, g));
+      out.Compare(what, *retirable, model_retirable);
     }
   }
   return lines;
