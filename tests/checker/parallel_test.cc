@@ -169,6 +169,35 @@ TEST(SeenSet, SharedInsertsAgreeOnOneWinnerPerFingerprint) {
   EXPECT_TRUE(set.Contains(0xff51afd7ed558ccdULL, ""));
 }
 
+// The refusals are checked once per distinct state, on the World the search
+// keeps (checker/lockstep/lockstep.h): R60's half-set head folded by the
+// implementation accepts a begin the model disables, a finding of the reached
+// state, which every thread count and DFS report alike.
+TEST(Parallel, ARefusalFoundOnAReachedStateIsTheSameForAnyThreadCountAndDfs) {
+  lockstep::LockstepSetup setup =
+      SetupWith(ReducedTiny(), 0, model::BugBit(model::Bug::kHalfSetFolded));
+  setup.config.env = model::Env::kForeign;
+  const engine::SearchResult one =
+      engine::Search(setup, engine::Options{.threads = 1});
+  ASSERT_EQ(one.verdict, engine::Verdict::kViolation);
+  EXPECT_EQ(one.violation->invariant, "ImplementationMatchesModel");
+  EXPECT_NE(one.violation->detail.find("refusals: the implementation accepted"),
+            std::string::npos)
+      << one.violation->detail;
+  for (int threads : {2, 3})
+    ExpectSameRun(one,
+                  engine::Search(setup, engine::Options{.threads = threads}));
+  const engine::SearchResult dfs = engine::Search(
+      setup, engine::Options{.order = engine::Order::kDfs, .threads = 1});
+  ASSERT_EQ(dfs.verdict, engine::Verdict::kViolation);
+  EXPECT_EQ(dfs.violation->invariant, "ImplementationMatchesModel");
+  const Result<lockstep::ReplayResult> replay =
+      lockstep::ReplayLockstep(setup, dfs.violation->trace, false);
+  ASSERT_TRUE(replay.ok());
+  ASSERT_TRUE(replay->finding.has_value());
+  EXPECT_EQ(replay->step, dfs.violation->trace.size());
+}
+
 TEST(RandomWalks, WithAViolationCountTheSameStatesForAnyThreadCount) {
   lockstep::LockstepSetup setup = SetupWith(
       model::SmallBounds(), model::BugBit(model::Bug::kClaimPastReadVersion));
