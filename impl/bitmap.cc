@@ -1,7 +1,10 @@
 // Roaring codec for fragment bitmaps; see bitmap.h.
 #include "impl/bitmap.h"
 
+#include <array>
+#include <functional>
 #include <limits>
+#include <optional>
 #include <roaring/roaring.hh>
 #include <stdexcept>
 #include <string>
@@ -44,8 +47,9 @@ std::string EncodeFragmentBitmap(const Coverage& fragments) {
   return bytes;
 }
 
-Result<Coverage> DecodeFragmentBitmap(std::string_view bytes) {
-  if (bytes.empty()) return Coverage(std::nullopt);
+namespace {
+
+Result<Coverage> DecodeUncached(std::string_view bytes) {
   MEMWAL_ASSIGN_OR_RETURN(const Roaring bitmap, ReadRoaringSafe(bytes));
   // readSafe accepts a valid prefix; trailing bytes mean the field is not one
   // bitmap.
@@ -71,6 +75,39 @@ Result<Coverage> DecodeFragmentBitmap(std::string_view bytes) {
         "fragment bitmap: a container repeats ids or is not sorted");
   }
   return Coverage(std::move(fragments));
+}
+
+// The last decoding per slot, by the exact bytes: a table's versions carry
+// the same few small bitmaps over and over (every segment of every version
+// decoded), and a Roaring read costs far more than a lookup. One per thread.
+class BitmapMemo {
+ public:
+  Result<Coverage> Get(std::string_view bytes) {
+    if (bytes.size() > kBytesMax) return DecodeUncached(bytes);
+    Slot& slot = slots_[std::hash<std::string_view>{}(bytes) % kSlots];
+    if (!slot.value.has_value() || slot.bytes != bytes) {
+      slot.bytes.assign(bytes);
+      slot.value.emplace(DecodeUncached(bytes));
+    }
+    return *slot.value;
+  }
+
+ private:
+  static constexpr std::size_t kBytesMax = 256;
+  static constexpr std::size_t kSlots = 256;
+  struct Slot {
+    std::string bytes;
+    std::optional<Result<Coverage>> value;
+  };
+  std::array<Slot, kSlots> slots_{};
+};
+
+}  // namespace
+
+Result<Coverage> DecodeFragmentBitmap(std::string_view bytes) {
+  if (bytes.empty()) return Coverage(std::nullopt);
+  thread_local BitmapMemo memo;
+  return memo.Get(bytes);
 }
 
 }  // namespace memwal::impl

@@ -4,11 +4,26 @@
 #include <atomic>
 #include <memory>
 
+#include "impl/format.h"
+
 namespace memwal::impl {
 
 uint64_t MemoryStore::NextEpoch() {
   static std::atomic<uint64_t> next{1};
   return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+bool MemoryStore::InWal(const std::string& path) {
+  for (std::size_t at = path.find(kMemWalDir); at != std::string::npos;
+       at = path.find(kMemWalDir, at + 1)) {
+    if (at == 0 || path[at - 1] == '/') return true;
+  }
+  return false;
+}
+
+void MemoryStore::Changed(const std::string& path) {
+  epoch_ = NextEpoch();
+  (InWal(path) ? wal_epoch_ : table_epoch_) = NextEpoch();
 }
 
 MemoryStore::Objects& MemoryStore::Own() {
@@ -33,21 +48,21 @@ Status MemoryStore::PutIfAbsent(const std::string& path, std::string bytes) {
       path, std::make_shared<const std::string>(std::move(bytes)));
   MEMWAL_ASSERT(inserted);
   MEMWAL_ASSERT(it->second != nullptr);
-  epoch_ = NextEpoch();
+  Changed(path);
   return Status::Ok();
 }
 
 Status MemoryStore::Put(const std::string& path, std::string bytes) {
   MEMWAL_ASSERT(!path.empty());
   Own()[path] = std::make_shared<const std::string>(std::move(bytes));
-  epoch_ = NextEpoch();
+  Changed(path);
   return Status::Ok();
 }
 
 Status MemoryStore::PutShared(const std::string& path, Blob blob) {
   MEMWAL_ASSERT(!path.empty() && blob != nullptr);
   Own()[path] = std::move(blob);
-  epoch_ = NextEpoch();
+  Changed(path);
   return Status::Ok();
 }
 
@@ -64,7 +79,7 @@ Result<std::vector<std::string>> MemoryStore::List(
 Status MemoryStore::Delete(const std::string& path) {
   if (objects_->count(path) == 0) return Status::NotFound(path);
   Own().erase(path);
-  epoch_ = NextEpoch();
+  Changed(path);
   return Status::Ok();
 }
 

@@ -11,6 +11,12 @@
 // number no store of this process has had; a copy keeps its source's. So two
 // stores with one epoch hold the same objects, and a decoding of the contents
 // may be cached by epoch (impl/world_cache.cc).
+//
+// The same holds per part: the MemWAL's objects (a path with a `_mem_wal/`
+// directory, format.h's kMemWalDir) and the rest (the table's). A change takes
+// a new number for its part too, so a flush or a retirement leaves the table's
+// epoch alone and a commit the WAL's: the decodings of the part a step did
+// not touch stay cached.
 #ifndef MEMWAL_IMPL_MEMORY_STORE_H_
 #define MEMWAL_IMPL_MEMORY_STORE_H_
 
@@ -45,15 +51,23 @@ class MemoryStore final : public Store {
   // Every object, in path order.
   const std::map<std::string, Blob>& objects() const { return *objects_; }
   uint64_t epoch() const { return epoch_; }
+  uint64_t table_epoch() const { return table_epoch_; }
+  uint64_t wal_epoch() const { return wal_epoch_; }
+  // Whether `path` belongs to the MemWAL's part.
+  static bool InWal(const std::string& path);
 
  private:
   using Objects = std::map<std::string, Blob>;
   static uint64_t NextEpoch();
+  // After a change of `path`: new numbers for the store and its part.
+  void Changed(const std::string& path);
   // The map to change: this store's own (copied first if another store shares
   // it).
   Objects& Own();
   std::shared_ptr<Objects> objects_ = std::make_shared<Objects>();
   uint64_t epoch_ = NextEpoch();
+  uint64_t table_epoch_ = NextEpoch();
+  uint64_t wal_epoch_ = NextEpoch();
 };
 
 }  // namespace memwal::impl

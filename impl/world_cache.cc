@@ -2,8 +2,10 @@
 // (impl/memory_store.h). A World reads its head, its version list, its shard
 // manifests and its versions' catch-up views many times between two writes
 // (every Begin* reads the head; the checker's refusal tries run every action
-// the model disables on copies of one World). Two stores with one epoch hold
-// the same objects, so a decoding is a function of (epoch, what is decoded);
+// the model disables on copies of one World). Two stores with one epoch of a
+// part hold the same objects in it (impl/memory_store.h), so a decoding of the
+// table's objects is a function of (table epoch, what is decoded), one of a
+// shard manifest of (WAL epoch, which shard);
 // the options that shape a decoding (the half-set switch) are part of the key.
 // One cache per thread, direct-mapped: a slot holds the last key that hashed
 // to it.
@@ -55,7 +57,7 @@ Result<std::shared_ptr<const std::vector<uint64_t>>> World::ListedVersions(
   thread_local EpochCache<Result<VersionList>> cache;
   const std::string key =
       archived ? std::string(kArchivePrefix) + table_root_ : table_root_;
-  return cache.Get(store_.epoch(), key, [&]() -> Result<VersionList> {
+  return cache.Get(store_.table_epoch(), key, [&]() -> Result<VersionList> {
     MEMWAL_ASSIGN_OR_RETURN(std::vector<uint64_t> versions,
                             ListVersions(archived ? Archive() : Table()));
     return std::make_shared<const std::vector<uint64_t>>(std::move(versions));
@@ -66,7 +68,7 @@ Result<Snapshot> World::HeadAs(bool allow_half_set) const {
   thread_local EpochCache<Result<Snapshot>> cache;
   std::string key = table_root_;
   key.push_back(allow_half_set ? '\1' : '\0');
-  return cache.Get(store_.epoch(), key, [&]() -> Result<Snapshot> {
+  return cache.Get(store_.table_epoch(), key, [&]() -> Result<Snapshot> {
     MEMWAL_ASSIGN_OR_RETURN(const VersionList versions, ListedVersions(false));
     if (versions->empty()) return Status::NotFound("table has no versions");
     return LoadVersion(Table(), nullptr, versions->back(), allow_half_set);
@@ -76,7 +78,7 @@ Result<Snapshot> World::HeadAs(bool allow_half_set) const {
 Result<std::shared_ptr<const VersionView>> World::HeadView() const {
   thread_local EpochCache<Result<std::shared_ptr<const VersionView>>> cache;
   return cache.Get(
-      store_.epoch(), table_root_,
+      store_.table_epoch(), table_root_,
       [&]() -> Result<std::shared_ptr<const VersionView>> {
         MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, HeadAs(true));
         MEMWAL_ASSIGN_OR_RETURN(VersionView view, ViewOf(head));
@@ -87,17 +89,20 @@ Result<std::shared_ptr<const VersionView>> World::HeadView() const {
 Result<std::shared_ptr<const std::vector<VersionView>>> World::RetainedViews()
     const {
   thread_local EpochCache<Result<ViewList>> cache;
-  return cache.Get(store_.epoch(), table_root_, [&]() -> Result<ViewList> {
-    MEMWAL_ASSIGN_OR_RETURN(const VersionList versions, ListedVersions(false));
-    std::vector<VersionView> views;
-    for (const uint64_t version : *versions) {
-      MEMWAL_ASSIGN_OR_RETURN(const Snapshot snapshot,
-                              LoadVersion(Table(), nullptr, version, true));
-      MEMWAL_ASSIGN_OR_RETURN(VersionView view, ViewOf(snapshot));
-      views.push_back(std::move(view));
-    }
-    return std::make_shared<const std::vector<VersionView>>(std::move(views));
-  });
+  return cache.Get(
+      store_.table_epoch(), table_root_, [&]() -> Result<ViewList> {
+        MEMWAL_ASSIGN_OR_RETURN(const VersionList versions,
+                                ListedVersions(false));
+        std::vector<VersionView> views;
+        for (const uint64_t version : *versions) {
+          MEMWAL_ASSIGN_OR_RETURN(const Snapshot snapshot,
+                                  LoadVersion(Table(), nullptr, version, true));
+          MEMWAL_ASSIGN_OR_RETURN(VersionView view, ViewOf(snapshot));
+          views.push_back(std::move(view));
+        }
+        return std::make_shared<const std::vector<VersionView>>(
+            std::move(views));
+      });
 }
 
 Result<std::shared_ptr<const pb::ShardManifest>> World::SharedShardManifest(
@@ -107,7 +112,7 @@ Result<std::shared_ptr<const pb::ShardManifest>> World::SharedShardManifest(
   thread_local EpochCache<Result<ShardManifestPtr>> cache;
   std::string key = wal_root_;
   key += shard_uuids_[shard];
-  return cache.Get(store_.epoch(), key, [&]() -> Result<ShardManifestPtr> {
+  return cache.Get(store_.wal_epoch(), key, [&]() -> Result<ShardManifestPtr> {
     return DecodeLatestShardManifest(shard);
   });
 }

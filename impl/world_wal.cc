@@ -4,6 +4,8 @@
 // `_mem_wal/{shard}/manifest/*.binpb` [P §3]. A shard manifest version is
 // published by put-if-absent, like a table version.
 #include <algorithm>
+#include <map>
+#include <string>
 
 #include "impl/blob_cache.h"
 #include "impl/feature_flags.h"
@@ -116,20 +118,28 @@ Result<std::shared_ptr<const pb::ShardManifest>>
 World::DecodeLatestShardManifest(uint32_t shard) const {
   if (shard >= shard_uuids_.size())
     return Status::InvalidArgument("no such shard");
-  PrefixedStore wal = Wal();
-  MEMWAL_ASSIGN_OR_RETURN(
-      const std::vector<std::string> paths,
-      wal.List(ShardManifestDir(shard_uuids_[shard]) + "manifest/"));
+  // The listing of the shard's manifest directory, read off the store's
+  // ordered objects in place: the latest name and its blob in one pass.
+  thread_local std::string dir;
+  dir.assign(wal_root_);
+  dir.append(ShardManifestDir(shard_uuids_[shard])).append("manifest/");
+  const std::map<std::string, Blob>& objects = store_.objects();
   uint64_t latest = 0;
-  for (const std::string& path : paths) {
-    const std::optional<uint64_t> version = ParseShardManifestName(path);
-    if (!version.has_value())
-      return Status::Corruption("unexpected shard file " + path);
-    latest = std::max(latest, *version);
+  Blob blob;
+  for (auto it = objects.lower_bound(dir);
+       it != objects.end() && it->first.compare(0, dir.size(), dir) == 0;
+       ++it) {
+    const std::optional<uint64_t> version = ParseShardManifestName(it->first);
+    if (!version.has_value()) {
+      return Status::Corruption("unexpected shard file " +
+                                it->first.substr(wal_root_.size()));
+    }
+    if (*version > latest) {
+      latest = *version;
+      blob = it->second;
+    }
   }
   if (latest == 0) return Status::NotFound("shard has no manifest");
-  MEMWAL_ASSIGN_OR_RETURN(
-      const Blob blob, wal.Get(ShardManifestPath(shard_uuids_[shard], latest)));
   // Decoded once per blob (impl/blob_cache.h): most steps leave a shard's
   // latest manifest alone.
   thread_local BlobCache<pb::ShardManifest> cache;

@@ -6,11 +6,9 @@
 
 namespace memwal::checker::lockstep {
 
-std::optional<Finding> CheckZeroEntries(
-    const model::Config& config, const std::vector<impl::TableVersion>& impl) {
+std::optional<Finding> CheckZeroEntries(const model::Config& config,
+                                        const impl::TableVersion& head) {
   (void)config;
-  if (impl.empty()) return std::nullopt;
-  const impl::TableVersion& head = impl.back();
   const std::string label = "version " + std::to_string(head.number);
   for (const auto& [shard, generation] : head.compacted) {
     if (generation != 0) continue;
@@ -49,12 +47,12 @@ std::optional<Finding> CheckZeroEntries(
 }
 
 std::vector<std::string> SystemIndexUuidDiff(
-    const std::vector<impl::TableVersion>& impl, const model::State& model) {
+    const std::vector<VersionPtr>& impl, const model::State& model) {
   std::vector<std::string> lines;
   const std::size_t count =
       std::min<std::size_t>(impl.size(), model.version_count);
   for (std::size_t k = 1; k < count; ++k) {
-    if (impl[k].op == impl::OpKind::kRestore) continue;
+    if (impl[k]->op == impl::OpKind::kRestore) continue;
     const model::Version& before = model.versions[k - 1];
     const model::Version& after = model.versions[k];
     if (before.mem_wal_dropped || after.mem_wal_dropped) continue;
@@ -64,9 +62,9 @@ std::vector<std::string> SystemIndexUuidDiff(
                             before.compacted == after.compacted &&
                             before.catchup == after.catchup;
     const bool impl_same =
-        impl[k].mem_wal_index_uuid == impl[k - 1].mem_wal_index_uuid;
+        impl[k]->mem_wal_index_uuid == impl[k - 1]->mem_wal_index_uuid;
     if (model_same == impl_same) continue;
-    lines.push_back("version " + std::to_string(impl[k].number) +
+    lines.push_back("version " + std::to_string(impl[k]->number) +
                     ": the system index uuid " +
                     (impl_same ? "is kept" : "changes") +
                     " (impl) while its progress " +

@@ -33,13 +33,13 @@ namespace memwal::checker::lockstep {
 
 // On the implementation's decoded head: CatchupWithinCompaction (both halves)
 // or ImplementationMatchesModel for a zero compacted entry.
-std::optional<Finding> CheckZeroEntries(
-    const model::Config& config, const std::vector<impl::TableVersion>& impl);
+std::optional<Finding> CheckZeroEntries(const model::Config& config,
+                                        const impl::TableVersion& head);
 
 // One line per version whose system index uuid stability disagrees with the
 // model's; `impl` and `model` have the same number of versions.
 std::vector<std::string> SystemIndexUuidDiff(
-    const std::vector<impl::TableVersion>& impl, const model::State& model);
+    const std::vector<VersionPtr>& impl, const model::State& model);
 
 }  // namespace memwal::checker::lockstep
 

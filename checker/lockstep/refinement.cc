@@ -391,8 +391,7 @@ void DiffVersion(const model::Config& config, const Version& impl,
 // BFS level used recently survives the flush.
 class VersionCache {
  public:
-  const impl::TableVersion* Find(const impl::Blob& blob,
-                                 const std::string& shards) {
+  VersionPtr Find(const impl::Blob& blob, const std::string& shards) {
     auto it = current_.find(blob.get());
     if (it == current_.end()) {
       const auto old = old_.find(blob.get());
@@ -404,10 +403,10 @@ class VersionCache {
       it = current_.find(blob.get());
     }
     if (it->second.shards != shards) return nullptr;
-    return &it->second.version;
+    return it->second.version;
   }
   void Add(const impl::Blob& blob, const std::string& shards,
-           const impl::TableVersion& version) {
+           VersionPtr version) {
     Make(blob.get(), Entry{blob, shards, version});
   }
 
@@ -416,7 +415,7 @@ class VersionCache {
   struct Entry {
     impl::Blob blob;
     std::string shards;
-    impl::TableVersion version;
+    VersionPtr version;
   };
   void Make(const std::string* key, Entry entry) {
     if (current_.size() >= kEntriesMax) {
@@ -448,9 +447,8 @@ impl::Blob ManifestBlob(const impl::World& world, uint64_t number,
   return it == objects.end() ? nullptr : it->second;
 }
 
-Result<impl::TableVersion> ReadVersionCached(const impl::World& world,
-                                             uint64_t number,
-                                             const std::string& shards) {
+Result<VersionPtr> ReadVersionCached(const impl::World& world, uint64_t number,
+                                     const std::string& shards) {
   thread_local VersionCache cache;
   bool retained = false;
   const impl::Blob blob = ManifestBlob(world, number, &retained);
@@ -458,13 +456,14 @@ Result<impl::TableVersion> ReadVersionCached(const impl::World& world,
   // under the shard key with a mark.
   const std::string key = retained ? shards : shards + "\1archived";
   if (blob != nullptr) {
-    if (const impl::TableVersion* hit = cache.Find(blob, key)) return *hit;
+    if (VersionPtr hit = cache.Find(blob, key)) return hit;
   }
-  MEMWAL_ASSIGN_OR_RETURN(impl::TableVersion version,
+  MEMWAL_ASSIGN_OR_RETURN(impl::TableVersion decoded,
                           world.ReadVersion(number));
-  if (blob != nullptr && version.retained == retained)
+  auto version = std::make_shared<const impl::TableVersion>(std::move(decoded));
+  if (blob != nullptr && version->retained == retained)
     cache.Add(blob, key, version);
-  return version;
+  return VersionPtr(std::move(version));
 }
 
 std::string ShapeName(model::QueryShape shape) {
@@ -489,7 +488,7 @@ std::string ShapeName(model::QueryShape shape) {
 struct TableEntry {
   std::vector<impl::Blob> keep{};
   Status status = Status::Ok();  // the table could not be decoded
-  std::vector<impl::TableVersion> versions{};
+  std::vector<VersionPtr> versions{};
   // The versions in model terms, each with its namesake op (AbstractVersion
   // borrows the model's op details when the kinds agree); status: the model
   // cannot represent them.
@@ -571,7 +570,7 @@ class EntryCache {
   }
 
  private:
-  static constexpr std::size_t kEntriesMax = 20'000;
+  static constexpr std::size_t kEntriesMax = 100'000;
   std::unordered_map<std::string, std::shared_ptr<Entry>> current_;
   std::unordered_map<std::string, std::shared_ptr<Entry>> old_;
 };
@@ -585,8 +584,7 @@ void FillTable(const model::Config& config, const impl::World& world,
   }
   const std::string shards = ShardKey(world);
   for (const uint64_t number : *numbers) {
-    Result<impl::TableVersion> version =
-        ReadVersionCached(world, number, shards);
+    Result<VersionPtr> version = ReadVersionCached(world, number, shards);
     if (!version.ok()) {
       entry->status = version.status();
       return;
@@ -607,7 +605,7 @@ void FillTable(const model::Config& config, const impl::World& world,
   const State none;  // no model version: every op is its namesake
   for (std::size_t k = 0; k < entry->versions.size(); ++k) {
     Result<Version> version = AbstractVersion(
-        config, entry->versions[k], static_cast<int>(k), none, &uuids);
+        config, *entry->versions[k], static_cast<int>(k), none, &uuids);
     if (!version.ok()) {
       entry->abstract_status = version.status();
       return;
@@ -627,8 +625,45 @@ void FillTable(const model::Config& config, const impl::World& world,
   entry->rows = *abstract_rows;
 }
 
+// In front of an EntryCache: the entry last found for an epoch of the store's
+// part that the entry decodes (impl/memory_store.h). An epoch is never
+// reused in the process and names that part's contents, and a World's
+// options and shard uuids are fixed along its lineage (its root is part of
+// the key), so a hit is the entry the blob key would find, without listing
+// the objects to build that key. Direct-mapped, one per thread.
+template <typename Entry>
+class EpochMemo {
+ public:
+  std::shared_ptr<Entry> Find(uint64_t epoch, const std::string& root) const {
+    const Slot& slot = slots_[epoch % kSlots];
+    if (slot.entry == nullptr || slot.epoch != epoch || slot.root != root)
+      return nullptr;
+    return slot.entry;
+  }
+  void Put(uint64_t epoch, const std::string& root,
+           std::shared_ptr<Entry> entry) {
+    Slot& slot = slots_[epoch % kSlots];
+    slot.epoch = epoch;
+    slot.root = root;
+    slot.entry = std::move(entry);
+  }
+
+ private:
+  static constexpr std::size_t kSlots = 4096;
+  struct Slot {
+    uint64_t epoch = 0;
+    std::string root;
+    std::shared_ptr<Entry> entry;
+  };
+  std::array<Slot, kSlots> slots_{};
+};
+
 std::shared_ptr<TableEntry> CachedTable(const model::Config& config,
                                         const impl::World& world) {
+  thread_local EpochMemo<TableEntry> memo;
+  const uint64_t epoch = world.store().table_epoch();
+  if (std::shared_ptr<TableEntry> hit = memo.Find(epoch, world.table_root()))
+    return hit;
   thread_local EntryCache<TableEntry> cache;
   thread_local std::string key;
   const std::string versions =
@@ -648,23 +683,32 @@ std::shared_ptr<TableEntry> CachedTable(const model::Config& config,
     AppendObjects(world, archived, &unused, &entry->keep);
     FillTable(config, world, entry.get());
   }
+  memo.Put(epoch, world.table_root(), entry);
   return entry;
 }
 
+// Keyed by the MemWAL's own objects (its directory under the WAL root), which
+// are all World::ReadWal reads.
 std::shared_ptr<WalEntry> CachedWal(const impl::World& world) {
+  thread_local EpochMemo<WalEntry> memo;
+  const uint64_t epoch = world.store().wal_epoch();
+  if (std::shared_ptr<WalEntry> hit = memo.Find(epoch, world.wal_root()))
+    return hit;
   thread_local EntryCache<WalEntry> cache;
   thread_local std::string key;
+  const std::string dir = world.wal_root() + std::string(impl::kMemWalDir);
   key = OptionsKey(world);
-  key += world.wal_root();
+  key += dir;
   key.push_back('\0');
-  AppendObjects(world, world.wal_root(), &key, nullptr);
+  AppendObjects(world, dir, &key, nullptr);
   bool added = false;
   std::shared_ptr<WalEntry> entry = cache.Find(key, &added);
   if (added) {
     std::string unused;
-    AppendObjects(world, world.wal_root(), &unused, &entry->keep);
+    AppendObjects(world, dir, &unused, &entry->keep);
     entry->wal = world.ReadWal();
   }
+  memo.Put(epoch, world.wal_root(), entry);
   return entry;
 }
 
@@ -683,7 +727,7 @@ Result<State> AbstractCached(const model::Config& config,
     out.versions[k] = table.abstract[k];
     const int position = static_cast<int>(k);
     if (position < model.version_count &&
-        OpCompatible(table.versions[k].op, model.versions[k].op.kind,
+        OpCompatible(table.versions[k]->op, model.versions[k].op.kind,
                      position == 0))
       out.versions[k].op = model.versions[k].op;
   }
@@ -903,9 +947,9 @@ Result<ImplSnapshot> ReadImpl(const impl::World& world) {
                           world.Versions());
   const std::string shards = ShardKey(world);
   for (const uint64_t number : numbers) {
-    MEMWAL_ASSIGN_OR_RETURN(impl::TableVersion version,
+    MEMWAL_ASSIGN_OR_RETURN(const VersionPtr version,
                             ReadVersionCached(world, number, shards));
-    snapshot.versions.push_back(std::move(version));
+    snapshot.versions.push_back(*version);
   }
   MEMWAL_ASSIGN_OR_RETURN(snapshot.wal, world.ReadWal());
   snapshot.pending = world.pending();
@@ -991,7 +1035,10 @@ std::optional<Finding> CheckRefinement(const model::Config& config,
   if (impl_dump != nullptr) *impl_dump = model::ToString(*abstract);
   const bool equal = PersistedEqual(config, *abstract, snapshot, model);
   // Diff reads the versions' op kinds; copied only when there is a difference.
-  if (!equal) snapshot.versions = table->versions;
+  if (!equal) {
+    for (const VersionPtr& version : table->versions)
+      snapshot.versions.push_back(*version);
+  }
   const std::optional<model::ReaderWatermarks>& reader =
       CachedImplReader(config, world, *abstract, table.get());
   std::optional<model::MissedRow> missed;
@@ -1017,7 +1064,8 @@ std::optional<Finding> CheckRefinement(const model::Config& config,
     }
     return Finding{std::string(broken->name), detail};
   }
-  if (std::optional<Finding> zero = CheckZeroEntries(config, table->versions))
+  if (std::optional<Finding> zero =
+          CheckZeroEntries(config, *table->versions.back()))
     return zero;
   std::vector<std::string> lines;
   if (!equal) lines = Diff(config, *abstract, snapshot, model);

@@ -41,6 +41,7 @@
 #define MEMWAL_CHECKER_LOCKSTEP_REFINEMENT_H_
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -61,6 +62,9 @@ inline constexpr std::string_view kImplementationMatchesModel =
 // loads one (spec section 9), checked by lockstep after each publishing step.
 inline constexpr std::string_view kPublishedVersionsLoad =
     "PublishedVersionsLoad";
+
+// A decoded version, shared by every cached table that holds it.
+using VersionPtr = std::shared_ptr<const impl::TableVersion>;
 
 // What the checker reads back from the implementation after a step.
 struct ImplSnapshot {

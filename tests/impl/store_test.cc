@@ -59,6 +59,30 @@ TEST(MemoryStore, ACopyKeepsTheEpochAndEveryChangeTakesANewOne) {
   EXPECT_NE(store.epoch(), before);
 }
 
+TEST(MemoryStore, AChangeTakesANewEpochForItsPartOnly) {
+  MemoryStore store;
+  const uint64_t table = store.table_epoch();
+  const uint64_t wal = store.wal_epoch();
+  ASSERT_TRUE(store.Put("t0/_mem_wal/abc/manifest/1.binpb", "m").ok());
+  EXPECT_EQ(store.table_epoch(), table);
+  EXPECT_NE(store.wal_epoch(), wal);
+  const uint64_t wal_after = store.wal_epoch();
+  ASSERT_TRUE(store.Put("t0/_versions/1.manifest", "v").ok());
+  EXPECT_NE(store.table_epoch(), table);
+  EXPECT_EQ(store.wal_epoch(), wal_after);
+  // Only a whole directory name counts, not a name that ends with it.
+  EXPECT_TRUE(MemoryStore::InWal("_mem_wal/x"));
+  EXPECT_FALSE(MemoryStore::InWal("t0/not_mem_wal/x"));
+  EXPECT_FALSE(MemoryStore::InWal("t0/_mem_wal"));
+  // A copy keeps both; a delete changes its part.
+  MemoryStore copy = store;
+  EXPECT_EQ(copy.table_epoch(), store.table_epoch());
+  EXPECT_EQ(copy.wal_epoch(), store.wal_epoch());
+  ASSERT_TRUE(copy.Delete("t0/_mem_wal/abc/manifest/1.binpb").ok());
+  EXPECT_EQ(copy.table_epoch(), store.table_epoch());
+  EXPECT_NE(copy.wal_epoch(), store.wal_epoch());
+}
+
 TEST(MemoryStore, TheSourceOfACopyChangesWithoutTheCopySeeingIt) {
   MemoryStore store;
   ASSERT_TRUE(store.Put("x", "x").ok());
