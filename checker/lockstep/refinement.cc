@@ -411,7 +411,7 @@ class VersionCache {
   }
 
  private:
-  static constexpr std::size_t kEntriesMax = 60'000;
+  static constexpr std::size_t kEntriesMax = 200'000;
   struct Entry {
     impl::Blob blob;
     std::string shards;
