@@ -193,16 +193,18 @@ Status World::FlushMemTable(uint32_t shard) {
 }
 
 Status World::RetireGuard(uint32_t shard, uint64_t generation) const {
-  // Lance's GC runs through an opened dataset, so a head that does not load
-  // (a half-set manifest, R60) refuses the decision, as CleanupVersions does.
-  MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
-  static_cast<void>(head);
+  // Three conditions, each refusing alone and none writing; the cheapest is
+  // asked first (most tries name an SSTable that is not there).
   MEMWAL_ASSIGN_OR_RETURN(const auto manifest, SharedShardManifest(shard));
   const bool present = std::any_of(
       manifest->sstables().begin(), manifest->sstables().end(),
       [&](const auto& sstable) { return sstable.generation() == generation; });
   if (!present)
     return Status::FailedPrecondition("SSTable not flushed or already retired");
+  // Lance's GC runs through an opened dataset, so a head that does not load
+  // (a half-set manifest, R60) refuses the decision, as CleanupVersions does.
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
+  static_cast<void>(head);
   MEMWAL_ASSIGN_OR_RETURN(const bool retirable, Retirable(shard, generation));
   if (!retirable)
     return Status::FailedPrecondition("SSTable is not retirable (R12)");
