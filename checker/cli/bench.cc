@@ -498,8 +498,9 @@ Status Measure(const BenchOptions& o, Measured* m) {
     m->default_check_states = run.stats.states_distinct;
     m->default_check_verdict = std::string(engine::Name(run.verdict));
     if (run.verdict == engine::Verdict::kOk) {
-      const engine::LivenessResult live =
-          engine::CheckLiveness(gate, engine::LivenessOptions{});
+      // With the run's threads, as check passes them (before, one thread).
+      const engine::LivenessResult live = engine::CheckLiveness(
+          gate, engine::LivenessOptions{.threads = o.threads});
       if (!live.holds) m->default_check_verdict = "violation (liveness)";
     }
     m->default_check_seconds = SecondsSince(start);
