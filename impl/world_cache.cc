@@ -7,44 +7,12 @@
 // table's objects is a function of (table epoch, what is decoded), one of a
 // shard manifest of (WAL epoch, which shard);
 // the options that shape a decoding (the half-set switch) are part of the key.
-// One cache per thread, direct-mapped: a slot holds the last key that hashed
-// to it.
-#include <array>
-#include <functional>
-
+// One cache per thread (impl/epoch_cache.h).
+#include "impl/epoch_cache.h"
 #include "impl/world.h"
 
 namespace memwal::impl {
 namespace {
-
-template <typename Value>
-class EpochCache {
- public:
-  // The value for (epoch, key), made by `make` when the slot holds another.
-  template <typename Make>
-  Value Get(uint64_t epoch, const std::string& key, Make make) {
-    const std::size_t hash =
-        std::hash<std::string>{}(key) ^ (epoch * 0x9e3779b97f4a7c15ULL);
-    Slot& slot = slots_[(hash >> 7) % kSlots];
-    if (!slot.value.has_value() || slot.epoch != epoch || slot.key != key) {
-      // make() may use other caches, never this one's slot.
-      Value made = make();
-      slot.epoch = epoch;
-      slot.key = key;
-      slot.value.emplace(std::move(made));
-    }
-    return *slot.value;
-  }
-
- private:
-  static constexpr std::size_t kSlots = 1024;
-  struct Slot {
-    uint64_t epoch = 0;
-    std::string key;
-    std::optional<Value> value;
-  };
-  std::array<Slot, kSlots> slots_{};
-};
 
 using VersionList = std::shared_ptr<const std::vector<uint64_t>>;
 using ViewList = std::shared_ptr<const std::vector<VersionView>>;

@@ -11,6 +11,7 @@
 
 #include "checker/lockstep/bytes_checks.h"
 #include "checker/lockstep/inflight.h"
+#include "impl/epoch_cache.h"
 #include "impl/format.h"
 #include "model/invariants.h"
 #include "model/read.h"
@@ -625,91 +626,61 @@ void FillTable(const model::Config& config, const impl::World& world,
   entry->rows = *abstract_rows;
 }
 
-// In front of an EntryCache: the entry last found for an epoch of the store's
-// part that the entry decodes (impl/memory_store.h). An epoch is never
-// reused in the process and names that part's contents, and a World's
-// options and shard uuids are fixed along its lineage (its root is part of
-// the key), so a hit is the entry the blob key would find, without listing
-// the objects to build that key. Direct-mapped, one per thread.
-template <typename Entry>
-class EpochMemo {
- public:
-  std::shared_ptr<Entry> Find(uint64_t epoch, const std::string& root) const {
-    const Slot& slot = slots_[epoch % kSlots];
-    if (slot.entry == nullptr || slot.epoch != epoch || slot.root != root)
-      return nullptr;
-    return slot.entry;
-  }
-  void Put(uint64_t epoch, const std::string& root,
-           std::shared_ptr<Entry> entry) {
-    Slot& slot = slots_[epoch % kSlots];
-    slot.epoch = epoch;
-    slot.root = root;
-    slot.entry = std::move(entry);
-  }
-
- private:
-  static constexpr std::size_t kSlots = 4096;
-  struct Slot {
-    uint64_t epoch = 0;
-    std::string root;
-    std::shared_ptr<Entry> entry;
-  };
-  std::array<Slot, kSlots> slots_{};
-};
+// In front of each EntryCache below, an impl::EpochCache by the epoch of the
+// store's part that the entry decodes (impl/memory_store.h): a World's
+// options and shard uuids are fixed along its lineage (its root is part of the
+// key), so a hit is the entry the blob key would find, without listing the
+// objects to build that key.
+constexpr std::size_t kEpochSlots = 4096;
 
 std::shared_ptr<TableEntry> CachedTable(const model::Config& config,
                                         const impl::World& world) {
-  thread_local EpochMemo<TableEntry> memo;
-  const uint64_t epoch = world.store().table_epoch();
-  if (std::shared_ptr<TableEntry> hit = memo.Find(epoch, world.table_root()))
-    return hit;
-  thread_local EntryCache<TableEntry> cache;
-  thread_local std::string key;
-  const std::string versions =
-      world.table_root() + std::string(impl::kVersionsDir);
-  const std::string archived = std::string(impl::kArchivePrefix) + versions;
-  key = OptionsKey(world);
-  key += world.table_root();
-  key.push_back('\0');
-  AppendObjects(world, versions, &key, nullptr);
-  key.push_back('\1');
-  AppendObjects(world, archived, &key, nullptr);
-  bool added = false;
-  std::shared_ptr<TableEntry> entry = cache.Find(key, &added);
-  if (added) {
-    std::string unused;
-    AppendObjects(world, versions, &unused, &entry->keep);
-    AppendObjects(world, archived, &unused, &entry->keep);
-    FillTable(config, world, entry.get());
-  }
-  memo.Put(epoch, world.table_root(), entry);
-  return entry;
+  thread_local impl::EpochCache<std::shared_ptr<TableEntry>, kEpochSlots> memo;
+  return memo.Get(world.store().table_epoch(), world.table_root(), [&] {
+    thread_local EntryCache<TableEntry> cache;
+    thread_local std::string key;
+    const std::string versions =
+        world.table_root() + std::string(impl::kVersionsDir);
+    const std::string archived = std::string(impl::kArchivePrefix) + versions;
+    key = OptionsKey(world);
+    key += world.table_root();
+    key.push_back('\0');
+    AppendObjects(world, versions, &key, nullptr);
+    key.push_back('\1');
+    AppendObjects(world, archived, &key, nullptr);
+    bool added = false;
+    std::shared_ptr<TableEntry> entry = cache.Find(key, &added);
+    if (added) {
+      std::string unused;
+      AppendObjects(world, versions, &unused, &entry->keep);
+      AppendObjects(world, archived, &unused, &entry->keep);
+      FillTable(config, world, entry.get());
+    }
+    return entry;
+  });
 }
 
 // Keyed by the MemWAL's own objects (its directory under the WAL root), which
 // are all World::ReadWal reads.
 std::shared_ptr<WalEntry> CachedWal(const impl::World& world) {
-  thread_local EpochMemo<WalEntry> memo;
-  const uint64_t epoch = world.store().wal_epoch();
-  if (std::shared_ptr<WalEntry> hit = memo.Find(epoch, world.wal_root()))
-    return hit;
-  thread_local EntryCache<WalEntry> cache;
-  thread_local std::string key;
-  const std::string dir = world.wal_root() + std::string(impl::kMemWalDir);
-  key = OptionsKey(world);
-  key += dir;
-  key.push_back('\0');
-  AppendObjects(world, dir, &key, nullptr);
-  bool added = false;
-  std::shared_ptr<WalEntry> entry = cache.Find(key, &added);
-  if (added) {
-    std::string unused;
-    AppendObjects(world, dir, &unused, &entry->keep);
-    entry->wal = world.ReadWal();
-  }
-  memo.Put(epoch, world.wal_root(), entry);
-  return entry;
+  thread_local impl::EpochCache<std::shared_ptr<WalEntry>, kEpochSlots> memo;
+  return memo.Get(world.store().wal_epoch(), world.wal_root(), [&] {
+    thread_local EntryCache<WalEntry> cache;
+    thread_local std::string key;
+    const std::string dir = world.wal_root() + std::string(impl::kMemWalDir);
+    key = OptionsKey(world);
+    key += dir;
+    key.push_back('\0');
+    AppendObjects(world, dir, &key, nullptr);
+    bool added = false;
+    std::shared_ptr<WalEntry> entry = cache.Find(key, &added);
+    if (added) {
+      std::string unused;
+      AppendObjects(world, dir, &unused, &entry->keep);
+      entry->wal = world.ReadWal();
+    }
+    return entry;
+  });
 }
 
 // Abstract (below) from the cached table: the model's ghost fields, the

@@ -1,0 +1,51 @@
+// Decodings kept by store epoch (impl/memory_store.h): an epoch is never
+// reused in the process and names the contents of a store (or of one of its
+// parts), so a decoding of those contents is a function of (epoch, what is
+// decoded). Direct-mapped: a slot holds the last key that hashed to it. The
+// callers keep one per thread (thread_local): World's views of its table and
+// shard manifests (impl/world_cache.cc), the checker's decoded tables and
+// WALs (checker/lockstep/refinement.cc).
+#ifndef MEMWAL_IMPL_EPOCH_CACHE_H_
+#define MEMWAL_IMPL_EPOCH_CACHE_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace memwal::impl {
+
+template <typename Value, std::size_t kSlots = 1024>
+class EpochCache {
+ public:
+  // The value for (epoch, key), made by `make` when the slot holds another.
+  template <typename Make>
+  Value Get(uint64_t epoch, const std::string& key, Make make) {
+    const std::size_t hash =
+        std::hash<std::string>{}(key) ^ (epoch * 0x9e3779b97f4a7c15ULL);
+    Slot& slot = slots_[(hash >> 7) % kSlots];
+    if (!slot.value.has_value() || slot.epoch != epoch || slot.key != key) {
+      // make() may use other caches, never this one's slot.
+      Value made = make();
+      slot.epoch = epoch;
+      slot.key = key;
+      slot.value.emplace(std::move(made));
+    }
+    return *slot.value;
+  }
+
+ private:
+  struct Slot {
+    uint64_t epoch = 0;
+    std::string key;
+    std::optional<Value> value;
+  };
+  std::array<Slot, kSlots> slots_{};
+};
+
+}  // namespace memwal::impl
+
+#endif  // MEMWAL_IMPL_EPOCH_CACHE_H_
