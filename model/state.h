@@ -247,7 +247,17 @@ void AssertWellFormed(const State& state, const Bounds& bounds);
 
 // The canonical byte encoding: equal states encode equally, different states
 // differently.
+// The most bytes Encode writes for any state within the compile-time maxima.
+inline constexpr std::size_t kEncodedMax =
+    (2 + 2 * kShardsMax + 3 + kFragmentsMax + 1 + kShardsMax * kGenerationsMax +
+     1) +
+    kVersionsMax * (2 + kIndexesMax * kSegmentsMax * 2 + kShardsMax +
+                    kIndexesMax * kShardsMax + 1 + 6) +
+    kInflightMax * 11;
+
 void Encode(const State& state, std::string* out);
+// Encode into a caller's buffer of kEncodedMax bytes; returns the size.
+std::size_t EncodeTo(const State& state, uint8_t* out);
 // The inverse of Encode: false (and *out untouched) when `bytes` is not exactly
 // one encoding of the right length. Does not check that the decoded state is
 // reachable or well formed.

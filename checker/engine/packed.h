@@ -1,12 +1,12 @@
 // A model state packed for storage: the frontier of a search and the exact
 // seen set hold states this way.
 //
-// model::Encode's layout is a fixed header, one fixed-size record per version
-// and one per in-flight transaction. Successive versions differ in a few
-// fields, so each version record is XORed with the one before it; the result
-// is mostly zero bytes, and every run of zeros becomes a zero byte and the run
-// length. A typical state of the small preset packs into about a third of its
-// encoding.
+// model::Encode's layout is a fixed header (the version count and the
+// in-flight count first), one fixed-size record per version and one per
+// in-flight transaction. Successive versions differ in a few fields, so each
+// version record is XORed with the one before it; the result is mostly zero
+// bytes. The packing keeps the two counts (they give the encoding's size), a
+// bitmap of the other bytes that are not zero, and those bytes.
 #ifndef MEMWAL_CHECKER_ENGINE_PACKED_H_
 #define MEMWAL_CHECKER_ENGINE_PACKED_H_
 

@@ -13,7 +13,6 @@
 #include <mutex>
 #include <new>
 #include <thread>
-#include <unordered_set>
 
 #include "checker/engine/interrupt.h"
 #include "checker/engine/packed.h"
@@ -376,18 +375,152 @@ bool Engine::Start(State* root, WorldPtr* world) {
   return false;
 }
 
+// A successor between its expansion and its lookup: successors are looked up
+// in batches, their seen-set slots prefetched while the batch fills.
+struct Pending {
+  Successor next;
+  std::size_t position = 0;  // the parent's
+  std::size_t index = 0;     // the action's, among the parent's enabled ones
+  uint32_t parent = 0;
+  Action action;
+  uint64_t fingerprint = 0;
+  uint64_t goals_before = 0;  // the chunk's goal bits before its expansion
+  std::string key;            // exact mode
+  std::size_t size = 0;
+  uint8_t encoding[model::kEncodedMax];
+};
+
+// The fingerprints a chunk has kept (fingerprint mode): open addressing, 0
+// for empty (a fingerprint of 0 is kept as 1; a chunk's duplicates are only
+// dropped early, the merge decides).
+class ChunkSet {
+ public:
+  bool Insert(uint64_t fingerprint) {
+    if (fingerprint == 0) fingerprint = 1;
+    if ((count_ + 1) * 2 > slots_.size()) Grow();
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t k = Mix(fingerprint) & mask;; k = (k + 1) & mask) {
+      if (slots_[k] == fingerprint) return false;
+      if (slots_[k] != 0) continue;
+      slots_[k] = fingerprint;
+      ++count_;
+      return true;
+    }
+  }
+
+ private:
+  static uint64_t Mix(uint64_t x) { return x ^ (x >> 29); }
+  void Grow() {
+    std::vector<uint64_t> old;
+    old.swap(slots_);
+    slots_.assign(old.empty() ? 1024 : 2 * old.size(), 0);
+    count_ = 0;
+    for (const uint64_t f : old) {
+      if (f != 0) Insert(f);
+    }
+  }
+  std::vector<uint64_t> slots_;
+  std::size_t count_ = 0;
+};
+
 // Expands level[begin, end) into chunk->out. Memory: a parent's World is
 // released once expanded, and a successor met twice in one chunk is kept once
 // (its first occurrence, which is also first in the global order, since chunks
-// are contiguous).
+// are contiguous). Successors are expanded ahead in batches of kBatch and
+// resolved in order; the first finding ends the expansion as it would one at
+// a time, so the counters are the same.
 void Engine::ExpandChunk(PackedList<Slot>* level, Chunk* chunk) {
+  constexpr std::size_t kBatch = 16;
   std::vector<Action> actions;
-  std::unordered_set<uint64_t> in_chunk;  // fingerprint mode; lookups only
+  ChunkSet in_chunk;  // fingerprint mode
   State state;
   std::string packed;
-  std::string key;
+  const bool identity = keying_.Identity();
+  std::vector<Pending> pending(kBatch);
+  std::size_t count = 0;
+  // True when the chunk ends here (not with keep_going, which records the
+  // first finding of each invariant and goes on).
+  auto found = [&](const Pending& q, lockstep::Finding finding) {
+    Found at{.key = (uint64_t{q.position} << 16) | q.index,
+             .finding = std::move(finding),
+             .parent = q.parent,
+             .action = q.action};
+    if (!options_.keep_going) {
+      chunk->found = std::move(at);
+      return true;
+    }
+    for (const Found& known : chunk->founds) {
+      if (known.finding.invariant == at.finding.invariant) return false;
+    }
+    chunk->founds.push_back(std::move(at));
+    return false;
+  };
+  // A finding at pending[k] ends the chunk: the successors expanded after it
+  // are taken back out of the counters, which then are those of expanding
+  // one successor at a time (the same for any thread count).
+  auto end_at = [&](std::size_t k) {
+    if (k + 1 >= count) return true;
+    Counters& counters = chunk->counters;
+    for (std::size_t later = k + 1; later < count; ++later) {
+      counters.transitions -= 1;
+      counters.coverage[pending[later].action.index()] -= 1;
+    }
+    counters.goals = pending[k + 1].goals_before;
+    return true;
+  };
+  // Resolves the batch in order; true when the chunk ends.
+  auto resolve = [&] {
+    for (std::size_t k = 0; k < count; ++k) {
+      Pending& q = pending[k];
+      if (q.next.finding) {
+        if (found(q, std::move(*q.next.finding))) return end_at(k);
+        continue;  // keep_going: a broken state is not expanded
+      }
+      if (seen_.Contains(q.fingerprint, q.key)) continue;
+      if (!exact() && !in_chunk.Insert(q.fingerprint)) continue;
+      if (q.next.world == nullptr && options_.keep_going) {
+        bool broken = false;
+        for (const model::Invariant& invariant : model::AllInvariants()) {
+          if (invariant.holds(setup_.config, q.next.state)) continue;
+          broken = true;
+          found(q, lockstep::Finding{std::string(invariant.name),
+                                     "broken on the model"});
+        }
+        if (broken) continue;
+      } else if (q.next.world == nullptr && !options_.lockstep) {
+        if (std::optional<lockstep::Finding> broken =
+                CheckModel(q.next.state)) {
+          found(q, std::move(*broken));
+          return end_at(k);
+        }
+      }
+      CandidateExtra extra{.fingerprint = q.fingerprint,
+                           .parent = q.parent,
+                           .action = PackAction(q.action),
+                           .order = (uint64_t{q.position} << 16) | q.index,
+                           .world = std::move(q.next.world)};
+      if (exact() && identity) {
+        // The state is its own representative: its packing is the key.
+        chunk->out.Push(q.key, std::move(extra));
+        continue;
+      }
+      PackEncoding(
+          std::string_view(reinterpret_cast<const char*>(q.encoding), q.size),
+          &packed);
+      if (exact()) {
+        extra.key = static_cast<uint32_t>(chunk->keys.size());
+        chunk->keys.push_back(q.key);
+      }
+      chunk->out.Push(packed, std::move(extra));
+    }
+    count = 0;
+    return false;
+  };
   for (std::size_t p = chunk->begin; p < chunk->end; ++p) {
-    if (Stopped()) return;
+    if (Stopped()) {
+      resolve();
+      return;
+    }
     if ((p & 63) == 0) CheckBudget();
     Slot& slot = level->extra(p);
     if (slot.broken) {
@@ -397,62 +530,32 @@ void Engine::ExpandChunk(PackedList<Slot>* level, Chunk* chunk) {
     level->Unpack(p, &state);
     model::EnabledActions(setup_.config, state, &actions);
     for (std::size_t a = 0; a < actions.size(); ++a) {
-      Successor next = Expand(state, slot.world.get(), actions[a],
-                              &chunk->counters, /*check_state=*/false);
-      // True when the chunk ends here (not with keep_going, which records
-      // the first finding of each invariant and goes on).
-      auto found = [&](lockstep::Finding finding) {
-        Found at{.key = (uint64_t{p} << 16) | a,
-                 .finding = std::move(finding),
-                 .parent = slot.node,
-                 .action = actions[a]};
+      Pending& q = pending[count++];
+      q.goals_before = chunk->counters.goals;
+      q.next = Expand(state, slot.world.get(), actions[a], &chunk->counters,
+                      /*check_state=*/false);
+      q.position = p;
+      q.index = a;
+      q.parent = slot.node;
+      q.action = actions[a];
+      if (q.next.finding) {
         if (!options_.keep_going) {
-          chunk->found = std::move(at);
-          return true;
-        }
-        for (const Found& known : chunk->founds) {
-          if (known.finding.invariant == at.finding.invariant) return false;
-        }
-        chunk->founds.push_back(std::move(at));
-        return false;
-      };
-      if (next.finding) {
-        if (found(std::move(*next.finding))) return;
-        continue;  // keep_going: a broken state is not expanded
-      }
-      const uint64_t fingerprint = keying_.Fingerprint(next.state);
-      if (exact()) keying_.Packed(next.state, &key);
-      if (seen_.Contains(fingerprint, key)) continue;
-      if (!exact() && !in_chunk.insert(fingerprint).second) continue;
-      if (slot.world == nullptr && options_.keep_going) {
-        bool broken = false;
-        for (const model::Invariant& invariant : model::AllInvariants()) {
-          if (invariant.holds(setup_.config, next.state)) continue;
-          broken = true;
-          found(lockstep::Finding{std::string(invariant.name),
-                                  "broken on the model"});
-        }
-        if (broken) continue;
-      } else if (slot.world == nullptr) {
-        if (std::optional<lockstep::Finding> broken = CheckModel(next.state)) {
-          found(std::move(*broken));
+          resolve();
           return;
         }
+      } else {
+        q.size = model::EncodeTo(q.next.state, q.encoding);
+        q.fingerprint = keying_.KeyOf(
+            q.next.state,
+            std::string_view(reinterpret_cast<const char*>(q.encoding), q.size),
+            exact() ? &q.key : nullptr);
+        seen_.Prefetch(q.fingerprint);
       }
-      Pack(next.state, &packed);
-      CandidateExtra extra{.fingerprint = fingerprint,
-                           .parent = slot.node,
-                           .action = PackAction(actions[a]),
-                           .order = (uint64_t{p} << 16) | a,
-                           .world = std::move(next.world)};
-      if (exact()) {
-        extra.key = static_cast<uint32_t>(chunk->keys.size());
-        chunk->keys.push_back(key);
-      }
-      chunk->out.Push(packed, std::move(extra));
+      if (count == kBatch && resolve()) return;
     }
     slot.world.reset();
   }
+  resolve();
 }
 
 // Inserts the level's successors in (parent position, action index) order.
@@ -474,10 +577,14 @@ bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
   for (std::size_t c = 0; c < last && !full; ++c) {
     Chunk& chunk = (*chunks)[c];
     for (std::size_t k = 0; k < chunk.out.size(); ++k) {
+      if (k + 8 < chunk.out.size())
+        seen_.Prefetch(chunk.out.extra(k + 8).fingerprint);
       CandidateExtra& candidate = chunk.out.extra(k);
       const std::string_view key =
-          exact() ? std::string_view(chunk.keys[candidate.key])
-                  : std::string_view();
+          !exact() ? std::string_view()
+          : candidate.key == UINT32_MAX
+              ? chunk.out.Packed(k)
+              : std::string_view(chunk.keys[candidate.key]);
       if (!seen_.Insert(candidate.fingerprint, key)) continue;
       const uint32_t node = traces_.Add(candidate.parent, candidate.action);
       counters_.CountState(depth);
@@ -862,6 +969,22 @@ void Keying::Packed(const State& state, std::string* out) const {
   std::string encoding;
   model::CanonicalEncoding(bounds, symmetry, state, &encoding);
   PackEncoding(encoding, out);
+}
+
+bool Keying::Identity() const {
+  return model::PermutationCount(bounds, symmetry) == 1;
+}
+
+uint64_t Keying::KeyOf(const State& state, std::string_view encoding,
+                       std::string* key) const {
+  if (Identity()) {
+    if (key != nullptr) PackEncoding(encoding, key);
+    return model::Hash64(encoding);
+  }
+  std::string canonical;
+  model::CanonicalEncoding(bounds, symmetry, state, &canonical);
+  if (key != nullptr) PackEncoding(canonical, key);
+  return model::Hash64(canonical);
 }
 
 Keying KeyingOf(const model::Config& config, const Options& options) {

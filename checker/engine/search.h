@@ -71,6 +71,13 @@ struct Keying {
   uint64_t Fingerprint(const model::State& state) const;
   // The canonical representative's packed encoding (exact storage).
   void Packed(const model::State& state, std::string* out) const;
+  // True when no permutation applies: a state is its own representative.
+  bool Identity() const;
+  // Fingerprint(state) and, unless `key` is null, Packed(state, key), from
+  // `encoding` = model::Encode(state) (one encoding for both and, in the
+  // caller, for the state's own packing).
+  uint64_t KeyOf(const model::State& state, std::string_view encoding,
+                 std::string* key) const;
 };
 
 struct Options {

@@ -2,6 +2,7 @@
 #include "checker/engine/seen_set.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -26,6 +27,13 @@ void StoreSlot(uint8_t* slot, uint64_t value) {
 
 // Exact mode arena blocks.
 constexpr std::size_t kBlockBytes = std::size_t{4} << 20;
+
+// An exact-mode slot: 1 + the entry's arena offset in the low 40 bits (0:
+// empty), the fingerprint's top 24 bits above them, so that a probe passes
+// most other entries without reading the arena.
+constexpr int kOffsetBits = 40;
+constexpr uint64_t kOffsetMask = (uint64_t{1} << kOffsetBits) - 1;
+uint64_t TagOf(uint64_t fingerprint) { return fingerprint >> kOffsetBits; }
 
 }  // namespace
 
@@ -106,12 +114,12 @@ struct SeenSet::Partition {
   }
 
   bool InsertGrowing(uint64_t stored, uint32_t first) {
-    if (Contains(stored)) return false;
-    // At most 90% full after the insert.
-    if (uint64_t{count + 1} * 10 > uint64_t{capacity} * 9) Grow(first);
-    const bool added = Insert(stored);
-    MEMWAL_ASSERT(added);
-    return true;
+    // At most 90% full after the insert; Insert itself finds a present value.
+    if (uint64_t{count + 1} * 10 > uint64_t{capacity} * 9) {
+      if (Contains(stored)) return false;
+      Grow(first);
+    }
+    return Insert(stored);
   }
 };
 
@@ -133,9 +141,16 @@ SeenSet::~SeenSet() = default;
 // the table as a whole is about 74% full at any size (not between 60% and 90%
 // as it would be if every partition grew at once).
 uint32_t SeenSet::FirstCapacity(std::size_t partition) {
-  return static_cast<uint32_t>(
-      std::lround(16.0 * std::pow(1.5, static_cast<double>(partition) /
-                                           static_cast<double>(kPartitions))));
+  static const std::array<uint32_t, kPartitions> capacities = [] {
+    std::array<uint32_t, kPartitions> out{};
+    for (std::size_t p = 0; p < kPartitions; ++p) {
+      out[p] = static_cast<uint32_t>(std::lround(
+          16.0 * std::pow(1.5, static_cast<double>(p) /
+                                   static_cast<double>(kPartitions))));
+    }
+    return out;
+  }();
+  return capacities[partition];
 }
 
 uint64_t SeenSet::StoredBits(uint64_t fingerprint) {
@@ -168,7 +183,8 @@ std::size_t SeenSet::FindExact(uint64_t fingerprint, std::string_view packed,
       *found = false;
       return k;
     }
-    const std::size_t offset = slot - 1;
+    if ((slot >> kOffsetBits) != TagOf(fingerprint)) continue;
+    const std::size_t offset = (slot & kOffsetMask) - 1;
     const char* at = blocks_[offset / kBlockBytes].get() + offset % kBlockBytes;
     uint64_t stored = 0;
     uint16_t length = 0;
@@ -189,7 +205,7 @@ void SeenSet::GrowExact() {
   const std::size_t mask = exact_slots_.size() - 1;
   for (const uint64_t slot : old) {
     if (slot == 0) continue;
-    const std::size_t offset = slot - 1;
+    const std::size_t offset = (slot & kOffsetMask) - 1;
     uint64_t fingerprint = 0;
     std::memcpy(&fingerprint,
                 blocks_[offset / kBlockBytes].get() + offset % kBlockBytes, 8);
@@ -207,7 +223,7 @@ bool SeenSet::InsertExact(uint64_t fingerprint, std::string_view packed) {
   if (found) return false;
   const std::size_t need = packed.size() + 10;
   if (blocks_.empty() || block_used_ + need > kBlockBytes) {
-    blocks_.push_back(std::make_unique<char[]>(kBlockBytes));
+    blocks_.push_back(std::make_unique_for_overwrite<char[]>(kBlockBytes));
     block_used_ = 0;
   }
   char* at = blocks_.back().get() + block_used_;
@@ -215,7 +231,9 @@ bool SeenSet::InsertExact(uint64_t fingerprint, std::string_view packed) {
   std::memcpy(at, &fingerprint, 8);
   std::memcpy(at + 8, &length, 2);
   std::memcpy(at + 10, packed.data(), packed.size());
-  exact_slots_[k] = 1 + (blocks_.size() - 1) * kBlockBytes + block_used_;
+  const uint64_t offset = (blocks_.size() - 1) * kBlockBytes + block_used_;
+  MEMWAL_ASSERT(offset + 1 <= kOffsetMask);
+  exact_slots_[k] = (TagOf(fingerprint) << kOffsetBits) | (offset + 1);
   block_used_ += need;
   ++size_;
   return true;
@@ -253,6 +271,20 @@ bool SeenSet::InsertShared(uint64_t fingerprint, std::string_view packed) {
 bool SeenSet::Contains(uint64_t fingerprint, std::string_view packed) const {
   return storage_ == Storage::kFingerprint ? ContainsFingerprint(fingerprint)
                                            : ContainsExact(fingerprint, packed);
+}
+
+void SeenSet::Prefetch(uint64_t fingerprint) const {
+  if (storage_ == Storage::kExact) {
+    if (exact_slots_.empty()) return;
+    __builtin_prefetch(&exact_slots_[fingerprint & (exact_slots_.size() - 1)]);
+    return;
+  }
+  const Partition& partition =
+      partitions_[fingerprint >> (64 - kPartitionBits)];
+  if (partition.capacity == 0) return;
+  __builtin_prefetch(
+      &partition.slots[std::size_t{partition.Home(StoredBits(fingerprint))} *
+                       kSlotBytes]);
 }
 
 uint64_t SeenSet::size() const {

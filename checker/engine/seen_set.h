@@ -50,6 +50,8 @@ class SeenSet {
   bool Insert(uint64_t fingerprint, std::string_view packed);
   bool InsertShared(uint64_t fingerprint, std::string_view packed);
   bool Contains(uint64_t fingerprint, std::string_view packed) const;
+  // Asks the cache for the slot a lookup of `fingerprint` starts at.
+  void Prefetch(uint64_t fingerprint) const;
 
   uint64_t size() const;
   // Bytes the set holds (tables and arena), measured, not estimated.
