@@ -186,11 +186,9 @@ struct CandidateExtra {
   WorldPtr world{};
 };
 
-struct Successor {
-  State state;
-  WorldPtr world;
-  std::optional<lockstep::Finding> finding;
-};
+// The successor of a state: the model's, with the World (lockstep) and the
+// step's finding.
+using Successor = Step;
 
 // A finding and where: key = (parent position << 16) | action index.
 struct Found {
@@ -281,10 +279,8 @@ std::optional<lockstep::Finding> Engine::CheckModel(const State& state) const {
 Successor Engine::Expand(const State& from, const impl::World* world,
                          const Action& action, Counters* counters,
                          bool check_state) const {
-  Step step =
+  Successor next =
       TakeStep(setup_, applicable_, from, world, action, check_state, counters);
-  Successor next{std::move(step.state), std::move(step.world),
-                 std::move(step.finding)};
   if (world == nullptr && check_state) next.finding = CheckModel(next.state);
   return next;
 }
