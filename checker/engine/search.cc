@@ -554,6 +554,23 @@ void Engine::ExpandChunk(PackedList<Slot>* level, Chunk* chunk) {
   resolve();
 }
 
+// Frees the chunks' candidates, `threads` at a time.
+void FreeChunks(std::vector<Chunk>* chunks, int threads) {
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t c; (c = next.fetch_add(1)) < chunks->size();) {
+      (*chunks)[c].out.Clear();
+      (*chunks)[c].keys.clear();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads && static_cast<std::size_t>(t) < chunks->size();
+       ++t)
+    pool.emplace_back(work);
+  work();
+  for (std::thread& thread : pool) thread.join();
+}
+
 // Inserts the level's successors in (parent position, action index) order.
 // False when the run ends (finding or budget).
 bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
@@ -603,9 +620,15 @@ bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
         if (Stopped()) return false;
       }
     }
-    chunk.out.Clear();
-    chunk.keys.clear();
+    if (!options_.lockstep) {
+      chunk.out.Clear();
+      chunk.keys.clear();
+    }
   }
+  // Lockstep: the candidates met before still hold their Worlds, which cost
+  // about as much to free as to copy; they are freed on the run's threads
+  // (freeing them here, one by one, was the merge's serial part).
+  if (options_.lockstep) FreeChunks(chunks, options_.threads);
   // The reached states' checks (lockstep), on the states just inserted, in
   // the order they were inserted. Every one was discovered before the
   // chunks' finding, so a state's finding comes first. With max_states
