@@ -2,8 +2,9 @@
 // and its hash.
 #include "model/state.h"
 
-#include <bit>
+#include <cstddef>
 #include <cstring>
+#include <type_traits>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -13,147 +14,105 @@
 namespace memwal::model {
 namespace {
 
-class Writer {
- public:
-  explicit Writer(uint8_t* out) : out_(out) {}
-  void Byte(uint8_t value) { out_[size_++] = value; }
-  void Bool(bool value) { Byte(value ? 1 : 0); }
-  std::size_t size() const { return size_; }
+// The encoding is the fields in declaration order, one byte each, with the
+// bools of a Version (and a Txn's marker and advance, and the State's two
+// flags) folded into one byte. Runs of one-byte fields whose declaration order
+// is the encoding's are copied as blocks; these asserts keep them so.
+constexpr std::size_t kVersionPrefix =
+    offsetof(Version, reader_bit);  // number .. catchup
+constexpr std::size_t kOpBytes = sizeof(Op);
+constexpr std::size_t kTxnPrefix = offsetof(Txn, marker);  // kind .. generation
+constexpr std::size_t kTxnMiddle =
+    offsetof(Txn, advance) - offsetof(Txn, fragment);  // fragment .. removed
+constexpr std::size_t kStateMiddle =
+    offsetof(State, activated) - offsetof(State, pending);  // pending .. cover
+static_assert(std::is_standard_layout_v<State> &&
+              std::is_trivially_copyable_v<State>);
+static_assert(alignof(Version) == 1 && alignof(Txn) == 1 && alignof(Op) == 1);
+static_assert(kVersionPrefix == 2 + kIndexesMax * kSegmentsMax * 2 +
+                                    kShardsMax + kIndexesMax * kShardsMax);
+static_assert(offsetof(Version, op) == kVersionPrefix + 4 &&
+              sizeof(Version) == kVersionPrefix + 4 + kOpBytes &&
+              kOpBytes == 6);
+static_assert(kTxnPrefix == 4 && offsetof(Txn, fragment) == 5 &&
+              kTxnMiddle == 6 && sizeof(Txn) == 12);
+static_assert(kStateMiddle ==
+                  3 + kFragmentsMax + 1 + kShardsMax * kGenerationsMax &&
+              offsetof(State, foreign_legacy) ==
+                  offsetof(State, activated) + 1);
 
- private:
-  uint8_t* out_;
-  std::size_t size_ = 0;
-};
-
-void EncodeVersion(const Version& v, Writer* w) {
-  w->Byte(v.number);
-  w->Byte(v.live);
-  for (const Segments& segments : v.segments) {
-    for (const Segment& segment : segments) {
-      w->Byte(segment.uuid);
-      w->Byte(segment.covers);
-    }
-  }
-  for (uint8_t c : v.compacted) w->Byte(c);
-  for (const auto& per_shard : v.catchup) {
-    for (uint8_t p : per_shard) w->Byte(p);
-  }
-  w->Byte(static_cast<uint8_t>(v.reader_bit | (v.writer_bit << 1) |
-                               (v.retained << 2) | (v.mem_wal_dropped << 3)));
-  w->Byte(static_cast<uint8_t>(v.op.kind));
-  w->Byte(v.op.fragments);
-  w->Byte(v.op.new_covers);
-  w->Byte(v.op.index);
-  w->Byte(v.op.progress_shard);
-  w->Byte(v.op.progress_generation);
+uint8_t* Copy(uint8_t* out, const void* from, std::size_t bytes) {
+  std::memcpy(out, from, bytes);
+  return out + bytes;
 }
 
-void EncodeTxn(const Txn& t, Writer* w) {
-  w->Byte(static_cast<uint8_t>(t.kind));
-  w->Byte(t.read_version);
-  w->Byte(t.shard);
-  w->Byte(t.generation);
+uint8_t* EncodeVersion(const Version& v, uint8_t* out) {
+  out = Copy(out, &v, kVersionPrefix);
+  *out++ = static_cast<uint8_t>(v.reader_bit | (v.writer_bit << 1) |
+                                (v.retained << 2) | (v.mem_wal_dropped << 3));
+  return Copy(out, &v.op, kOpBytes);
+}
+
+uint8_t* EncodeTxn(const Txn& t, uint8_t* out) {
+  out = Copy(out, &t, kTxnPrefix);
   // advance shares the marker's byte: 0 for every transaction of env none.
-  w->Byte(static_cast<uint8_t>(t.marker | (t.advance << 1)));
-  w->Byte(t.fragment);
-  w->Byte(t.second_fragment);
-  w->Byte(t.index);
-  w->Byte(t.segment.uuid);
-  w->Byte(t.segment.covers);
-  w->Byte(t.removed_uuid);
+  *out++ = static_cast<uint8_t>(t.marker | (t.advance << 1));
+  return Copy(out, &t.fragment, kTxnMiddle);
 }
+
+constexpr std::size_t kHeaderBytes = 2 + 2 * kShardsMax + kStateMiddle + 1;
+constexpr std::size_t kVersionBytes = kVersionPrefix + 1 + kOpBytes;
+constexpr std::size_t kTxnBytes = kTxnPrefix + 1 + kTxnMiddle;
+static_assert(kHeaderBytes + kVersionsMax * kVersionBytes +
+                  kInflightMax * kTxnBytes ==
+              kEncodedMax);
 
 }  // namespace
 
 std::size_t EncodeTo(const State& state, uint8_t* out) {
-  Writer w(out);
-  w.Byte(state.version_count);
-  w.Byte(state.inflight_count);
+  uint8_t* at = out;
+  *at++ = state.version_count;
+  *at++ = state.inflight_count;
   for (int s = 0; s < kShardsMax; ++s) {
-    w.Byte(state.flushed[s]);
-    w.Byte(state.retired[s]);
+    *at++ = state.flushed[s];
+    *at++ = state.retired[s];
   }
-  w.Byte(state.pending);
-  w.Byte(state.committed);
-  w.Byte(state.next_fragment);
-  for (RowSet rows : state.rows) w.Byte(rows);
-  w.Byte(state.deleted);
-  for (IndexSet cover : state.retire_cover) w.Byte(cover);
+  at = Copy(at, &state.pending, kStateMiddle);
   // foreign_legacy shares the byte: 0 for every state of env none.
-  w.Byte(static_cast<uint8_t>(state.activated | (state.foreign_legacy << 1)));
+  *at++ = static_cast<uint8_t>(state.activated | (state.foreign_legacy << 1));
   for (int v = 0; v < state.version_count; ++v)
-    EncodeVersion(state.versions[v], &w);
+    at = EncodeVersion(state.versions[v], at);
   for (int t = 0; t < state.inflight_count; ++t)
-    EncodeTxn(state.inflight[t], &w);
-  MEMWAL_ASSERT(w.size() <= kEncodedMax);
-  return w.size();
+    at = EncodeTxn(state.inflight[t], at);
+  const std::size_t size = static_cast<std::size_t>(at - out);
+  MEMWAL_ASSERT(size <= kEncodedMax);
+  return size;
 }
 
 namespace {
 
-// Reads what Writer wrote; every read is bounds-checked, and a short input sets
-// !ok().
-class Reader {
- public:
-  Reader(const uint8_t* data, std::size_t size) : data_(data), size_(size) {}
-  uint8_t Byte() {
-    if (next_ >= size_) {
-      ok_ = false;
-      return 0;
-    }
-    return data_[next_++];
-  }
-  bool Bool() { return Byte() != 0; }
-  bool ok() const { return ok_; }
-  bool done() const { return next_ == size_; }
-
- private:
-  const uint8_t* data_;
-  std::size_t size_;
-  std::size_t next_ = 0;
-  bool ok_ = true;
-};
-
-void DecodeVersion(Reader* r, Version* v) {
-  v->number = r->Byte();
-  v->live = r->Byte();
-  for (Segments& segments : v->segments) {
-    for (Segment& segment : segments) {
-      segment.uuid = r->Byte();
-      segment.covers = r->Byte();
-    }
-  }
-  for (uint8_t& c : v->compacted) c = r->Byte();
-  for (auto& per_shard : v->catchup) {
-    for (uint8_t& p : per_shard) p = r->Byte();
-  }
-  const uint8_t bits = r->Byte();
+// The decoding copies the same blocks back; Decode checks the size first, so
+// nothing reads past the input.
+const uint8_t* DecodeVersion(const uint8_t* in, Version* v) {
+  std::memcpy(static_cast<void*>(v), in, kVersionPrefix);
+  in += kVersionPrefix;
+  const uint8_t bits = *in++;
   v->reader_bit = bits & 1;
   v->writer_bit = (bits >> 1) & 1;
   v->retained = (bits >> 2) & 1;
   v->mem_wal_dropped = (bits >> 3) & 1;
-  v->op.kind = static_cast<OpKind>(r->Byte());
-  v->op.fragments = r->Byte();
-  v->op.new_covers = r->Byte();
-  v->op.index = r->Byte();
-  v->op.progress_shard = r->Byte();
-  v->op.progress_generation = r->Byte();
+  std::memcpy(&v->op, in, kOpBytes);
+  return in + kOpBytes;
 }
 
-void DecodeTxn(Reader* r, Txn* t) {
-  t->kind = static_cast<OpKind>(r->Byte());
-  t->read_version = r->Byte();
-  t->shard = r->Byte();
-  t->generation = r->Byte();
-  const uint8_t marker = r->Byte();
+const uint8_t* DecodeTxn(const uint8_t* in, Txn* t) {
+  std::memcpy(static_cast<void*>(t), in, kTxnPrefix);
+  in += kTxnPrefix;
+  const uint8_t marker = *in++;
   t->marker = marker & 1;
   t->advance = static_cast<uint8_t>(marker >> 1);
-  t->fragment = r->Byte();
-  t->second_fragment = r->Byte();
-  t->index = r->Byte();
-  t->segment.uuid = r->Byte();
-  t->segment.covers = r->Byte();
-  t->removed_uuid = r->Byte();
+  std::memcpy(&t->fragment, in, kTxnMiddle);
+  return in + kTxnMiddle;
 }
 
 // XXH3 (64 bits, seeded): a state fingerprint over the encoding. The
@@ -368,30 +327,30 @@ void Encode(const State& state, std::string* out) {
 }
 
 bool Decode(std::string_view bytes, State* out) {
-  Reader r(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+  if (bytes.size() < kHeaderBytes) return false;
+  const auto* in = reinterpret_cast<const uint8_t*>(bytes.data());
   State state;
-  state.version_count = r.Byte();
-  state.inflight_count = r.Byte();
+  state.version_count = in[0];
+  state.inflight_count = in[1];
   if (state.version_count > kVersionsMax || state.inflight_count > kInflightMax)
     return false;
+  if (bytes.size() != kHeaderBytes + state.version_count * kVersionBytes +
+                          state.inflight_count * kTxnBytes)
+    return false;
+  in += 2;
   for (int s = 0; s < kShardsMax; ++s) {
-    state.flushed[s] = r.Byte();
-    state.retired[s] = r.Byte();
+    state.flushed[s] = *in++;
+    state.retired[s] = *in++;
   }
-  state.pending = r.Byte();
-  state.committed = r.Byte();
-  state.next_fragment = r.Byte();
-  for (RowSet& rows : state.rows) rows = r.Byte();
-  state.deleted = r.Byte();
-  for (IndexSet& cover : state.retire_cover) cover = r.Byte();
-  const uint8_t activated = r.Byte();
+  std::memcpy(&state.pending, in, kStateMiddle);
+  in += kStateMiddle;
+  const uint8_t activated = *in++;
   state.activated = activated & 1;
   state.foreign_legacy = (activated >> 1) & 1;
   for (int v = 0; v < state.version_count; ++v)
-    DecodeVersion(&r, &state.versions[v]);
+    in = DecodeVersion(in, &state.versions[v]);
   for (int t = 0; t < state.inflight_count; ++t)
-    DecodeTxn(&r, &state.inflight[t]);
-  if (!r.ok() || !r.done()) return false;
+    in = DecodeTxn(in, &state.inflight[t]);
   *out = state;
   return true;
 }
