@@ -980,14 +980,20 @@ std::string_view Name(Verdict verdict) {
   return "";
 }
 
+// Both through KeyOf, so that one place decides what a state is looked up by.
 uint64_t Keying::Fingerprint(const State& state) const {
-  return model::CanonicalFingerprint(bounds, symmetry, state);
+  uint8_t encoding[model::kEncodedMax];
+  const std::size_t size = model::EncodeTo(state, encoding);
+  return KeyOf(state,
+               std::string_view(reinterpret_cast<const char*>(encoding), size),
+               nullptr);
 }
 
 void Keying::Packed(const State& state, std::string* out) const {
-  std::string encoding;
-  model::CanonicalEncoding(bounds, symmetry, state, &encoding);
-  PackEncoding(encoding, out);
+  uint8_t encoding[model::kEncodedMax];
+  const std::size_t size = model::EncodeTo(state, encoding);
+  KeyOf(state, std::string_view(reinterpret_cast<const char*>(encoding), size),
+        out);
 }
 
 bool Keying::Identity() const {
