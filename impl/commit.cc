@@ -21,8 +21,9 @@ Result<std::optional<CommitResult>> Rebase(const CommitInput& input,
     MEMWAL_ASSIGN_OR_RETURN(
         const Snapshot snapshot,
         LoadVersion(*input.table, input.archive, version, true));
-    MEMWAL_ASSIGN_OR_RETURN(const pb::Transaction committed,
-                            LoadTransaction(*input.table, snapshot));
+    MEMWAL_ASSIGN_OR_RETURN(const std::shared_ptr<const pb::Transaction> shared,
+                            LoadSharedTransaction(*input.table, snapshot));
+    const pb::Transaction& committed = *shared;
     MEMWAL_ASSIGN_OR_RETURN(const ConflictClass kind,
                             ClassifyConflict(transaction, committed));
     *progress_met |= InstalledMemWalIndex(*transaction) != nullptr &&

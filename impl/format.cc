@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <limits>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "impl/bitmap.h"
 
@@ -218,9 +220,10 @@ Status CheckManifestFile(const ManifestFile& file) {
   return CheckIndexes(file.index_section);
 }
 
-std::string VersionFileName(uint64_t version) {
-  // "%020" PRIu64 ".manifest" of the inverted number, without snprintf (a
-  // lockstep step names versions thousands of times).
+namespace {
+
+std::string FormatVersionFileName(uint64_t version) {
+  // "%020" PRIu64 ".manifest" of the inverted number, without snprintf.
   constexpr std::string_view kSuffix = ".manifest";
   std::string name(kVersionsDir.size() + 20 + kSuffix.size(), '0');
   name.replace(0, kVersionsDir.size(), kVersionsDir);
@@ -232,6 +235,21 @@ std::string VersionFileName(uint64_t version) {
   MEMWAL_ASSERT(inverted == 0);
   name.replace(kVersionsDir.size() + 20, kSuffix.size(), kSuffix);
   return name;
+}
+
+}  // namespace
+
+std::string VersionFileName(uint64_t version) {
+  // A lockstep step names versions thousands of times, and tables keep few:
+  // the names of the first versions are formatted once.
+  constexpr uint64_t kNamed = 256;
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names;
+    for (uint64_t v = 0; v < kNamed; ++v)
+      names.push_back(FormatVersionFileName(v));
+    return names;
+  }();
+  return version < kNamed ? kNames[version] : FormatVersionFileName(version);
 }
 
 std::optional<uint64_t> ParseVersionFileName(std::string_view name) {

@@ -2,6 +2,9 @@
 #include "impl/read.h"
 
 #include <algorithm>
+#include <memory>
+
+#include "impl/blob_cache.h"
 
 namespace memwal::impl {
 namespace {
@@ -26,21 +29,38 @@ bool MissingMeansCaughtUp(const VersionView& version, Protocol protocol) {
 
 }  // namespace
 
-Result<VersionView> ViewOf(const Snapshot& snapshot) {
+namespace {
+
+Result<VersionView> DecodeView(const ManifestFile& file) {
   VersionView view;
   MEMWAL_ASSIGN_OR_RETURN(const auto details,
-                          MemWalDetails(snapshot.file->index_section));
+                          MemWalDetails(file.index_section));
   if (details.has_value()) {
     view.compacted = Generations(details->compacted_sstables());
     view.catchup = Catchup(*details);
   }
   MEMWAL_ASSIGN_OR_RETURN(const Segments segments,
-                          UserSegments(snapshot.file->index_section));
+                          UserSegments(file.index_section));
   for (const auto& [name, list] : segments) view.indexes.insert(name);
-  view.both_bits =
-      (snapshot.file->manifest.reader_feature_flags() & 128) != 0 &&
-      (snapshot.file->manifest.writer_feature_flags() & 128) != 0;
+  view.both_bits = (file.manifest.reader_feature_flags() & 128) != 0 &&
+                   (file.manifest.writer_feature_flags() & 128) != 0;
   return view;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const VersionView>> SharedViewOf(
+    const Snapshot& snapshot) {
+  // A decoded manifest is immutable (Snapshot holds it const), so its view is
+  // a function of its address while the entry keeps it alive.
+  thread_local IdentityCache<ManifestFile, VersionView, 40'000> views;
+  return views.Get(snapshot.file, DecodeView);
+}
+
+Result<VersionView> ViewOf(const Snapshot& snapshot) {
+  MEMWAL_ASSIGN_OR_RETURN(const std::shared_ptr<const VersionView> view,
+                          SharedViewOf(snapshot));
+  return *view;
 }
 
 uint64_t ExclusionWatermark(const VersionView& head, const std::string& shard,

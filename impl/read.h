@@ -5,6 +5,7 @@
 #ifndef MEMWAL_IMPL_READ_H_
 #define MEMWAL_IMPL_READ_H_
 
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -27,6 +28,9 @@ struct VersionView {
   bool both_bits = false;
 };
 Result<VersionView> ViewOf(const Snapshot& snapshot);
+// The same, shared: a decoded manifest's view is computed once per thread.
+Result<std::shared_ptr<const VersionView>> SharedViewOf(
+    const Snapshot& snapshot);
 
 // R40 (lancedb exclusion_watermarks): 0 = no watermark (every flushed SSTable
 // is read). `query` are the index names the query relies on, sorted

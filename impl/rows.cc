@@ -2,6 +2,8 @@
 #include "impl/rows.h"
 
 #include <memory>
+#include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "impl/bitmap.h"
@@ -214,6 +216,34 @@ std::string DataFilePath(const std::string& root, const pb::Manifest& manifest,
          file.path();
 }
 
+namespace {
+
+// Row id sequences by their bytes: a version's fragments repeat the sequences
+// of the versions before, so a sequence decodes once per thread (a decoding is
+// a function of the bytes). Two generations, as BlobCache.
+Result<std::vector<uint64_t>> DecodeRowIdSequenceOnce(std::string_view bytes) {
+  constexpr std::size_t kEntriesMax = 20'000;
+  using Map = std::unordered_map<std::string, std::vector<uint64_t>>;
+  thread_local Map current;
+  thread_local Map old;
+  const std::string key(bytes);
+  if (const auto it = current.find(key); it != current.end()) return it->second;
+  std::vector<uint64_t> ids;
+  if (const auto it = old.find(key); it != old.end()) {
+    ids = it->second;
+  } else {
+    MEMWAL_ASSIGN_OR_RETURN(ids, DecodeRowIdSequence(bytes));
+  }
+  if (current.size() >= kEntriesMax) {
+    old.swap(current);
+    current.clear();
+  }
+  current.emplace(key, ids);
+  return ids;
+}
+
+}  // namespace
+
 Result<FragmentRows> ReadFragmentRows(const Store& store,
                                       const std::string& root,
                                       const pb::Manifest& manifest,
@@ -229,27 +259,24 @@ Result<FragmentRows> ReadFragmentRows(const Store& store,
     if (!blob.ok())
       return Corrupt(which + ": data file " + path + ": " +
                      blob.status().message());
-    MEMWAL_ASSIGN_OR_RETURN(
-        const std::shared_ptr<const std::vector<RowKey>> rows,
-        row_files.Get(*blob, DecodeRowFile));
-    out.rows = *rows;
+    MEMWAL_ASSIGN_OR_RETURN(out.rows, row_files.Get(*blob, DecodeRowFile));
   }
-  if (out.rows.size() != fragment.physical_rows()) {
+  if (out.rows->size() != fragment.physical_rows()) {
     return Corrupt(which + ": physical_rows " +
                    std::to_string(fragment.physical_rows()) +
                    " but its data file holds " +
-                   std::to_string(out.rows.size()) + " rows");
+                   std::to_string(out.rows->size()) + " rows");
   }
   if (fragment.has_external_row_ids())
     return Status::FailedPrecondition(which +
                                       ": external row id files are not read");
   if (fragment.has_inline_row_ids()) {
     MEMWAL_ASSIGN_OR_RETURN(out.row_ids,
-                            DecodeRowIdSequence(fragment.inline_row_ids()));
-    if (out.row_ids.size() != out.rows.size()) {
+                            DecodeRowIdSequenceOnce(fragment.inline_row_ids()));
+    if (out.row_ids.size() != out.rows->size()) {
       return Corrupt(which + ": its row id sequence has " +
                      std::to_string(out.row_ids.size()) + " ids for " +
-                     std::to_string(out.rows.size()) + " rows");
+                     std::to_string(out.rows->size()) + " rows");
     }
   }
   if (fragment.has_deletion_file()) {
@@ -270,7 +297,7 @@ Result<FragmentRows> ReadFragmentRows(const Store& store,
     out.deleted = *offsets;
     if (out.deleted.size() != file.num_deleted_rows())
       return Corrupt(which + ": num_deleted_rows disagrees with its file");
-    if (!out.deleted.empty() && *out.deleted.rbegin() >= out.rows.size())
+    if (!out.deleted.empty() && *out.deleted.rbegin() >= out.rows->size())
       return Corrupt(which + ": a deleted offset past its rows");
   }
   return out;

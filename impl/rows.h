@@ -16,6 +16,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
@@ -53,7 +54,9 @@ std::string DeletionFilePath(uint64_t fragment, const pb::DeletionFile& file);
 
 // A fragment's rows as its bytes say.
 struct FragmentRows {
-  std::vector<RowKey> rows;       // physical rows, in row order
+  // Physical rows, in row order: the row file's decoding, shared (a data file
+  // decodes once per thread).
+  std::shared_ptr<const std::vector<RowKey>> rows;
   std::vector<uint64_t> row_ids;  // empty: the fragment has no sequence
   std::set<uint64_t> deleted;     // offsets its deletion file names
 };

@@ -187,14 +187,23 @@ Result<Snapshot> LoadHead(const Store& table) {
   return LoadVersion(table, nullptr, versions.back());
 }
 
-Result<pb::Transaction> LoadTransaction(const Store& table,
-                                        const Snapshot& snapshot) {
+Result<std::shared_ptr<const pb::Transaction>> LoadSharedTransaction(
+    const Store& table, const Snapshot& snapshot) {
+  thread_local BlobCache<pb::Transaction, 40'000> transactions;
   const std::string& name = snapshot.file->manifest.transaction_file();
   if (name.empty())
     return Status::Corruption("version has no transaction file");
   MEMWAL_ASSIGN_OR_RETURN(const Blob blob,
                           table.Get(std::string(kTransactionsDir) + name));
-  return DecodeTransaction(*blob);
+  return transactions.Get(
+      blob, [](const std::string& bytes) { return DecodeTransaction(bytes); });
+}
+
+Result<pb::Transaction> LoadTransaction(const Store& table,
+                                        const Snapshot& snapshot) {
+  MEMWAL_ASSIGN_OR_RETURN(const std::shared_ptr<const pb::Transaction> shared,
+                          LoadSharedTransaction(table, snapshot));
+  return *shared;
 }
 
 }  // namespace memwal::impl

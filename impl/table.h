@@ -94,6 +94,9 @@ Result<Snapshot> LoadHead(const Store& table);
 // The transaction that produced `snapshot` (from its transaction_file).
 Result<pb::Transaction> LoadTransaction(const Store& table,
                                         const Snapshot& snapshot);
+// The same, shared: a transaction file decodes once per thread.
+Result<std::shared_ptr<const pb::Transaction>> LoadSharedTransaction(
+    const Store& table, const Snapshot& snapshot);
 
 }  // namespace memwal::impl
 

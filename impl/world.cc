@@ -400,7 +400,9 @@ Result<TableVersion> World::ToTableVersion(const Snapshot& snapshot,
           SegmentView{segment.uuid, segment.covers});
     }
   }
-  MEMWAL_ASSIGN_OR_RETURN(const VersionView view, ViewOf(snapshot));
+  MEMWAL_ASSIGN_OR_RETURN(const std::shared_ptr<const VersionView> shared,
+                          SharedViewOf(snapshot));
+  const VersionView& view = *shared;
   for (const auto& [uuid, generation] : view.compacted) {
     const std::optional<uint32_t> shard = ShardNumber(uuid);
     if (!shard.has_value())
@@ -424,9 +426,10 @@ Result<TableVersion> World::ToTableVersion(const Snapshot& snapshot,
           FindMemWalIndex(snapshot.file->index_section)) {
     out.mem_wal_index_uuid = system->uuid().uuid();
   }
-  MEMWAL_ASSIGN_OR_RETURN(const pb::Transaction transaction,
-                          LoadTransaction(Table(), snapshot));
-  out.op = KindOf(transaction);
+  MEMWAL_ASSIGN_OR_RETURN(
+      const std::shared_ptr<const pb::Transaction> transaction,
+      LoadSharedTransaction(Table(), snapshot));
+  out.op = KindOf(*transaction);
   return out;
 }
 

@@ -41,6 +41,10 @@ std::vector<pb::IndexMetadata> SegmentsNamed(const Snapshot& read,
 }
 
 uint64_t CompactedAt(const Snapshot& read, const std::string& shard) {
+  // The cached view when the version has one (read.h); a view fails also on
+  // the user segments, which this answer does not read.
+  const Result<std::shared_ptr<const VersionView>> view = SharedViewOf(read);
+  if (view.ok()) return GenerationFor((*view)->compacted, shard);
   const Result<std::optional<pb::MemWalIndexDetails>> details =
       MemWalDetails(read.file->index_section);
   if (!details.ok() || !details->has_value()) return 0;
@@ -154,7 +158,7 @@ Status World::BeginUpdateColumns(uint64_t fragment, uint32_t index) {
         const FragmentRows rows,
         ReadFragmentRows(store_, table_root_, read.file->manifest, *original));
     MEMWAL_RETURN_IF_ERROR(
-        table.PutIfAbsent("data/" + file->path(), EncodeRowFile(rows.rows)));
+        table.PutIfAbsent("data/" + file->path(), EncodeRowFile(*rows.rows)));
   }
   file->add_fields(static_cast<int32_t>(index));
   file->add_column_indices(0);
@@ -189,9 +193,9 @@ Status World::BeginRewriteFragments(uint64_t first, uint64_t second) {
         const FragmentRows kept,
         ReadFragmentRows(store_, table_root_, read.file->manifest, *old));
     every_id = every_id && !kept.row_ids.empty();
-    for (size_t offset = 0; offset < kept.rows.size(); ++offset) {
+    for (size_t offset = 0; offset < kept.rows->size(); ++offset) {
       if (kept.deleted.count(offset) != 0) continue;
-      rows.push_back(kept.rows[offset]);
+      rows.push_back((*kept.rows)[offset]);
       if (!kept.row_ids.empty()) row_ids.push_back(kept.row_ids[offset]);
     }
   }
@@ -281,9 +285,10 @@ Status World::BeginRecordProgress(uint32_t shard) {
     MEMWAL_ASSIGN_OR_RETURN(
         const FragmentRows rows,
         ReadFragmentRows(store_, table_root_, read.file->manifest, fragment));
-    for (size_t offset = 0; offset < rows.rows.size() && !landed; ++offset) {
-      landed = rows.rows[offset] == RowKey{shard_uuids_[shard], generation} &&
-               rows.deleted.count(offset) == 0;
+    for (size_t offset = 0; offset < rows.rows->size() && !landed; ++offset) {
+      landed =
+          (*rows.rows)[offset] == RowKey{shard_uuids_[shard], generation} &&
+          rows.deleted.count(offset) == 0;
     }
     if (landed) break;
   }

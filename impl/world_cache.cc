@@ -45,13 +45,11 @@ Result<Snapshot> World::HeadAs(bool allow_half_set) const {
 
 Result<std::shared_ptr<const VersionView>> World::HeadView() const {
   thread_local EpochCache<Result<std::shared_ptr<const VersionView>>> cache;
-  return cache.Get(
-      store_.table_epoch(), table_root_,
-      [&]() -> Result<std::shared_ptr<const VersionView>> {
-        MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, HeadAs(true));
-        MEMWAL_ASSIGN_OR_RETURN(VersionView view, ViewOf(head));
-        return std::make_shared<const VersionView>(std::move(view));
-      });
+  return cache.Get(store_.table_epoch(), table_root_,
+                   [&]() -> Result<std::shared_ptr<const VersionView>> {
+                     MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, HeadAs(true));
+                     return SharedViewOf(head);
+                   });
 }
 
 Result<std::shared_ptr<const std::vector<VersionView>>> World::RetainedViews()

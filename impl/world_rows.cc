@@ -1,5 +1,7 @@
 // World::ReadRows: row identity read back from the table's bytes (impl/rows.h),
 // for the checker's abstraction (rows per fragment, deleted rows).
+#include <algorithm>
+
 #include "impl/world.h"
 
 namespace memwal::impl {
@@ -12,10 +14,20 @@ Status World::ReadTableRows(const std::string& root, int depth,
   PrefixedStore table(const_cast<MemoryStore*>(&store_), root);
   PrefixedStore archive(const_cast<MemoryStore*>(&store_),
                         std::string(kArchivePrefix) + root);
-  MEMWAL_ASSIGN_OR_RETURN(std::vector<uint64_t> versions, ListVersions(table));
-  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> archived,
-                          ListVersions(archive));
-  versions.insert(versions.end(), archived.begin(), archived.end());
+  std::vector<uint64_t> versions;
+  if (root == table_root_) {
+    // This World's own table: its listings are cached by epoch.
+    MEMWAL_ASSIGN_OR_RETURN(const auto retained, ListedVersions(false));
+    MEMWAL_ASSIGN_OR_RETURN(const auto archived, ListedVersions(true));
+    versions.reserve(retained->size() + archived->size());
+    versions = *retained;
+    versions.insert(versions.end(), archived->begin(), archived->end());
+  } else {
+    MEMWAL_ASSIGN_OR_RETURN(versions, ListVersions(table));
+    MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> archived,
+                            ListVersions(archive));
+    versions.insert(versions.end(), archived.begin(), archived.end());
+  }
   std::sort(versions.begin(), versions.end());
   bool first = true;
   for (const uint64_t number : versions) {
@@ -38,22 +50,26 @@ Status World::ReadTableRows(const std::string& root, int depth,
           out->deleted.insert(it->second.begin(), it->second.end());
       }
     }
-    // Lance: a stable row id names one row of the version [P §10.1].
-    std::set<uint64_t> row_ids;
+    // Lance: a stable row id names one row of the version [P §10.1]. (A
+    // sorted vector: a version holds few rows, and this runs per new table.)
+    std::vector<uint64_t> row_ids;
     for (const pb::DataFragment& fragment : file.manifest.fragments()) {
       MEMWAL_ASSIGN_OR_RETURN(
           const FragmentRows rows,
           ReadFragmentRows(store_, root, file.manifest, fragment));
       for (const uint64_t id : rows.row_ids) {
-        if (!row_ids.insert(id).second) {
+        const auto at = std::lower_bound(row_ids.begin(), row_ids.end(), id);
+        if (at == row_ids.end() || *at != id) {
+          row_ids.insert(at, id);
+        } else {
           return Status::Corruption("version " + std::to_string(number) +
                                     ": row id " + std::to_string(id) +
                                     " names two rows");
         }
       }
       std::set<std::pair<uint32_t, uint64_t>> held;
-      for (uint64_t offset = 0; offset < rows.rows.size(); ++offset) {
-        const RowKey& row = rows.rows[offset];
+      for (uint64_t offset = 0; offset < rows.rows->size(); ++offset) {
+        const RowKey& row = (*rows.rows)[offset];
         if (!row.memwal()) continue;
         const std::optional<uint32_t> shard = ShardNumber(row.shard);
         if (!shard.has_value()) {

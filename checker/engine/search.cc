@@ -174,6 +174,7 @@ struct Slot {
   uint16_t depth = 0;   // DFS
   WorldPtr world{};     // lockstep
   bool broken = false;  // keep_going: its state check failed, not expanded
+  uint8_t worker = 0;   // BFS: the worker that took the step to it
 };
 
 // A BFS successor waiting for the ordered insert.
@@ -206,6 +207,7 @@ struct Chunk {
   Counters counters{};
   std::optional<Found> found{};
   std::vector<Found> founds{};  // Options::keep_going: first per invariant
+  int worker = 0;               // the worker that expanded it
 };
 
 // A finished random walk, waiting to be merged in walk order.
@@ -223,7 +225,8 @@ class Engine {
         options_(options),
         keying_(KeyingOf(setup.config, options)),
         seen_(options.storage),
-        applicable_(ApplicableGoals(setup.config)) {}
+        applicable_(ApplicableGoals(setup.config)),
+        workers_(options.threads) {}
 
   SearchResult Run();
 
@@ -270,6 +273,7 @@ class Engine {
   Clock clock_;
   std::atomic<uint64_t> stop_{kRunning};
   SearchResult result_;
+  Workers workers_;  // the run's threads, for every parallel phase
 };
 
 std::optional<lockstep::Finding> Engine::CheckModel(const State& state) const {
@@ -554,21 +558,17 @@ void Engine::ExpandChunk(PackedList<Slot>* level, Chunk* chunk) {
   resolve();
 }
 
-// Frees the chunks' candidates, `threads` at a time.
-void FreeChunks(std::vector<Chunk>* chunks, int threads) {
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t c; (c = next.fetch_add(1)) < chunks->size();) {
+// Frees the chunks' candidates on `workers`, each first by the worker that
+// made it.
+void FreeChunks(std::vector<Chunk>* chunks, Workers* workers) {
+  Shares shares(chunks->size(), workers->size(),
+                [&](std::size_t c) { return (*chunks)[c].worker; });
+  workers->Run([&](int worker) {
+    for (std::size_t c; (c = shares.Next(worker)) != SIZE_MAX;) {
       (*chunks)[c].out.Clear();
       (*chunks)[c].keys.clear();
     }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads && static_cast<std::size_t>(t) < chunks->size();
-       ++t)
-    pool.emplace_back(work);
-  work();
-  for (std::thread& thread : pool) thread.join();
+  });
 }
 
 // Inserts the level's successors in (parent position, action index) order.
@@ -603,7 +603,9 @@ bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
       counters_.CountState(depth);
       result_.stats.depth_max = depth;
       next->Push(chunk.out.Packed(k),
-                 Slot{.node = node, .world = std::move(candidate.world)});
+                 Slot{.node = node,
+                      .world = std::move(candidate.world),
+                      .worker = static_cast<uint8_t>(chunk.worker)});
       if (options_.lockstep) {
         reached.push_back(Found{.key = candidate.order,
                                 .finding = {},
@@ -628,7 +630,7 @@ bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
   // Lockstep: the candidates met before still hold their Worlds, which cost
   // about as much to free as to copy; they are freed on the run's threads
   // (freeing them here, one by one, was the merge's serial part).
-  if (options_.lockstep) FreeChunks(chunks, options_.threads);
+  if (options_.lockstep) FreeChunks(chunks, &workers_);
   // The reached states' checks (lockstep), on the states just inserted, in
   // the order they were inserted. Every one was discovered before the
   // chunks' finding, so a state's finding comes first. With max_states
@@ -636,12 +638,14 @@ bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
   // over ranks does).
   std::vector<Found> founds;
   if (options_.lockstep && !next->empty() && !(full && options_.keep_going)) {
-    std::vector<StateFinding> findings =
-        CheckStates(setup_, next->size(), options_.threads, options_.keep_going,
-                    [&](std::size_t k, State* state) {
-                      next->Unpack(k, state);
-                      return next->extra(k).world.get();
-                    });
+    std::vector<StateFinding> findings = CheckStates(
+        setup_, next->size(), &workers_,
+        [&](std::size_t k) { return int{next->extra(k).worker}; },
+        options_.keep_going,
+        [&](std::size_t k, State* state) {
+          next->Unpack(k, state);
+          return next->extra(k).world.get();
+        });
     for (StateFinding& finding : findings) {
       next->extra(finding.position).broken = true;
       Found found = reached[finding.position];
@@ -701,11 +705,16 @@ void Engine::RunBfs(const State& root, WorldPtr world) {
       chunks.push_back(Chunk{
           .begin = begin, .end = std::min(level.size(), begin + chunk_size)});
     }
-    std::atomic<std::size_t> next_chunk{0};
+    // A chunk goes first to the worker that took the step to its first
+    // state (its World's decodings are in that worker's caches).
+    Shares shares(chunks.size(), workers_.size(), [&](std::size_t c) {
+      return int{level.extra(chunks[c].begin).worker};
+    });
     std::atomic<std::size_t> first_found{SIZE_MAX};
-    auto work = [&] {
-      for (std::size_t c; (c = next_chunk.fetch_add(1)) < chunks.size();) {
+    workers_.Run([&](int worker) {
+      for (std::size_t c; (c = shares.Next(worker)) != SIZE_MAX;) {
         if (c > first_found.load()) continue;  // past a finding: discarded
+        chunks[c].worker = worker;
         ExpandChunk(&level, &chunks[c]);
         if (chunks[c].found) {
           std::size_t seen = first_found.load();
@@ -713,11 +722,7 @@ void Engine::RunBfs(const State& root, WorldPtr world) {
           }
         }
       }
-    };
-    std::vector<std::thread> pool;
-    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work);
-    work();
-    for (std::thread& thread : pool) thread.join();
+    });
     if (Stopped()) return;
     level.Clear();
     PackedList<Slot> next;
@@ -879,11 +884,7 @@ void Engine::RunRandom(const State& root, const impl::World* world) {
       MergeWalks(&ready, &next_merge);
     }
   };
-  std::vector<std::thread> pool;
-  const std::size_t threads = static_cast<std::size_t>(options_.threads);
-  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
-  work(0);
-  for (std::thread& thread : pool) thread.join();
+  workers_.Run([&](int worker) { work(static_cast<std::size_t>(worker)); });
   MergeWalks(&ready, &next_merge);
 }
 

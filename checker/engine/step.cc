@@ -102,14 +102,25 @@ std::vector<StateFinding> CheckStates(
     const lockstep::LockstepSetup& setup, std::size_t count, int threads,
     bool all,
     const std::function<const impl::World*(std::size_t, model::State*)>& at) {
+  Workers workers(threads);
+  return CheckStates(setup, count, &workers, nullptr, all, at);
+}
+
+std::vector<StateFinding> CheckStates(
+    const lockstep::LockstepSetup& setup, std::size_t count, Workers* workers,
+    const std::function<int(std::size_t)>& owner, bool all,
+    const std::function<const impl::World*(std::size_t, model::State*)>& at) {
   constexpr std::size_t kBlock = 64;
   const std::size_t blocks = (count + kBlock - 1) / kBlock;
   std::vector<std::vector<StateFinding>> found(blocks);
-  std::atomic<std::size_t> next_block{0};
+  Shares shares(blocks, workers->size(),
+                owner ? std::function<int(std::size_t)>(
+                            [&](std::size_t b) { return owner(b * kBlock); })
+                      : nullptr);
   std::atomic<std::size_t> first_block{SIZE_MAX};  // not `all`: a finding's
-  auto work = [&] {
+  workers->Run([&](int worker) {
     model::State state;
-    for (std::size_t b; (b = next_block.fetch_add(1)) < blocks;) {
+    for (std::size_t b; (b = shares.Next(worker)) != SIZE_MAX;) {
       if (!all && b > first_block.load()) continue;
       const std::size_t end = std::min(count, (b + 1) * kBlock);
       for (std::size_t k = b * kBlock; k < end; ++k) {
@@ -126,12 +137,7 @@ std::vector<StateFinding> CheckStates(
         break;
       }
     }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads && static_cast<std::size_t>(t) < blocks; ++t)
-    pool.emplace_back(work);
-  work();
-  for (std::thread& thread : pool) thread.join();
+  });
   std::vector<StateFinding> out;
   for (std::vector<StateFinding>& block : found) {
     for (StateFinding& finding : block) out.push_back(std::move(finding));

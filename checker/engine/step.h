@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "checker/engine/workers.h"
 #include "checker/lockstep/lockstep.h"
 #include "impl/world.h"
 #include "model/actions.h"
@@ -91,6 +92,14 @@ struct StateFinding {
 std::vector<StateFinding> CheckStates(
     const lockstep::LockstepSetup& setup, std::size_t count, int threads,
     bool all,
+    const std::function<const impl::World*(std::size_t, model::State*)>& at);
+
+// The same on `workers`, a block of states going first to the worker
+// owner(its first position) names (the one that took their steps, whose
+// caches hold their Worlds' decodings; checker/engine/workers.h).
+std::vector<StateFinding> CheckStates(
+    const lockstep::LockstepSetup& setup, std::size_t count, Workers* workers,
+    const std::function<int(std::size_t)>& owner, bool all,
     const std::function<const impl::World*(std::size_t, model::State*)>& at);
 
 }  // namespace memwal::checker::engine

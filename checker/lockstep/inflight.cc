@@ -104,12 +104,12 @@ void CompareMergedRows(const impl::World& world, const model::Config& config,
     out->Say("the new fragment's rows: " + rows.status().ToString());
     return;
   }
-  const bool one = rows->rows.size() == 1 && rows->rows[0].memwal();
-  const int shard = one ? ShardOf(world, config, rows->rows[0].shard) : -1;
+  const bool one = rows->rows->size() == 1 && (*rows->rows)[0].memwal();
+  const int shard = one ? ShardOf(world, config, (*rows->rows)[0].shard) : -1;
   if (!one || shard != txn.shard ||
-      rows->rows[0].generation != txn.generation) {
+      (*rows->rows)[0].generation != txn.generation) {
     std::string held = "{";
-    for (const impl::RowKey& row : rows->rows) {
+    for (const impl::RowKey& row : *rows->rows) {
       if (held.size() > 1) held.append(",");
       if (!row.memwal()) {
         held.append("base");
