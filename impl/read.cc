@@ -115,12 +115,13 @@ Result<std::optional<std::string>> ResolveSingleIndex(
   return std::optional<std::string>(*names.begin());
 }
 
-bool Retirable(const std::vector<VersionView>& retained,
+bool Retirable(const std::vector<const VersionView*>& retained,
                const std::string& shard, uint64_t generation,
                Protocol protocol) {
   MEMWAL_ASSERT(generation > 0);
   MEMWAL_ASSERT(!retained.empty());
-  for (const VersionView& version : retained) {
+  for (const VersionView* view : retained) {
+    const VersionView& version = *view;
     if (generation > GenerationFor(version.compacted, shard)) return false;
     for (const std::string& name : version.indexes) {
       const ShardGenerations* entry = EntryOf(version.catchup, name);
@@ -132,6 +133,14 @@ bool Retirable(const std::vector<VersionView>& retained,
     }
   }
   return true;
+}
+
+bool Retirable(const std::vector<VersionView>& retained,
+               const std::string& shard, uint64_t generation,
+               Protocol protocol) {
+  std::vector<const VersionView*> views;
+  for (const VersionView& version : retained) views.push_back(&version);
+  return Retirable(views, shard, generation, protocol);
 }
 
 }  // namespace memwal::impl

@@ -55,6 +55,9 @@ Result<std::optional<std::string>> ResolveSingleIndex(
 
 // R12: may SSTable (shard, generation) be deleted, given every retained
 // version?
+bool Retirable(const std::vector<const VersionView*>& retained,
+               const std::string& shard, uint64_t generation,
+               Protocol protocol);
 bool Retirable(const std::vector<VersionView>& retained,
                const std::string& shard, uint64_t generation,
                Protocol protocol);

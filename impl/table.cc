@@ -114,18 +114,43 @@ void SetGenerations(
   }
 }
 
-Result<std::vector<uint64_t>> ListVersions(const Store& table) {
-  MEMWAL_ASSIGN_OR_RETURN(const std::vector<std::string> names,
-                          table.List(std::string(kVersionsDir)));
+namespace {
+
+// The version of each name (relative to the table root), ascending;
+// Corruption for a name that is not a version file.
+template <typename Names>
+Result<std::vector<uint64_t>> VersionsOf(const Names& names) {
   std::vector<uint64_t> versions;
-  for (const std::string& name : names) {
+  for (const std::string_view name : names) {
     const std::optional<uint64_t> version = ParseVersionFileName(name);
     if (!version.has_value())
-      return Status::Corruption("unexpected file " + name);
+      return Status::Corruption("unexpected file " + std::string(name));
     versions.push_back(*version);
   }
   std::sort(versions.begin(), versions.end());
   return versions;
+}
+
+}  // namespace
+
+Result<std::vector<uint64_t>> ListVersions(const Store& table) {
+  MEMWAL_ASSIGN_OR_RETURN(const std::vector<std::string> names,
+                          table.List(std::string(kVersionsDir)));
+  return VersionsOf(names);
+}
+
+Result<std::vector<uint64_t>> ListVersionsAt(const MemoryStore& store,
+                                             const std::string& root) {
+  // ListVersions(PrefixedStore(store, root)) without copying the paths.
+  const std::string prefix = root + std::string(kVersionsDir);
+  std::vector<std::string_view> names;
+  const auto& objects = store.objects();
+  for (auto it = objects.lower_bound(prefix);
+       it != objects.end() && it->first.compare(0, prefix.size(), prefix) == 0;
+       ++it) {
+    names.push_back(std::string_view(it->first).substr(root.size()));
+  }
+  return VersionsOf(names);
 }
 
 namespace {

@@ -17,6 +17,7 @@
 #include "base/status.h"
 #include "impl/bitmap.h"
 #include "impl/format.h"
+#include "impl/memory_store.h"
 #include "impl/store.h"
 
 namespace memwal::impl {
@@ -80,6 +81,10 @@ void SetGenerations(
 
 // Versions whose manifest is in `table` (retained), ascending.
 Result<std::vector<uint64_t>> ListVersions(const Store& table);
+// The same for the table at `root` inside `store`, reading the store's
+// objects in place.
+Result<std::vector<uint64_t>> ListVersionsAt(const MemoryStore& store,
+                                             const std::string& root);
 // Decodes version `version` from `table`, or else from `archive` (versions that
 // CleanupVersions removed), validating the feature-bit pairing as Lance does on
 // load unless `allow_half_set`.

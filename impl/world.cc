@@ -456,8 +456,8 @@ Result<bool> World::Retirable(uint32_t shard, uint64_t generation) const {
     return Status::InvalidArgument("no such shard or generation");
   }
   MEMWAL_ASSIGN_OR_RETURN(const auto views, RetainedViews());
-  if (views->empty()) return Status::NotFound("table has no versions");
-  return impl::Retirable(*views, shard_uuids_[shard], generation,
+  if (views->pointers.empty()) return Status::NotFound("table has no versions");
+  return impl::Retirable(views->pointers, shard_uuids_[shard], generation,
                          options_.protocol);
 }
 

@@ -88,6 +88,14 @@ struct SegmentView {
   friend bool operator==(const SegmentView&, const SegmentView&) = default;
 };
 
+// The read-side views of the retained versions, oldest first: shared with
+// the per-manifest cache (impl/read.h SharedViewOf), and as the pointers
+// impl::Retirable reads.
+struct RetainedViewList {
+  std::vector<std::shared_ptr<const VersionView>> shared;
+  std::vector<const VersionView*> pointers;
+};
+
 // One decoded version in the model's terms (spec R2).
 struct TableVersion {
   uint64_t number = 0;
@@ -259,7 +267,7 @@ class World {
   Result<std::shared_ptr<const std::vector<uint64_t>>> ListedVersions(
       bool archived) const;
   Result<Snapshot> HeadAs(bool allow_half_set) const;
-  Result<std::shared_ptr<const std::vector<VersionView>>> RetainedViews() const;
+  Result<std::shared_ptr<const RetainedViewList>> RetainedViews() const;
   Result<std::shared_ptr<const VersionView>> HeadView() const;
   Result<std::shared_ptr<const pb::ShardManifest>> SharedShardManifest(
       uint32_t shard) const;

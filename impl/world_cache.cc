@@ -15,7 +15,7 @@ namespace memwal::impl {
 namespace {
 
 using VersionList = std::shared_ptr<const std::vector<uint64_t>>;
-using ViewList = std::shared_ptr<const std::vector<VersionView>>;
+using ViewList = std::shared_ptr<const RetainedViewList>;
 using ShardManifestPtr = std::shared_ptr<const pb::ShardManifest>;
 
 }  // namespace
@@ -27,7 +27,7 @@ Result<std::shared_ptr<const std::vector<uint64_t>>> World::ListedVersions(
       archived ? std::string(kArchivePrefix) + table_root_ : table_root_;
   return cache.Get(store_.table_epoch(), key, [&]() -> Result<VersionList> {
     MEMWAL_ASSIGN_OR_RETURN(std::vector<uint64_t> versions,
-                            ListVersions(archived ? Archive() : Table()));
+                            ListVersionsAt(store_, key));
     return std::make_shared<const std::vector<uint64_t>>(std::move(versions));
   });
 }
@@ -52,22 +52,22 @@ Result<std::shared_ptr<const VersionView>> World::HeadView() const {
                    });
 }
 
-Result<std::shared_ptr<const std::vector<VersionView>>> World::RetainedViews()
-    const {
+Result<std::shared_ptr<const RetainedViewList>> World::RetainedViews() const {
   thread_local EpochCache<Result<ViewList>> cache;
   return cache.Get(
       store_.table_epoch(), table_root_, [&]() -> Result<ViewList> {
         MEMWAL_ASSIGN_OR_RETURN(const VersionList versions,
                                 ListedVersions(false));
-        std::vector<VersionView> views;
+        RetainedViewList views;
         for (const uint64_t version : *versions) {
           MEMWAL_ASSIGN_OR_RETURN(const Snapshot snapshot,
                                   LoadVersion(Table(), nullptr, version, true));
-          MEMWAL_ASSIGN_OR_RETURN(VersionView view, ViewOf(snapshot));
-          views.push_back(std::move(view));
+          MEMWAL_ASSIGN_OR_RETURN(std::shared_ptr<const VersionView> view,
+                                  SharedViewOf(snapshot));
+          views.pointers.push_back(view.get());
+          views.shared.push_back(std::move(view));
         }
-        return std::make_shared<const std::vector<VersionView>>(
-            std::move(views));
+        return std::make_shared<const RetainedViewList>(std::move(views));
       });
 }
 
