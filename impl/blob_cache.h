@@ -23,6 +23,37 @@
 
 namespace memwal::impl {
 
+// A map of at most about 2 * kEntriesMax entries in two generations: when
+// the current one holds kEntriesMax entries it becomes the old one (the
+// previous old one is dropped), and a hit in the old one moves back, so what
+// was used recently survives the flush.
+template <typename Key, typename Entry, std::size_t kEntriesMax>
+class TwoGenerations {
+ public:
+  // The entry for `key`, or null (valid until the next Put).
+  const Entry* Find(const Key& key) {
+    const auto it = current_.find(key);
+    if (it != current_.end()) return &it->second;
+    const auto was = old_.find(key);
+    if (was == old_.end()) return nullptr;
+    Entry entry = std::move(was->second);
+    old_.erase(was);
+    return &Put(key, std::move(entry));
+  }
+
+  const Entry& Put(const Key& key, Entry entry) {
+    if (current_.size() >= kEntriesMax) {
+      old_.swap(current_);
+      current_.clear();
+    }
+    return current_.insert_or_assign(key, std::move(entry)).first->second;
+  }
+
+ private:
+  std::unordered_map<Key, Entry> current_;
+  std::unordered_map<Key, Entry> old_;
+};
+
 template <typename Key, typename Value, std::size_t kEntriesMax = 20'000>
 class IdentityCache {
  public:
@@ -31,23 +62,14 @@ class IdentityCache {
   // The cached decoding of `blob`, or null.
   std::shared_ptr<const Value> Find(const KeyPtr& blob) {
     MEMWAL_ASSERT(blob != nullptr);
-    const auto it = current_.find(blob.get());
-    if (it != current_.end()) return it->second.value;
-    const auto was = old_.find(blob.get());
-    if (was == old_.end()) return nullptr;
-    std::shared_ptr<const Value> value = was->second.value;
-    Add(blob, value);
-    return value;
+    const Entry* entry = entries_.Find(blob.get());
+    return entry == nullptr ? nullptr : entry->value;
   }
 
   // Caches `value` as the decoding of `blob` (a writer that has it in hand).
   void Add(const KeyPtr& blob, std::shared_ptr<const Value> value) {
     MEMWAL_ASSERT(blob != nullptr && value != nullptr);
-    if (current_.size() >= kEntriesMax) {
-      old_.swap(current_);
-      current_.clear();
-    }
-    current_.insert_or_assign(blob.get(), Entry{blob, std::move(value)});
+    entries_.Put(blob.get(), Entry{blob, std::move(value)});
   }
 
   // The decoding of `blob`: cached, or `decode(*blob)` (a Result<Value>),
@@ -63,11 +85,10 @@ class IdentityCache {
 
  private:
   struct Entry {
-    KeyPtr blob;
+    KeyPtr blob;  // keeps the key alive, so its address is not reused
     std::shared_ptr<const Value> value;
   };
-  std::unordered_map<const Key*, Entry> current_;
-  std::unordered_map<const Key*, Entry> old_;
+  TwoGenerations<const Key*, Entry, kEntriesMax> entries_;
 };
 
 template <typename Value, std::size_t kEntriesMax = 20'000>

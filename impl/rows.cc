@@ -3,7 +3,6 @@
 
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <utility>
 
 #include "impl/bitmap.h"
@@ -220,26 +219,14 @@ namespace {
 
 // Row id sequences by their bytes: a version's fragments repeat the sequences
 // of the versions before, so a sequence decodes once per thread (a decoding is
-// a function of the bytes). Two generations, as BlobCache.
+// a function of the bytes), kept in two generations (impl/blob_cache.h).
 Result<std::vector<uint64_t>> DecodeRowIdSequenceOnce(std::string_view bytes) {
-  constexpr std::size_t kEntriesMax = 20'000;
-  using Map = std::unordered_map<std::string, std::vector<uint64_t>>;
-  thread_local Map current;
-  thread_local Map old;
+  thread_local TwoGenerations<std::string, std::vector<uint64_t>, 20'000> cache;
   const std::string key(bytes);
-  if (const auto it = current.find(key); it != current.end()) return it->second;
-  std::vector<uint64_t> ids;
-  if (const auto it = old.find(key); it != old.end()) {
-    ids = it->second;
-  } else {
-    MEMWAL_ASSIGN_OR_RETURN(ids, DecodeRowIdSequence(bytes));
-  }
-  if (current.size() >= kEntriesMax) {
-    old.swap(current);
-    current.clear();
-  }
-  current.emplace(key, ids);
-  return ids;
+  if (const std::vector<uint64_t>* ids = cache.Find(key)) return *ids;
+  MEMWAL_ASSIGN_OR_RETURN(std::vector<uint64_t> ids,
+                          DecodeRowIdSequence(bytes));
+  return cache.Put(key, std::move(ids));
 }
 
 }  // namespace

@@ -19,7 +19,6 @@ Status World::ReadTableRows(const std::string& root, int depth,
     // This World's own table: its listings are cached by epoch.
     MEMWAL_ASSIGN_OR_RETURN(const auto retained, ListedVersions(false));
     MEMWAL_ASSIGN_OR_RETURN(const auto archived, ListedVersions(true));
-    versions.reserve(retained->size() + archived->size());
     versions = *retained;
     versions.insert(versions.end(), archived->begin(), archived->end());
   } else {
