@@ -218,51 +218,12 @@ State Init(const Bounds& bounds) {
   return state;
 }
 
-const Version& Head(const State& state) {
-  MEMWAL_ASSERT(state.version_count >= 1);
-  MEMWAL_ASSERT(state.version_count <= kVersionsMax);
-  return state.versions[state.version_count - 1];
-}
-
-Version& MutableHead(State& state) {
-  MEMWAL_ASSERT(state.version_count >= 1);
-  MEMWAL_ASSERT(state.version_count <= kVersionsMax);
-  return state.versions[state.version_count - 1];
-}
-
 const Version& VersionNumbered(const State& state, int number) {
   for (int v = 0; v < state.version_count; ++v) {
     if (state.versions[v].number == number) return state.versions[v];
   }
   MEMWAL_ASSERT(false && "version not in the history");
   return state.versions[0];
-}
-
-bool IsPresent(const Version& version, int index) {
-  return version.segments[index][0].uuid != 0;
-}
-
-FragmentSet CoveredBy(const Version& version, int index) {
-  FragmentSet covers = 0;
-  for (const Segment& segment : version.segments[index])
-    covers |= segment.covers;
-  return covers;
-}
-
-IndexSet PresentIndexes(const Version& version, int indexes) {
-  IndexSet present = 0;
-  for (int i = 0; i < indexes; ++i) {
-    if (IsPresent(version, i)) present |= static_cast<IndexSet>(1u << i);
-  }
-  return present;
-}
-
-RowSet LiveRows(const State& state, const Version& version) {
-  RowSet rows = 0;
-  for (int f = 0; f < kFragmentsMax; ++f) {
-    if (Contains(version.live, f)) rows |= state.rows[f];
-  }
-  return rows;
 }
 
 void Canonicalize(State* state) {

@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/assert.h"
 #include "model/bounds.h"
 
 namespace memwal::model {
@@ -211,8 +212,18 @@ struct State {
 // {0}.
 State Init(const Bounds& bounds);
 
-const Version& Head(const State& state);
-Version& MutableHead(State& state);
+// Inline, as the accessors below: the invariants and actions call them for
+// every state, and out of line they were a tenth of the model-only search.
+inline const Version& Head(const State& state) {
+  MEMWAL_ASSERT(state.version_count >= 1);
+  MEMWAL_ASSERT(state.version_count <= kVersionsMax);
+  return state.versions[state.version_count - 1];
+}
+inline Version& MutableHead(State& state) {
+  MEMWAL_ASSERT(state.version_count >= 1);
+  MEMWAL_ASSERT(state.version_count <= kVersionsMax);
+  return state.versions[state.version_count - 1];
+}
 // The version with this number. REQUIRES: it is in the history.
 const Version& VersionNumbered(const State& state, int number);
 
@@ -220,11 +231,24 @@ inline bool Contains(uint8_t set, int element) { return (set >> element) & 1u; }
 inline int Count(uint8_t set) { return __builtin_popcount(set); }
 
 // Index i is present in `version` (has at least one segment).
-bool IsPresent(const Version& version, int index);
+inline bool IsPresent(const Version& version, int index) {
+  return version.segments[index][0].uuid != 0;
+}
 // The union of the covers of index i's segments in `version`.
-FragmentSet CoveredBy(const Version& version, int index);
+inline FragmentSet CoveredBy(const Version& version, int index) {
+  FragmentSet covers = 0;
+  for (const Segment& segment : version.segments[index])
+    covers |= segment.covers;
+  return covers;
+}
 // Present indexes as a set.
-IndexSet PresentIndexes(const Version& version, int indexes);
+inline IndexSet PresentIndexes(const Version& version, int indexes) {
+  IndexSet present = 0;
+  for (int i = 0; i < indexes; ++i) {
+    if (IsPresent(version, i)) present |= static_cast<IndexSet>(1u << i);
+  }
+  return present;
+}
 // `version` has both feature bits / neither / exactly one.
 inline bool HasBothBits(const Version& v) {
   return v.reader_bit && v.writer_bit;
@@ -233,7 +257,13 @@ inline bool HasNoBit(const Version& v) {
   return !v.reader_bit && !v.writer_bit;
 }
 // The MemWAL rows held by live fragments of `version`.
-RowSet LiveRows(const State& state, const Version& version);
+inline RowSet LiveRows(const State& state, const Version& version) {
+  RowSet rows = 0;
+  for (int f = 0; f < kFragmentsMax; ++f) {
+    if (Contains(version.live, f)) rows |= state.rows[f];
+  }
+  return rows;
+}
 
 // R3: renumbers every uuid 1, 2, ... in order of first appearance (versions
 // oldest first, indexes in order, segments in order, then in-flight

@@ -8,6 +8,12 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__)
+#include <tmmintrin.h>  // PSHUFB, used where the processor has it
+#define MEMWAL_HAVE_SHUFFLE 1
+#else
+#define MEMWAL_HAVE_SHUFFLE 0
+#endif
 
 #include "base/assert.h"
 
@@ -73,42 +79,233 @@ uint32_t NonZeroBytes16(const uint8_t* bytes) {
 #endif
 }
 
+namespace {
+
+// One byte per lane: for a mask m of eight bytes, kGather[m] lists the lanes
+// whose bit is set, in order (then 0x80, which PSHUFB turns into a zero), and
+// kScatter[m] gives each set lane the rank of its bit (0x80 for the others).
+// count[m] is m's number of set bits (the baseline x86-64 has no POPCNT, and
+// __builtin_popcount without it is a library call).
+struct Shuffles {
+  uint64_t gather[256];
+  uint64_t scatter[256];
+  uint8_t count[256];
+};
+
+constexpr Shuffles MakeShuffles() {
+  Shuffles out{};
+  for (int m = 0; m < 256; ++m) {
+    uint64_t gather = ~uint64_t{0} / 255 * 0x80;
+    uint64_t scatter = gather;
+    int rank = 0;
+    for (int lane = 0; lane < 8; ++lane) {
+      if ((m >> lane & 1) == 0) continue;
+      const uint64_t byte_mask = uint64_t{0xff} << (8 * rank);
+      gather = (gather & ~byte_mask) | (uint64_t(lane) << (8 * rank));
+      const uint64_t lane_mask = uint64_t{0xff} << (8 * lane);
+      scatter = (scatter & ~lane_mask) | (uint64_t(rank) << (8 * lane));
+      ++rank;
+    }
+    out.gather[m] = gather;
+    out.scatter[m] = scatter;
+    out.count[m] = static_cast<uint8_t>(rank);
+  }
+  return out;
+}
+
+constexpr Shuffles kShuffles = MakeShuffles();
+
+// delta = the encoding with each version record after the first XORed with
+// the one before it, then 16 zero bytes.
+void DeltaOf(const uint8_t* in, std::size_t size, const Layout& layout,
+             uint8_t* delta) {
+  const std::size_t first = layout.header + layout.version;  // record 1
+  const std::size_t end = layout.header + in[0] * layout.version;
+  std::memcpy(delta, in, size);
+  std::memset(delta + size, 0, 16);
+  if (end <= first) return;
+#if defined(__SSE2__)
+  // Sixteen bytes at a time, the last block ending at `end` (it may overlap
+  // the one before: both read `in`, so they agree on the bytes they share).
+  if (end - first >= 16) {
+    auto block = [&](std::size_t k) {
+      const __m128i now =
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + k));
+      const __m128i before = _mm_loadu_si128(
+          reinterpret_cast<const __m128i*>(in + k - layout.version));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(delta + k),
+                       _mm_xor_si128(now, before));
+    };
+    for (std::size_t k = first; k + 16 <= end; k += 16) block(k);
+    block(end - 16);
+    return;
+  }
+#endif
+  for (std::size_t k = first; k < end; ++k)
+    delta[k] = in[k] ^ in[k - layout.version];
+}
+
+// The inverse, in place: each record after the first XORed with the one
+// before it, which is already restored.
+void UndoDelta(uint8_t* delta, std::size_t versions, const Layout& layout) {
+  for (std::size_t v = 1; v < versions; ++v) {
+    uint8_t* record = delta + layout.header + v * layout.version;
+    const uint8_t* previous = record - layout.version;
+#if defined(__SSE2__)
+    if (layout.version >= 16 && layout.version <= 32) {
+      // Two blocks that cover the record (they may overlap): both are read
+      // before either is written, so a shared byte is XORed once.
+      const std::size_t last = layout.version - 16;
+      const __m128i a = _mm_xor_si128(
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(record)),
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(previous)));
+      const __m128i b = _mm_xor_si128(
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(record + last)),
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(previous + last)));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(record), a);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(record + last), b);
+      continue;
+    }
+#endif
+    for (std::size_t b = 0; b < layout.version; ++b) record[b] ^= previous[b];
+  }
+}
+
+// Gathers the non-zero bytes of rest[0, 8 * bitmap) into `bytes` and their
+// bitmap into `bits`; returns how many bytes. `rest` is readable and zero for
+// 16 bytes past the end, `bits` has room for one more byte and `bytes` for 16.
+std::size_t GatherPortable(const uint8_t* rest, std::size_t bitmap,
+                           uint8_t* bits, uint8_t* bytes) {
+  std::size_t length = 0;
+  for (std::size_t b = 0; b < bitmap; b += 2) {
+    uint32_t mask = NonZeroBytes16(rest + 8 * b);
+    bits[b] = static_cast<uint8_t>(mask);
+    bits[b + 1] = static_cast<uint8_t>(mask >> 8);
+    for (; mask != 0; mask &= mask - 1)
+      bytes[length++] = rest[8 * b + __builtin_ctz(mask)];
+  }
+  return length;
+}
+
+// The inverse: scatters `bytes` to the set bits' places of rest[0, 8 *
+// bitmap), which is zero; `bytes` holds exactly one byte per set bit.
+void ScatterPortable(const uint8_t* bits, std::size_t bitmap,
+                     const uint8_t* bytes, uint8_t* rest) {
+  std::size_t next = 0;
+  for (std::size_t b = 0; b < bitmap; ++b) {
+    for (unsigned mask = bits[b]; mask != 0; mask &= mask - 1)
+      rest[8 * b + __builtin_ctz(mask)] = bytes[next++];
+  }
+}
+
+#if MEMWAL_HAVE_SHUFFLE
+
+// PSHUFB (SSSE3, in every x86-64 processor since 2006; checked at run time):
+// eight bytes gathered or scattered by one table lookup and one shuffle
+// instead of a loop over their set bits.
+__attribute__((target("ssse3"))) std::size_t GatherShuffle(const uint8_t* rest,
+                                                           std::size_t bitmap,
+                                                           uint8_t* bits,
+                                                           uint8_t* bytes) {
+  std::size_t length = 0;
+  for (std::size_t b = 0; b < bitmap; b += 2) {
+    const __m128i v =
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(rest + 8 * b));
+    const unsigned mask = ~static_cast<unsigned>(_mm_movemask_epi8(
+                              _mm_cmpeq_epi8(v, _mm_setzero_si128()))) &
+                          0xffffu;
+    const unsigned low = mask & 0xffu;
+    const unsigned high = mask >> 8;
+    bits[b] = static_cast<uint8_t>(low);
+    bits[b + 1] = static_cast<uint8_t>(high);
+    // The high half's lanes are 8-15 of v: 8 more (0x80 stays negative).
+    const __m128i control = _mm_set_epi64x(
+        static_cast<long long>(kShuffles.gather[high] + 0x0808080808080808ULL),
+        static_cast<long long>(kShuffles.gather[low]));
+    const __m128i packed = _mm_shuffle_epi8(v, control);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(bytes + length), packed);
+    length += kShuffles.count[low];
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(bytes + length),
+                     _mm_srli_si128(packed, 8));
+    length += kShuffles.count[high];
+  }
+  return length;
+}
+
+// `bytes` is readable for 8 bytes past its last; `rest` writable for 8 past
+// 8 * bitmap.
+__attribute__((target("ssse3"))) void ScatterShuffle(const uint8_t* bits,
+                                                     std::size_t bitmap,
+                                                     const uint8_t* bytes,
+                                                     uint8_t* rest) {
+  std::size_t next = 0;
+  for (std::size_t b = 0; b < bitmap; ++b) {
+    const unsigned mask = bits[b];
+    const __m128i source =
+        _mm_loadl_epi64(reinterpret_cast<const __m128i*>(bytes + next));
+    const __m128i control =
+        _mm_cvtsi64_si128(static_cast<long long>(kShuffles.scatter[mask]));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(rest + 8 * b),
+                     _mm_shuffle_epi8(source, control));
+    next += kShuffles.count[mask];
+  }
+}
+
+bool HasShuffle() {
+  static const bool has = __builtin_cpu_supports("ssse3");
+  return has;
+}
+#endif
+
+std::size_t Gather(const uint8_t* rest, std::size_t bitmap, uint8_t* bits,
+                   uint8_t* bytes, bool portable) {
+#if MEMWAL_HAVE_SHUFFLE
+  if (!portable && HasShuffle())
+    return GatherShuffle(rest, bitmap, bits, bytes);
+#endif
+  (void)portable;
+  return GatherPortable(rest, bitmap, bits, bytes);
+}
+
+void Scatter(const uint8_t* bits, std::size_t bitmap, const uint8_t* bytes,
+             uint8_t* rest, bool portable) {
+#if MEMWAL_HAVE_SHUFFLE
+  if (!portable && HasShuffle())
+    return ScatterShuffle(bits, bitmap, bytes, rest);
+#endif
+  (void)portable;
+  ScatterPortable(bits, bitmap, bytes, rest);
+}
+
+}  // namespace
+
 // The packing: the two count bytes, then a bitmap with one bit per remaining
 // byte of the delta (1: not zero), then the delta's non-zero bytes in order.
-// The bitmap is built eight bytes at a time and the bytes are gathered by its
-// set bits (the zero-run form it replaced branched on every byte and cost an
-// eighth of the model-only search).
-void PackEncoding(std::string_view encoding, std::string* out) {
+// The bitmap is built sixteen bytes at a time and the bytes are gathered by
+// its set bits (the zero-run form it replaced branched on every byte and cost
+// an eighth of the model-only search).
+void PackEncoding(std::string_view encoding, std::string* out, bool portable) {
   const Layout& layout = EncodingLayout();
   const std::size_t size = encoding.size();
   const auto* in = reinterpret_cast<const uint8_t*>(encoding.data());
   MEMWAL_ASSERT(size >= layout.header && size <= model::kEncodedMax &&
                 size == layout.Size(in[0], in[1]));
-  const std::size_t first = layout.header + layout.version;  // record 1
-  const std::size_t end = layout.header + in[0] * layout.version;
   uint8_t delta[model::kEncodedMax + 16];
-  std::memcpy(delta, in, size);
-  std::memset(delta + size, 0, 16);
-  for (std::size_t k = first; k < end; ++k)
-    delta[k] = in[k] ^ in[k - layout.version];
-  const uint8_t* rest = delta + 2;
+  DeltaOf(in, size, layout, delta);
   const std::size_t bitmap = (size - 2 + 7) / 8;
-  uint8_t packed[2 + kBitmapMax + model::kEncodedMax];
+  uint8_t bits[kBitmapMax + 1];
+  uint8_t packed[2 + kBitmapMax + model::kEncodedMax + 16];
   packed[0] = in[0];
   packed[1] = in[1];
-  uint8_t* bits = packed + 2;
-  uint8_t* bytes = bits + bitmap;
-  std::size_t length = 0;
-  // Sixteen bytes (two bitmap bytes) at a time; past the end, the zero
-  // padding sets no bit.
-  for (std::size_t b = 0; b < bitmap; b += 2) {
-    uint32_t mask = NonZeroBytes16(rest + 8 * b);
-    bits[b] = static_cast<uint8_t>(mask);
-    if (b + 1 < bitmap) bits[b + 1] = static_cast<uint8_t>(mask >> 8);
-    for (; mask != 0; mask &= mask - 1)
-      bytes[length++] = rest[8 * b + __builtin_ctz(mask)];
-  }
+  // Past the end, the zero padding sets no bit.
+  const std::size_t length =
+      Gather(delta + 2, bitmap, bits, packed + 2 + bitmap, portable);
+  std::memcpy(packed + 2, bits, bitmap);
   out->assign(reinterpret_cast<const char*>(packed), 2 + bitmap + length);
+}
+
+void PackEncoding(std::string_view encoding, std::string* out) {
+  PackEncoding(encoding, out, /*portable=*/false);
 }
 
 void Pack(const model::State& state, std::string* out) {
@@ -118,7 +315,7 @@ void Pack(const model::State& state, std::string* out) {
                out);
 }
 
-bool Unpack(std::string_view packed, model::State* out) {
+bool Unpack(std::string_view packed, model::State* out, bool portable) {
   const Layout& layout = EncodingLayout();
   if (packed.size() < 2) return false;
   const auto* in = reinterpret_cast<const uint8_t*>(packed.data());
@@ -132,40 +329,27 @@ bool Unpack(std::string_view packed, model::State* out) {
   const std::size_t bitmap = (rest + 7) / 8;
   if (packed.size() < 2 + bitmap) return false;
   const uint8_t* bits = in + 2;
-  const uint8_t* bytes = bits + bitmap;
   const std::size_t available = packed.size() - 2 - bitmap;
-  // No bit past the last byte.
+  // No bit past the last byte, and exactly one byte per set bit.
   if (rest % 8 != 0 && (bits[bitmap - 1] >> (rest % 8)) != 0) return false;
-  uint8_t delta[model::kEncodedMax + 8];
+  std::size_t set = 0;
+  for (std::size_t b = 0; b < bitmap; ++b) set += kShuffles.count[bits[b]];
+  if (set != available) return false;
+  // The bytes, copied where 8 more can be read.
+  uint8_t bytes[model::kEncodedMax + 8];
+  std::memcpy(bytes, bits + bitmap, available);
+  uint8_t delta[model::kEncodedMax + 16];
   delta[0] = in[0];
   delta[1] = in[1];
-  std::memset(delta + 2, 0, rest);
-  std::size_t next = 0;
-  for (std::size_t b = 0; b < bitmap; ++b) {
-    for (unsigned mask = bits[b]; mask != 0; mask &= mask - 1) {
-      if (next == available) return false;
-      delta[2 + 8 * b + __builtin_ctz(mask)] = bytes[next++];
-    }
-  }
-  // Exactly one byte per set bit.
-  if (next != available) return false;
-  for (std::size_t v = 1; v < versions; ++v) {
-    uint8_t* record = delta + layout.header + v * layout.version;
-    const uint8_t* previous = record - layout.version;
-    // Eight bytes at a time: a record is at least eight bytes from the one
-    // before, so a word never reads bytes this loop has still to write.
-    std::size_t b = 0;
-    for (; b + 8 <= layout.version; b += 8) {
-      uint64_t word, before;
-      std::memcpy(&word, record + b, 8);
-      std::memcpy(&before, previous + b, 8);
-      word ^= before;
-      std::memcpy(record + b, &word, 8);
-    }
-    for (; b < layout.version; ++b) record[b] ^= previous[b];
-  }
+  std::memset(delta + 2, 0, 8 * bitmap);
+  Scatter(bits, bitmap, bytes, delta + 2, portable);
+  UndoDelta(delta, versions, layout);
   return model::Decode(
       std::string_view(reinterpret_cast<const char*>(delta), size), out);
+}
+
+bool Unpack(std::string_view packed, model::State* out) {
+  return Unpack(packed, out, /*portable=*/false);
 }
 
 }  // namespace memwal::checker::engine

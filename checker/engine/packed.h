@@ -23,6 +23,12 @@ void Pack(const model::State& state, std::string* out);
 // The inverse: false when `packed` is not one packed state.
 bool Unpack(std::string_view packed, model::State* out);
 
+// The same with `portable` true: without the byte shuffles (SSSE3) the two
+// above use where the processor has them. The results are the same; tests
+// compare the two.
+void PackEncoding(std::string_view encoding, std::string* out, bool portable);
+bool Unpack(std::string_view packed, model::State* out, bool portable);
+
 }  // namespace memwal::checker::engine
 
 #endif  // MEMWAL_CHECKER_ENGINE_PACKED_H_

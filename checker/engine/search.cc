@@ -470,7 +470,14 @@ void Engine::ExpandChunk(PackedList<Slot>* level, Chunk* chunk) {
   };
   // Resolves the batch in order; true when the chunk ends.
   auto resolve = [&] {
+    // The stored entries a lookup compares with, asked for a few successors
+    // ahead (their slots were asked for when they were expanded).
+    constexpr std::size_t kAhead = 4;
+    for (std::size_t k = 0; k < std::min(kAhead, count); ++k)
+      if (!pending[k].next.finding) seen_.PrefetchEntry(pending[k].fingerprint);
     for (std::size_t k = 0; k < count; ++k) {
+      if (k + kAhead < count && !pending[k + kAhead].next.finding)
+        seen_.PrefetchEntry(pending[k + kAhead].fingerprint);
       Pending& q = pending[k];
       if (q.next.finding) {
         if (found(q, std::move(*q.next.finding))) return end_at(k);

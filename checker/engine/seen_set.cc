@@ -287,6 +287,22 @@ void SeenSet::Prefetch(uint64_t fingerprint) const {
                        kSlotBytes]);
 }
 
+void SeenSet::PrefetchEntry(uint64_t fingerprint) const {
+  if (storage_ != Storage::kExact || exact_slots_.empty()) return;
+  const std::size_t mask = exact_slots_.size() - 1;
+  // The first few slots of the probe (most lookups end within them).
+  for (std::size_t k = fingerprint & mask, n = 0; n < 4;
+       k = (k + 1) & mask, ++n) {
+    const uint64_t slot = exact_slots_[k];
+    if (slot == 0) return;
+    if ((slot >> kOffsetBits) != TagOf(fingerprint)) continue;
+    const std::size_t offset = (slot & kOffsetMask) - 1;
+    __builtin_prefetch(blocks_[offset / kBlockBytes].get() +
+                       offset % kBlockBytes);
+    return;
+  }
+}
+
 uint64_t SeenSet::size() const {
   return size_ + shared_size_.load(std::memory_order_relaxed);
 }

@@ -52,6 +52,10 @@ class SeenSet {
   bool Contains(uint64_t fingerprint, std::string_view packed) const;
   // Asks the cache for the slot a lookup of `fingerprint` starts at.
   void Prefetch(uint64_t fingerprint) const;
+  // Exact mode, once that slot is in the cache: asks for the stored entry of
+  // the first slot whose tag matches, which a lookup of a state met before
+  // compares with (a second miss that would otherwise wait on the first).
+  void PrefetchEntry(uint64_t fingerprint) const;
 
   uint64_t size() const;
   // Bytes the set holds (tables and arena), measured, not estimated.

@@ -90,6 +90,33 @@ RC_GTEST_PROP(Packed, AChangedOrCutPackingIsRefusedOrDecodesWithoutFault, ()) {
   RC_SUCCEED();
 }
 
+// The byte shuffles (SSSE3) and the portable loops give the same packing and
+// the same state back, and refuse the same damaged packings.
+RC_GTEST_PROP(Packed, TheShufflingAndThePortablePathsAgree, ()) {
+  const model::Config config = LargeConfig();
+  const auto picks = *rc::gen::container<std::vector<int>>(
+      *rc::gen::inRange(0, 40), rc::gen::inRange(0, 1000));
+  const model::State state = Walk(config, picks);
+  std::string encoding;
+  model::Encode(state, &encoding);
+  std::string fast, portable;
+  engine::PackEncoding(encoding, &fast, /*portable=*/false);
+  engine::PackEncoding(encoding, &portable, /*portable=*/true);
+  RC_ASSERT(fast == portable);
+  model::State a, b;
+  RC_ASSERT(engine::Unpack(fast, &a, /*portable=*/false));
+  RC_ASSERT(engine::Unpack(fast, &b, /*portable=*/true));
+  RC_ASSERT(a == state);
+  RC_ASSERT(b == state);
+  std::string damaged = fast;
+  const auto at = *rc::gen::inRange<std::size_t>(0, damaged.size());
+  damaged[at] = static_cast<char>(*rc::gen::arbitrary<uint8_t>());
+  model::State c, d;
+  const bool fast_ok = engine::Unpack(damaged, &c, /*portable=*/false);
+  RC_ASSERT(fast_ok == engine::Unpack(damaged, &d, /*portable=*/true));
+  if (fast_ok) RC_ASSERT(c == d);
+}
+
 TEST(Packed, TooShortOrTooManyBytesAreRefused) {
   model::State back;
   EXPECT_FALSE(engine::Unpack("", &back));
