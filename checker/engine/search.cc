@@ -390,36 +390,57 @@ struct Pending {
   uint8_t encoding[model::kEncodedMax];
 };
 
-// The fingerprints a chunk has kept (fingerprint mode): open addressing, 0
-// for empty (a fingerprint of 0 is kept as 1; a chunk's duplicates are only
-// dropped early, the merge decides).
+// The successors a chunk has kept: open addressing by fingerprint, 0 for
+// empty (a fingerprint of 0 is kept as 1). In exact mode a slot also names
+// the kept successor, whose key `key_of` returns, and only an equal state is
+// a duplicate; in fingerprint mode the fingerprint is the state. A chunk's
+// duplicates are only dropped early (and not checked twice); the merge
+// decides.
 class ChunkSet {
  public:
-  bool Insert(uint64_t fingerprint) {
+  explicit ChunkSet(bool exact) : exact_(exact) {}
+
+  // The slot where the successor would be kept, or SIZE_MAX when it was
+  // kept before. The slot stays valid until the next Keep.
+  template <typename KeyOf>
+  std::size_t Find(uint64_t fingerprint, std::string_view key,
+                   const KeyOf& key_of) {
     if (fingerprint == 0) fingerprint = 1;
     if ((count_ + 1) * 2 > slots_.size()) Grow();
     const std::size_t mask = slots_.size() - 1;
     for (std::size_t k = Mix(fingerprint) & mask;; k = (k + 1) & mask) {
-      if (slots_[k] == fingerprint) return false;
-      if (slots_[k] != 0) continue;
-      slots_[k] = fingerprint;
-      ++count_;
-      return true;
+      if (slots_[k].fingerprint == 0) return k;
+      if (slots_[k].fingerprint == fingerprint &&
+          (!exact_ || key_of(slots_[k].kept) == key))
+        return SIZE_MAX;
     }
+  }
+  void Keep(std::size_t slot, uint64_t fingerprint, uint32_t kept) {
+    slots_[slot] =
+        Slot{.fingerprint = fingerprint == 0 ? 1 : fingerprint, .kept = kept};
+    ++count_;
   }
 
  private:
+  struct Slot {
+    uint64_t fingerprint = 0;
+    uint32_t kept = 0;  // exact mode: the successor's index in the chunk
+  };
   static uint64_t Mix(uint64_t x) { return x ^ (x >> 29); }
   void Grow() {
-    std::vector<uint64_t> old;
+    std::vector<Slot> old;
     old.swap(slots_);
-    slots_.assign(old.empty() ? 1024 : 2 * old.size(), 0);
-    count_ = 0;
-    for (const uint64_t f : old) {
-      if (f != 0) Insert(f);
+    slots_.assign(old.empty() ? 1024 : 2 * old.size(), Slot{});
+    const std::size_t mask = slots_.size() - 1;
+    for (const Slot& slot : old) {
+      if (slot.fingerprint == 0) continue;
+      std::size_t k = Mix(slot.fingerprint) & mask;
+      while (slots_[k].fingerprint != 0) k = (k + 1) & mask;
+      slots_[k] = slot;
     }
   }
-  std::vector<uint64_t> slots_;
+  bool exact_;
+  std::vector<Slot> slots_;
   std::size_t count_ = 0;
 };
 
@@ -432,7 +453,7 @@ class ChunkSet {
 void Engine::ExpandChunk(PackedList<Slot>* level, Chunk* chunk) {
   constexpr std::size_t kBatch = 16;
   std::vector<Action> actions;
-  ChunkSet in_chunk;  // fingerprint mode
+  ChunkSet in_chunk(exact());
   State state;
   std::string packed;
   const bool identity = keying_.Identity();
@@ -469,6 +490,11 @@ void Engine::ExpandChunk(PackedList<Slot>* level, Chunk* chunk) {
     return true;
   };
   // Resolves the batch in order; true when the chunk ends.
+  // The key of the chunk's k-th kept successor (exact mode).
+  auto key_of = [&](uint32_t k) {
+    return identity ? chunk->out.Packed(k)
+                    : std::string_view(chunk->keys[chunk->out.extra(k).key]);
+  };
   auto resolve = [&] {
     // The stored entries a lookup compares with, asked for a few successors
     // ahead (their slots were asked for when they were expanded).
@@ -484,7 +510,8 @@ void Engine::ExpandChunk(PackedList<Slot>* level, Chunk* chunk) {
         continue;  // keep_going: a broken state is not expanded
       }
       if (seen_.Contains(q.fingerprint, q.key)) continue;
-      if (!exact() && !in_chunk.Insert(q.fingerprint)) continue;
+      const std::size_t kept_at = in_chunk.Find(q.fingerprint, q.key, key_of);
+      if (kept_at == SIZE_MAX) continue;
       if (q.next.world == nullptr && options_.keep_going) {
         bool broken = false;
         for (const model::Invariant& invariant : model::AllInvariants()) {
@@ -506,6 +533,8 @@ void Engine::ExpandChunk(PackedList<Slot>* level, Chunk* chunk) {
                            .action = PackAction(q.action),
                            .order = (uint64_t{q.position} << 16) | q.index,
                            .world = std::move(q.next.world)};
+      in_chunk.Keep(kept_at, q.fingerprint,
+                    static_cast<uint32_t>(chunk->out.size()));
       if (exact() && identity) {
         // The state is its own representative: its packing is the key.
         chunk->out.Push(q.key, std::move(extra));

@@ -98,12 +98,15 @@ model::OpKind DefaultOpKind(impl::OpKind impl_kind) {
   return M::kInit;
 }
 
+// `what` names the value in an error; a callable, so that the text is built
+// only when there is one (this runs for every version of every new table).
+template <typename What>
 Result<model::FragmentSet> FragmentsOf(const std::set<uint64_t>& ids,
-                                       const std::string& what) {
+                                       const What& what) {
   model::FragmentSet set = 0;
   for (const uint64_t id : ids) {
     if (id >= model::kFragmentsMax) {
-      return Unrepresentable(what + " holds fragment " + std::to_string(id));
+      return Unrepresentable(what() + " holds fragment " + std::to_string(id));
     }
     set |= static_cast<model::FragmentSet>(1u << id);
   }
@@ -128,25 +131,27 @@ class UuidNumbering {
 Status AbstractSegments(const model::Config& config,
                         const impl::TableVersion& in, UuidNumbering* uuids,
                         Version* out) {
-  const std::string label = VersionLabel(in.number);
   for (const auto& [index, segments] : in.segments) {
     if (index >= static_cast<uint32_t>(config.bounds.indexes)) {
-      return Unrepresentable(label + " has index idx_" + std::to_string(index));
+      return Unrepresentable(VersionLabel(in.number) + " has index idx_" +
+                             std::to_string(index));
     }
     if (segments.size() > model::kSegmentsMax) {
-      return Unrepresentable(label + " index idx_" + std::to_string(index) +
-                             " has " + std::to_string(segments.size()) +
-                             " segments");
+      return Unrepresentable(VersionLabel(in.number) + " index idx_" +
+                             std::to_string(index) + " has " +
+                             std::to_string(segments.size()) + " segments");
     }
   }
   // Indexes in order, segments in order: the model's canonical order.
   for (const auto& [index, segments] : in.segments) {
     for (std::size_t k = 0; k < segments.size(); ++k) {
       const impl::SegmentView& segment = segments[k];
-      const std::string what = label + " index idx_" + std::to_string(index) +
-                               " segment " + std::to_string(k);
+      const auto what = [&] {
+        return VersionLabel(in.number) + " index idx_" + std::to_string(index) +
+               " segment " + std::to_string(k);
+      };
       if (!segment.covers.has_value()) {
-        return Unrepresentable(what + " has no fragment bitmap");
+        return Unrepresentable(what() + " has no fragment bitmap");
       }
       model::Segment& target = out->segments[index][k];
       MEMWAL_ASSIGN_OR_RETURN(target.uuid, uuids->Number(segment.uuid));
@@ -157,32 +162,35 @@ Status AbstractSegments(const model::Config& config,
   return Status::Ok();
 }
 
-Result<uint8_t> SmallNumber(uint64_t value, const std::string& what) {
+template <typename What>
+Result<uint8_t> SmallNumber(uint64_t value, const What& what) {
   if (value > 255)
-    return Unrepresentable(what + " is " + std::to_string(value));
+    return Unrepresentable(what() + " is " + std::to_string(value));
   return static_cast<uint8_t>(value);
 }
 
 Status AbstractProgress(const model::Config& config,
                         const impl::TableVersion& in, Version* out) {
-  const std::string label = VersionLabel(in.number);
+  const auto label = [&] { return VersionLabel(in.number); };
   for (const auto& [shard, generation] : in.compacted) {
     if (shard >= static_cast<uint32_t>(config.bounds.shards))
-      return Unrepresentable(label + " has progress on shard " +
+      return Unrepresentable(label() + " has progress on shard " +
                              std::to_string(shard));
-    MEMWAL_ASSIGN_OR_RETURN(out->compacted[shard],
-                            SmallNumber(generation, label + " compacted"));
+    MEMWAL_ASSIGN_OR_RETURN(out->compacted[shard], SmallNumber(generation, [&] {
+                              return label() + " compacted";
+                            }));
   }
   for (const auto& [index, positions] : in.catchup) {
     if (index >= static_cast<uint32_t>(config.bounds.indexes))
-      return Unrepresentable(label + " has a position for idx_" +
+      return Unrepresentable(label() + " has a position for idx_" +
                              std::to_string(index));
     for (const auto& [shard, generation] : positions) {
       if (shard >= static_cast<uint32_t>(config.bounds.shards))
-        return Unrepresentable(label + " has a position on shard " +
+        return Unrepresentable(label() + " has a position on shard " +
                                std::to_string(shard));
-      MEMWAL_ASSIGN_OR_RETURN(out->catchup[index][shard],
-                              SmallNumber(generation, label + " position"));
+      MEMWAL_ASSIGN_OR_RETURN(
+          out->catchup[index][shard],
+          SmallNumber(generation, [&] { return label() + " position"; }));
     }
   }
   return Status::Ok();
@@ -192,9 +200,10 @@ Result<Version> AbstractVersion(const model::Config& config,
                                 const impl::TableVersion& in, int position,
                                 const State& model, UuidNumbering* uuids) {
   Version out;
-  const std::string label = VersionLabel(in.number);
+  const auto label = [&] { return VersionLabel(in.number); };
   MEMWAL_ASSIGN_OR_RETURN(out.number, SmallNumber(in.number, label));
-  MEMWAL_ASSIGN_OR_RETURN(out.live, FragmentsOf(in.live, label + " live"));
+  MEMWAL_ASSIGN_OR_RETURN(
+      out.live, FragmentsOf(in.live, [&] { return label() + " live"; }));
   MEMWAL_RETURN_IF_ERROR(AbstractSegments(config, in, uuids, &out));
   MEMWAL_RETURN_IF_ERROR(AbstractProgress(config, in, &out));
   out.reader_bit = in.reader_bit;
