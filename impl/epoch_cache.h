@@ -14,6 +14,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace memwal::impl {
@@ -21,25 +22,35 @@ namespace memwal::impl {
 template <typename Value, std::size_t kSlots = 1024>
 class EpochCache {
  public:
-  // The value for (epoch, key), made by `make` when the slot holds another.
+  // The value for (epoch, key, tag), made by `make` when the slot holds
+  // another. The tag tells apart decodings of one key (an option, a flag)
+  // without building a longer key string on every call.
   template <typename Make>
-  Value Get(uint64_t epoch, const std::string& key, Make make) {
-    const std::size_t hash =
-        std::hash<std::string>{}(key) ^ (epoch * 0x9e3779b97f4a7c15ULL);
+  Value Get(uint64_t epoch, std::string_view key, uint32_t tag, Make make) {
+    const std::size_t hash = std::hash<std::string_view>{}(key) ^
+                             (epoch * 0x9e3779b97f4a7c15ULL) ^
+                             (uint64_t{tag} * 0xc2b2ae3d27d4eb4fULL);
     Slot& slot = slots_[(hash >> 7) % kSlots];
-    if (!slot.value.has_value() || slot.epoch != epoch || slot.key != key) {
+    if (!slot.value.has_value() || slot.epoch != epoch || slot.tag != tag ||
+        slot.key != key) {
       // make() may use other caches, never this one's slot.
       Value made = make();
       slot.epoch = epoch;
-      slot.key = key;
+      slot.tag = tag;
+      slot.key.assign(key);
       slot.value.emplace(std::move(made));
     }
     return *slot.value;
+  }
+  template <typename Make>
+  Value Get(uint64_t epoch, std::string_view key, Make make) {
+    return Get(epoch, key, 0, std::move(make));
   }
 
  private:
   struct Slot {
     uint64_t epoch = 0;
+    uint32_t tag = 0;
     std::string key;
     std::optional<Value> value;
   };

@@ -258,14 +258,18 @@ std::optional<uint64_t> ParseVersionFileName(std::string_view name) {
   constexpr std::string_view kSuffix = ".manifest";
   if (name.size() != 20 + kSuffix.size() || name.substr(20) != kSuffix)
     return std::nullopt;
+  // Nineteen digits cannot overflow (10^19 - 1 < 2^64); the twentieth is
+  // checked once. (A division per digit made this a tenth of listing.)
   uint64_t inverted = 0;
   for (size_t i = 0; i < 20; ++i) {
     if (name[i] < '0' || name[i] > '9') return std::nullopt;
-    const uint64_t digit = static_cast<uint64_t>(name[i] - '0');
-    if (inverted > (std::numeric_limits<uint64_t>::max() - digit) / 10)
-      return std::nullopt;
-    inverted = inverted * 10 + digit;
   }
+  for (size_t i = 0; i < 19; ++i)
+    inverted = inverted * 10 + static_cast<uint64_t>(name[i] - '0');
+  const uint64_t last = static_cast<uint64_t>(name[19] - '0');
+  if (inverted > (std::numeric_limits<uint64_t>::max() - last) / 10)
+    return std::nullopt;
+  inverted = inverted * 10 + last;
   return std::numeric_limits<uint64_t>::max() - inverted;
 }
 
@@ -305,12 +309,14 @@ Result<pb::Transaction> DecodeTransaction(std::string_view bytes) {
 std::string UuidHex(std::string_view raw) {
   MEMWAL_ASSERT(raw.size() == kUuidSize);
   static constexpr char kDigits[] = "0123456789abcdef";
-  std::string hex;
+  // 8-4-4-4-12 digits: the 36 characters written in place.
+  std::string hex(2 * kUuidSize + 4, '-');
+  std::size_t at = 0;
   for (size_t i = 0; i < raw.size(); ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) hex.push_back('-');
+    if (i == 4 || i == 6 || i == 8 || i == 10) ++at;
     const auto byte = static_cast<uint8_t>(raw[i]);
-    hex.push_back(kDigits[byte >> 4]);
-    hex.push_back(kDigits[byte & 15]);
+    hex[at++] = kDigits[byte >> 4];
+    hex[at++] = kDigits[byte & 15];
   }
   return hex;
 }

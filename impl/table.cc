@@ -9,7 +9,14 @@
 namespace memwal::impl {
 
 Result<Blob> PrefixedStore::Get(const std::string& path) const {
-  return base_->Get(prefix_ + path);
+  // The full path in a per-thread buffer: a read is the commonest store call
+  // and the concatenation allocated each time. A nested prefix store, whose
+  // `path` is this buffer, builds its own string.
+  thread_local std::string full;
+  if (&path == &full) return base_->Get(prefix_ + path);
+  full.assign(prefix_);
+  full.append(path);
+  return base_->Get(full);
 }
 
 Status PrefixedStore::PutIfAbsent(const std::string& path, std::string bytes) {

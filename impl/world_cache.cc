@@ -23,24 +23,29 @@ using ShardManifestPtr = std::shared_ptr<const pb::ShardManifest>;
 Result<std::shared_ptr<const std::vector<uint64_t>>> World::ListedVersions(
     bool archived) const {
   thread_local EpochCache<Result<VersionList>> cache;
-  const std::string key =
-      archived ? std::string(kArchivePrefix) + table_root_ : table_root_;
-  return cache.Get(store_.table_epoch(), key, [&]() -> Result<VersionList> {
-    MEMWAL_ASSIGN_OR_RETURN(std::vector<uint64_t> versions,
-                            ListVersionsAt(store_, key));
-    return std::make_shared<const std::vector<uint64_t>>(std::move(versions));
-  });
+  return cache.Get(store_.table_epoch(), table_root_, archived ? 1 : 0,
+                   [&]() -> Result<VersionList> {
+                     const std::string root =
+                         archived ? std::string(kArchivePrefix) + table_root_
+                                  : table_root_;
+                     MEMWAL_ASSIGN_OR_RETURN(std::vector<uint64_t> versions,
+                                             ListVersionsAt(store_, root));
+                     return std::make_shared<const std::vector<uint64_t>>(
+                         std::move(versions));
+                   });
 }
 
 Result<Snapshot> World::HeadAs(bool allow_half_set) const {
   thread_local EpochCache<Result<Snapshot>> cache;
-  std::string key = table_root_;
-  key.push_back(allow_half_set ? '\1' : '\0');
-  return cache.Get(store_.table_epoch(), key, [&]() -> Result<Snapshot> {
-    MEMWAL_ASSIGN_OR_RETURN(const VersionList versions, ListedVersions(false));
-    if (versions->empty()) return Status::NotFound("table has no versions");
-    return LoadVersion(Table(), nullptr, versions->back(), allow_half_set);
-  });
+  return cache.Get(store_.table_epoch(), table_root_, allow_half_set ? 1 : 0,
+                   [&]() -> Result<Snapshot> {
+                     MEMWAL_ASSIGN_OR_RETURN(const VersionList versions,
+                                             ListedVersions(false));
+                     if (versions->empty())
+                       return Status::NotFound("table has no versions");
+                     return LoadVersion(Table(), nullptr, versions->back(),
+                                        allow_half_set);
+                   });
 }
 
 Result<std::shared_ptr<const VersionView>> World::HeadView() const {

@@ -6,6 +6,8 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include <limits>
+
 #include "impl/bitmap.h"
 
 namespace memwal::impl {
@@ -174,6 +176,24 @@ TEST(FileNames, VersionNamesSortNewestFirstAndParseBack) {
   EXPECT_EQ(ParseVersionFileName(VersionFileName(12345)), 12345u);
   EXPECT_FALSE(ParseVersionFileName("_versions/abc.manifest").has_value());
   EXPECT_EQ(TransactionFileName(7, "u"), "7-u.txn");
+}
+
+TEST(FileNames, ATwentyDigitVersionNameParsesUpToTheLargestNumberAndNoFurther) {
+  EXPECT_EQ(ParseVersionFileName("18446744073709551615.manifest"), 0u);
+  EXPECT_EQ(ParseVersionFileName("00000000000000000000.manifest"),
+            std::numeric_limits<uint64_t>::max());
+  EXPECT_FALSE(
+      ParseVersionFileName("18446744073709551616.manifest").has_value());
+  EXPECT_FALSE(
+      ParseVersionFileName("99999999999999999999.manifest").has_value());
+  EXPECT_FALSE(
+      ParseVersionFileName("1844674407370955161x.manifest").has_value());
+}
+
+TEST(FileNames, AUuidIsWrittenAsThirtySixLowercaseHexDigitsAndDashes) {
+  std::string raw(16, '\0');
+  for (int i = 0; i < 16; ++i) raw[i] = static_cast<char>(0x10 * i + 0x0f - i);
+  EXPECT_EQ(UuidHex(raw), "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0");
 }
 
 TEST(FileNames, ShardManifestNamesAreTheVersionBitsLeastSignificantFirst) {
