@@ -127,7 +127,8 @@ class LevelEngine {
         keying_(KeyingOf(setup.config, options)),
         seen_(options.storage),
         log_seen_(!scale.checkpoint_dir.empty()),
-        applicable_(ApplicableGoals(setup.config)) {}
+        applicable_(ApplicableGoals(setup.config)),
+        workers_(options.threads) {}
 
   Result<DistributedResult> Run();
 
@@ -169,6 +170,9 @@ class LevelEngine {
   std::vector<uint64_t> seen_log_;  // what this rank owns, for snapshots
   std::vector<std::string> seen_log_exact_;
   const uint64_t applicable_;
+  // One set of threads for the run (the lockstep decode caches are per
+  // thread; threads started per level began every level with them empty).
+  Workers workers_;
   Counters counters_;
   double start_ = Now();
   double cpu_start_ = CpuSeconds();
@@ -409,11 +413,7 @@ bool LevelEngine::Level() {
         }
       }
     };
-    std::vector<std::thread> pool;
-    for (std::size_t t = 1; t < threads && t < chunks.size(); ++t)
-      pool.emplace_back(work);
-    work();
-    for (std::thread& thread : pool) thread.join();
+    workers_.Run([&](int) { work(); });
   }
   const uint64_t stop = comm_.AllReduce(stop_.load(), Reduce::kMax);
   if (stop != kRunning) {
@@ -532,7 +532,7 @@ bool LevelEngine::Level() {
            (!local_found || candidates[before].key < local_found->key))
       ++before;
     std::vector<StateFinding> broken =
-        CheckStates(setup_, before, options_.threads, /*all=*/false,
+        CheckStates(setup_, before, &workers_, nullptr, /*all=*/false,
                     [&](std::size_t k, State* state) {
                       MEMWAL_ASSERT(Unpack(candidates[k].packed, state));
                       return candidates[k].world.get();

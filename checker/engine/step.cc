@@ -99,14 +99,6 @@ Step TakeStep(const lockstep::LockstepSetup& setup, uint64_t applicable,
 }
 
 std::vector<StateFinding> CheckStates(
-    const lockstep::LockstepSetup& setup, std::size_t count, int threads,
-    bool all,
-    const std::function<const impl::World*(std::size_t, model::State*)>& at) {
-  Workers workers(threads);
-  return CheckStates(setup, count, &workers, nullptr, all, at);
-}
-
-std::vector<StateFinding> CheckStates(
     const lockstep::LockstepSetup& setup, std::size_t count, Workers* workers,
     const std::function<int(std::size_t)>& owner, bool all,
     const std::function<const impl::World*(std::size_t, model::State*)>& at) {

@@ -86,17 +86,12 @@ struct StateFinding {
 };
 
 // lockstep::CheckReachedState on the states [0, count) (`at` gives the state
-// and its World), on `threads` threads. `all`: every finding, in position
-// order; otherwise the one at the lowest position (every position below it is
-// checked). The result is the same for any thread count.
-std::vector<StateFinding> CheckStates(
-    const lockstep::LockstepSetup& setup, std::size_t count, int threads,
-    bool all,
-    const std::function<const impl::World*(std::size_t, model::State*)>& at);
-
-// The same on `workers`, a block of states going first to the worker
+// and its World), on `workers`, a block of states going first to the worker
 // owner(its first position) names (the one that took their steps, whose
-// caches hold their Worlds' decodings; checker/engine/workers.h).
+// caches hold their Worlds' decodings; checker/engine/workers.h; no owner:
+// any worker). `all`: every finding, in position order; otherwise the one at
+// the lowest position (every position below it is checked). The result is the
+// same for any thread count.
 std::vector<StateFinding> CheckStates(
     const lockstep::LockstepSetup& setup, std::size_t count, Workers* workers,
     const std::function<int(std::size_t)>& owner, bool all,
