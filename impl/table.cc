@@ -2,6 +2,7 @@
 #include "impl/table.h"
 
 #include <algorithm>
+#include <array>
 
 #include "impl/blob_cache.h"
 #include "impl/feature_flags.h"
@@ -10,13 +11,19 @@ namespace memwal::impl {
 
 Result<Blob> PrefixedStore::Get(const std::string& path) const {
   // The full path in a per-thread buffer: a read is the commonest store call
-  // and the concatenation allocated each time. A nested prefix store, whose
-  // `path` is this buffer, builds its own string.
-  thread_local std::string full;
-  if (&path == &full) return base_->Get(prefix_ + path);
+  // and the concatenation allocated each time. One buffer per nesting depth
+  // (a store under this one may be, or call, another prefixed store while
+  // this call's buffer is still its `path`); deeper, a new string.
+  constexpr int kDepths = 4;
+  thread_local std::array<std::string, kDepths> buffers;
+  thread_local int depth = 0;
+  if (depth == kDepths) return base_->Get(prefix_ + path);
+  std::string& full = buffers[depth++];
   full.assign(prefix_);
   full.append(path);
-  return base_->Get(full);
+  Result<Blob> blob = base_->Get(full);
+  --depth;
+  return blob;
 }
 
 Status PrefixedStore::PutIfAbsent(const std::string& path, std::string bytes) {

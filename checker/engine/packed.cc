@@ -81,9 +81,9 @@ uint32_t NonZeroBytes16(const uint8_t* bytes) {
 
 namespace {
 
-// One byte per lane: for a mask m of eight bytes, kGather[m] lists the lanes
+// One byte per lane: for a mask m of eight bytes, gather[m] lists the lanes
 // whose bit is set, in order (then 0x80, which PSHUFB turns into a zero), and
-// kScatter[m] gives each set lane the rank of its bit (0x80 for the others).
+// scatter[m] gives each set lane the rank of its bit (0x80 for the others).
 // count[m] is m's number of set bits (the baseline x86-64 has no POPCNT, and
 // __builtin_popcount without it is a library call).
 struct Shuffles {

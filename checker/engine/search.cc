@@ -489,12 +489,12 @@ void Engine::ExpandChunk(PackedList<Slot>* level, Chunk* chunk) {
     counters.goals = pending[k + 1].goals_before;
     return true;
   };
-  // Resolves the batch in order; true when the chunk ends.
   // The key of the chunk's k-th kept successor (exact mode).
   auto key_of = [&](uint32_t k) {
     return identity ? chunk->out.Packed(k)
                     : std::string_view(chunk->keys[chunk->out.extra(k).key]);
   };
+  // Resolves the batch in order; true when the chunk ends.
   auto resolve = [&] {
     // The stored entries a lookup compares with, asked for a few successors
     // ahead (their slots were asked for when they were expanded).
