@@ -201,17 +201,25 @@ Action Permute(const Action& action, const Permutation& p) {
 
 std::size_t CanonicalPosition(const std::vector<Permutation>& permutations,
                               const State& state, std::string* encoding) {
-  Encode(state, encoding);
-  std::size_t best = 0;
-  std::string candidate;
+  // The encodings in fixed buffers (they were strings, one allocated per
+  // permutation and state), compared as std::string compares: bytes as
+  // unsigned, then the shorter first.
+  uint8_t best[kEncodedMax];
+  uint8_t candidate[kEncodedMax];
+  std::size_t best_size = EncodeTo(state, best);
+  std::size_t best_k = 0;
   for (std::size_t k = 1; k < permutations.size(); ++k) {
-    Encode(Permute(state, permutations[k]), &candidate);
-    if (candidate < *encoding) {
-      encoding->swap(candidate);
-      best = k;
+    const std::size_t size =
+        EncodeTo(Permute(state, permutations[k]), candidate);
+    const int order = std::memcmp(candidate, best, std::min(size, best_size));
+    if (order < 0 || (order == 0 && size < best_size)) {
+      std::memcpy(best, candidate, size);
+      best_size = size;
+      best_k = k;
     }
   }
-  return best;
+  encoding->assign(reinterpret_cast<const char*>(best), best_size);
+  return best_k;
 }
 
 void CanonicalEncoding(const Bounds& bounds, Symmetry symmetry,
