@@ -401,7 +401,9 @@ void DiffVersion(const model::Config& config, const Version& impl,
 // BFS level used recently survives the flush.
 class VersionCache {
  public:
-  VersionPtr Find(const impl::Blob& blob, const std::string& shards) {
+  // `archived`: the blob was read from the archive (part of the decoding).
+  VersionPtr Find(const impl::Blob& blob, const std::string& shards,
+                  bool archived) {
     auto it = current_.find(blob.get());
     if (it == current_.end()) {
       const auto old = old_.find(blob.get());
@@ -412,12 +414,13 @@ class VersionCache {
       Make(blob.get(), std::move(entry));
       it = current_.find(blob.get());
     }
-    if (it->second.shards != shards) return nullptr;
+    if (it->second.archived != archived || it->second.shards != shards)
+      return nullptr;
     return it->second.version;
   }
-  void Add(const impl::Blob& blob, const std::string& shards,
+  void Add(const impl::Blob& blob, const std::string& shards, bool archived,
            VersionPtr version) {
-    Make(blob.get(), Entry{blob, shards, version});
+    Make(blob.get(), Entry{blob, shards, archived, version});
   }
 
  private:
@@ -425,6 +428,7 @@ class VersionCache {
   struct Entry {
     impl::Blob blob;
     std::string shards;
+    bool archived = false;
     VersionPtr version;
   };
   void Make(const std::string* key, Entry entry) {
@@ -450,7 +454,9 @@ std::string ShardKey(const impl::World& world) {
 impl::Blob ManifestBlob(const impl::World& world, uint64_t number,
                         bool* retained) {
   const auto& objects = world.store().objects();
-  const std::string name = world.table_root() + impl::VersionFileName(number);
+  thread_local std::string name;  // built in place: this runs per version
+  name.assign(world.table_root());
+  name += impl::VersionFileName(number);
   auto it = objects.find(name);
   *retained = it != objects.end();
   if (!*retained) it = objects.find(std::string(impl::kArchivePrefix) + name);
@@ -463,16 +469,15 @@ Result<VersionPtr> ReadVersionCached(const impl::World& world, uint64_t number,
   bool retained = false;
   const impl::Blob blob = ManifestBlob(world, number, &retained);
   // The retained flag is part of the decoding: an archived blob is cached
-  // under the shard key with a mark.
-  const std::string key = retained ? shards : shards + "\1archived";
+  // with a mark.
   if (blob != nullptr) {
-    if (VersionPtr hit = cache.Find(blob, key)) return hit;
+    if (VersionPtr hit = cache.Find(blob, shards, !retained)) return hit;
   }
   MEMWAL_ASSIGN_OR_RETURN(impl::TableVersion decoded,
                           world.ReadVersion(number));
   auto version = std::make_shared<const impl::TableVersion>(std::move(decoded));
   if (blob != nullptr && version->retained == retained)
-    cache.Add(blob, key, version);
+    cache.Add(blob, shards, !retained, version);
   return VersionPtr(std::move(version));
 }
 
