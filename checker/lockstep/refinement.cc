@@ -7,10 +7,10 @@
 #include <map>
 #include <memory>
 #include <sstream>
-#include <unordered_map>
 
 #include "checker/lockstep/bytes_checks.h"
 #include "checker/lockstep/inflight.h"
+#include "impl/blob_cache.h"
 #include "impl/epoch_cache.h"
 #include "impl/format.h"
 #include "model/invariants.h"
@@ -404,42 +404,25 @@ class VersionCache {
   // `archived`: the blob was read from the archive (part of the decoding).
   VersionPtr Find(const impl::Blob& blob, const std::string& shards,
                   bool archived) {
-    auto it = current_.find(blob.get());
-    if (it == current_.end()) {
-      const auto old = old_.find(blob.get());
-      if (old == old_.end()) return nullptr;
-      // Out of old_ before Make, which may swap the generations.
-      Entry entry = std::move(old->second);
-      old_.erase(old);
-      Make(blob.get(), std::move(entry));
-      it = current_.find(blob.get());
-    }
-    if (it->second.archived != archived || it->second.shards != shards)
+    const Entry* entry = entries_.Find(blob.get());
+    if (entry == nullptr || entry->archived != archived ||
+        entry->shards != shards)
       return nullptr;
-    return it->second.version;
+    return entry->version;
   }
   void Add(const impl::Blob& blob, const std::string& shards, bool archived,
            VersionPtr version) {
-    Make(blob.get(), Entry{blob, shards, archived, version});
+    entries_.Put(blob.get(), Entry{blob, shards, archived, std::move(version)});
   }
 
  private:
-  static constexpr std::size_t kEntriesMax = 200'000;
   struct Entry {
-    impl::Blob blob;
+    impl::Blob blob;  // keeps the blob alive, so its address is not reused
     std::string shards;
     bool archived = false;
     VersionPtr version;
   };
-  void Make(const std::string* key, Entry entry) {
-    if (current_.size() >= kEntriesMax) {
-      old_.swap(current_);
-      current_.clear();
-    }
-    current_[key] = std::move(entry);
-  }
-  std::unordered_map<const std::string*, Entry> current_;
-  std::unordered_map<const std::string*, Entry> old_;
+  impl::TwoGenerations<const std::string*, Entry, 200'000> entries_;
 };
 
 std::string ShardKey(const impl::World& world) {
@@ -565,29 +548,16 @@ class EntryCache {
  public:
   // The entry for `key`, and whether it is new (to be filled).
   std::shared_ptr<Entry> Find(const std::string& key, bool* added) {
-    auto it = current_.find(key);
-    *added = false;
-    if (it != current_.end()) return it->second;
-    std::shared_ptr<Entry> entry;
-    const auto old = old_.find(key);
-    if (old != old_.end()) {
-      entry = old->second;
-    } else {
-      entry = std::make_shared<Entry>();
-      *added = true;
+    if (const std::shared_ptr<Entry>* hit = entries_.Find(key)) {
+      *added = false;
+      return *hit;
     }
-    if (current_.size() >= kEntriesMax) {
-      old_.swap(current_);
-      current_.clear();
-    }
-    current_.emplace(key, entry);
-    return entry;
+    *added = true;
+    return entries_.Put(key, std::make_shared<Entry>());
   }
 
  private:
-  static constexpr std::size_t kEntriesMax = 100'000;
-  std::unordered_map<std::string, std::shared_ptr<Entry>> current_;
-  std::unordered_map<std::string, std::shared_ptr<Entry>> old_;
+  impl::TwoGenerations<std::string, std::shared_ptr<Entry>, 100'000> entries_;
 };
 
 void FillTable(const model::Config& config, const impl::World& world,
