@@ -218,6 +218,8 @@ struct Walk {
   std::optional<std::pair<lockstep::Finding, std::vector<Action>>> finding{};
 };
 
+class KeptSet;
+
 class Engine {
  public:
   Engine(const lockstep::LockstepSetup& setup, const Options& options)
@@ -241,7 +243,8 @@ class Engine {
                    const Action& action, Counters* counters,
                    bool check_state) const;
   std::optional<lockstep::Finding> CheckModel(const State& state) const;
-  void ExpandChunk(PackedList<Slot>* level, Chunk* chunk);
+  void ExpandChunk(PackedList<Slot>* level, std::vector<Chunk>* chunks,
+                   std::size_t c, KeptSet* kept);
   bool MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
                   PackedList<Slot>* next);
   void RunBfs(const State& root, WorldPtr world);
@@ -390,43 +393,57 @@ struct Pending {
   uint8_t encoding[model::kEncodedMax];
 };
 
-// The successors a chunk has kept: open addressing by fingerprint, 0 for
-// empty (a fingerprint of 0 is kept as 1). In exact mode a slot also names
-// the kept successor, whose key `key_of` returns, and only an equal state is
-// a duplicate; in fingerprint mode the fingerprint is the state. A chunk's
-// duplicates are only dropped early (and not checked twice); the merge
-// decides.
-class ChunkSet {
+// The successors a worker has kept in the current level, over every chunk it
+// expands: open addressing by fingerprint, 0 for empty (a fingerprint of 0 is
+// kept as 1). In exact mode a slot also names the kept successor (its chunk
+// and its index there), whose key `key_of` returns, and only an equal state is
+// a duplicate; in fingerprint mode the fingerprint is the state. A successor
+// is dropped early (and not checked twice) only when this chunk or an earlier
+// one kept it: that chunk has checked it, and the merge, which goes in chunk
+// order, takes that chunk's copy. A copy kept by a later chunk (one this
+// worker took first) does not count; the merge decides.
+class KeptSet {
  public:
-  explicit ChunkSet(bool exact) : exact_(exact) {}
+  explicit KeptSet(bool exact) : exact_(exact) {}
 
-  // The slot where the successor would be kept, or SIZE_MAX when it was
-  // kept before. The slot stays valid until the next Keep.
+  // The slot where `chunk` would keep the successor, or SIZE_MAX when it or
+  // an earlier chunk kept it. The slot stays valid until the next Keep.
   template <typename KeyOf>
-  std::size_t Find(uint64_t fingerprint, std::string_view key,
+  std::size_t Find(uint64_t fingerprint, std::string_view key, uint32_t chunk,
                    const KeyOf& key_of) {
     if (fingerprint == 0) fingerprint = 1;
     if ((count_ + 1) * 2 > slots_.size()) Grow();
     const std::size_t mask = slots_.size() - 1;
-    for (std::size_t k = Mix(fingerprint) & mask;; k = (k + 1) & mask) {
-      if (slots_[k].fingerprint == 0) return k;
-      if (slots_[k].fingerprint == fingerprint &&
-          (!exact_ || key_of(slots_[k].kept) == key))
-        return SIZE_MAX;
+    for (std::size_t k = Home(fingerprint);; k = (k + 1) & mask) {
+      const Slot& slot = slots_[k];
+      if (slot.fingerprint == 0) return k;
+      if (slot.fingerprint == fingerprint &&
+          (!exact_ || key_of(slot.chunk, slot.kept) == key))
+        return slot.chunk <= chunk ? SIZE_MAX : k;
     }
   }
-  void Keep(std::size_t slot, uint64_t fingerprint, uint32_t kept) {
-    slots_[slot] =
-        Slot{.fingerprint = fingerprint == 0 ? 1 : fingerprint, .kept = kept};
-    ++count_;
+  void Keep(std::size_t slot, uint64_t fingerprint, uint32_t chunk,
+            uint32_t kept) {
+    if (slots_[slot].fingerprint == 0) ++count_;
+    slots_[slot] = Slot{.fingerprint = fingerprint == 0 ? 1 : fingerprint,
+                        .chunk = chunk,
+                        .kept = kept};
+  }
+  // Asks the cache for the slot a Find of `fingerprint` starts at.
+  void Prefetch(uint64_t fingerprint) const {
+    if (!slots_.empty())
+      __builtin_prefetch(&slots_[Home(fingerprint == 0 ? 1 : fingerprint)]);
   }
 
  private:
   struct Slot {
     uint64_t fingerprint = 0;
-    uint32_t kept = 0;  // exact mode: the successor's index in the chunk
+    uint32_t chunk = 0;  // exact mode: the chunk that kept the successor
+    uint32_t kept = 0;   // and the successor's index in it
   };
-  static uint64_t Mix(uint64_t x) { return x ^ (x >> 29); }
+  std::size_t Home(uint64_t fingerprint) const {
+    return (fingerprint ^ (fingerprint >> 29)) & (slots_.size() - 1);
+  }
   void Grow() {
     std::vector<Slot> old;
     old.swap(slots_);
@@ -434,7 +451,7 @@ class ChunkSet {
     const std::size_t mask = slots_.size() - 1;
     for (const Slot& slot : old) {
       if (slot.fingerprint == 0) continue;
-      std::size_t k = Mix(slot.fingerprint) & mask;
+      std::size_t k = Home(slot.fingerprint);
       while (slots_[k].fingerprint != 0) k = (k + 1) & mask;
       slots_[k] = slot;
     }
@@ -444,16 +461,19 @@ class ChunkSet {
   std::size_t count_ = 0;
 };
 
-// Expands level[begin, end) into chunk->out. Memory: a parent's World is
-// released once expanded, and a successor met twice in one chunk is kept once
-// (its first occurrence, which is also first in the global order, since chunks
-// are contiguous). Successors are expanded ahead in batches of kBatch and
-// resolved in order; the first finding ends the expansion as it would one at
-// a time, so the counters are the same.
-void Engine::ExpandChunk(PackedList<Slot>* level, Chunk* chunk) {
+// Expands level[begin, end) into chunk->out, the chunk numbered `c` of
+// `chunks`. Memory: a parent's World is released once expanded, and a
+// successor that `kept` holds from this chunk or an earlier one is not kept
+// again (the first occurrence in the global order is the one kept, since
+// chunks are contiguous). Successors are expanded ahead in batches of kBatch
+// and resolved in order; the first finding ends the expansion as it would one
+// at a time, so the counters are the same.
+void Engine::ExpandChunk(PackedList<Slot>* level, std::vector<Chunk>* chunks,
+                         std::size_t c, KeptSet* kept) {
   constexpr std::size_t kBatch = 16;
+  Chunk* chunk = &(*chunks)[c];
+  const uint32_t number = static_cast<uint32_t>(c);
   std::vector<Action> actions;
-  ChunkSet in_chunk(exact());
   State state;
   std::string packed;
   const bool identity = keying_.Identity();
@@ -489,10 +509,11 @@ void Engine::ExpandChunk(PackedList<Slot>* level, Chunk* chunk) {
     counters.goals = pending[k + 1].goals_before;
     return true;
   };
-  // The key of the chunk's k-th kept successor (exact mode).
-  auto key_of = [&](uint32_t k) {
-    return identity ? chunk->out.Packed(k)
-                    : std::string_view(chunk->keys[chunk->out.extra(k).key]);
+  // The key of the k-th successor chunk `in` kept (exact mode).
+  auto key_of = [&](uint32_t in, uint32_t k) {
+    const Chunk& at = (*chunks)[in];
+    return identity ? at.out.Packed(k)
+                    : std::string_view(at.keys[at.out.extra(k).key]);
   };
   // Resolves the batch in order; true when the chunk ends.
   auto resolve = [&] {
@@ -510,7 +531,8 @@ void Engine::ExpandChunk(PackedList<Slot>* level, Chunk* chunk) {
         continue;  // keep_going: a broken state is not expanded
       }
       if (seen_.Contains(q.fingerprint, q.key)) continue;
-      const std::size_t kept_at = in_chunk.Find(q.fingerprint, q.key, key_of);
+      const std::size_t kept_at =
+          kept->Find(q.fingerprint, q.key, number, key_of);
       if (kept_at == SIZE_MAX) continue;
       if (q.next.world == nullptr && options_.keep_going) {
         bool broken = false;
@@ -533,8 +555,8 @@ void Engine::ExpandChunk(PackedList<Slot>* level, Chunk* chunk) {
                            .action = PackAction(q.action),
                            .order = (uint64_t{q.position} << 16) | q.index,
                            .world = std::move(q.next.world)};
-      in_chunk.Keep(kept_at, q.fingerprint,
-                    static_cast<uint32_t>(chunk->out.size()));
+      kept->Keep(kept_at, q.fingerprint, number,
+                 static_cast<uint32_t>(chunk->out.size()));
       if (exact() && identity) {
         // The state is its own representative: its packing is the key.
         chunk->out.Push(q.key, std::move(extra));
@@ -586,6 +608,7 @@ void Engine::ExpandChunk(PackedList<Slot>* level, Chunk* chunk) {
             std::string_view(reinterpret_cast<const char*>(q.encoding), q.size),
             exact() ? &q.key : nullptr);
         seen_.Prefetch(q.fingerprint);
+        kept->Prefetch(q.fingerprint);
       }
       if (count == kBatch && resolve()) return;
     }
@@ -748,10 +771,11 @@ void Engine::RunBfs(const State& root, WorldPtr world) {
     });
     std::atomic<std::size_t> first_found{SIZE_MAX};
     workers_.Run([&](int worker) {
+      KeptSet kept(exact());  // this worker's, for the level
       for (std::size_t c; (c = shares.Next(worker)) != SIZE_MAX;) {
         if (c > first_found.load()) continue;  // past a finding: discarded
         chunks[c].worker = worker;
-        ExpandChunk(&level, &chunks[c]);
+        ExpandChunk(&level, &chunks, c, &kept);
         if (chunks[c].found) {
           std::size_t seen = first_found.load();
           while (c < seen && !first_found.compare_exchange_weak(seen, c)) {
