@@ -429,6 +429,17 @@ class KeptSet {
                         .chunk = chunk,
                         .kept = kept};
   }
+  // Empties the set for the next level, keeping its table unless the last
+  // level used a small part of it (levels change size gradually).
+  void Clear() {
+    const std::size_t wanted = std::max<std::size_t>(1024, 4 * count_);
+    if (slots_.size() > 2 * wanted) {
+      std::vector<Slot>().swap(slots_);
+    } else {
+      std::fill(slots_.begin(), slots_.end(), Slot{});
+    }
+    count_ = 0;
+  }
   // Asks the cache for the slot a Find of `fingerprint` starts at.
   void Prefetch(uint64_t fingerprint) const {
     if (!slots_.empty())
@@ -751,6 +762,12 @@ void Engine::RunBfs(const State& root, WorldPtr world) {
     level.Push(packed, Slot{.node = 0, .world = std::move(world)});
   }
   const std::size_t threads = static_cast<std::size_t>(options_.threads);
+  // Kept from level to level with their capacity: the level's list (the next
+  // level is merged into it once it is expanded), the chunks' candidate lists
+  // and each worker's kept set. Allocated anew per level, they cost page
+  // faults and copies as they grew again.
+  std::vector<Chunk> chunks;
+  std::vector<KeptSet> kept(workers_.size(), KeptSet(exact()));
   for (uint16_t depth = 1; !level.empty() && !Stopped(); ++depth) {
     result_.frontier_max =
         std::max<uint64_t>(result_.frontier_max, level.size());
@@ -759,10 +776,17 @@ void Engine::RunBfs(const State& root, WorldPtr world) {
     // for the result.
     const std::size_t chunk_size =
         std::max<std::size_t>(1, level.size() / (threads * 16));
-    std::vector<Chunk> chunks;
-    for (std::size_t begin = 0; begin < level.size(); begin += chunk_size) {
-      chunks.push_back(Chunk{
-          .begin = begin, .end = std::min(level.size(), begin + chunk_size)});
+    chunks.resize((level.size() + chunk_size - 1) / chunk_size);
+    for (std::size_t c = 0; c < chunks.size(); ++c) {
+      Chunk& chunk = chunks[c];
+      chunk.begin = c * chunk_size;
+      chunk.end = std::min(level.size(), chunk.begin + chunk_size);
+      chunk.out.Clear();
+      chunk.keys.clear();
+      chunk.counters = Counters{};
+      chunk.found.reset();
+      chunk.founds.clear();
+      chunk.worker = 0;
     }
     // A chunk goes first to the worker that took the step to its first
     // state (its World's decodings are in that worker's caches).
@@ -771,11 +795,12 @@ void Engine::RunBfs(const State& root, WorldPtr world) {
     });
     std::atomic<std::size_t> first_found{SIZE_MAX};
     workers_.Run([&](int worker) {
-      KeptSet kept(exact());  // this worker's, for the level
+      KeptSet& mine = kept[worker];
+      mine.Clear();
       for (std::size_t c; (c = shares.Next(worker)) != SIZE_MAX;) {
         if (c > first_found.load()) continue;  // past a finding: discarded
         chunks[c].worker = worker;
-        ExpandChunk(&level, &chunks, c, &kept);
+        ExpandChunk(&level, &chunks, c, &mine);
         if (chunks[c].found) {
           std::size_t seen = first_found.load();
           while (c < seen && !first_found.compare_exchange_weak(seen, c)) {
@@ -785,11 +810,7 @@ void Engine::RunBfs(const State& root, WorldPtr world) {
     });
     if (Stopped()) return;
     level.Clear();
-    PackedList<Slot> next;
-    const bool going = MergeLevel(&chunks, depth, &next);
-    chunks.clear();
-    std::swap(level, next);
-    if (!going) return;
+    if (!MergeLevel(&chunks, depth, &level)) return;
   }
 }
 
