@@ -9,6 +9,7 @@
 #include <emmintrin.h>
 #endif
 #if defined(__x86_64__)
+#include <immintrin.h>  // AVX-512 byte compress and expand, where present
 #include <tmmintrin.h>  // PSHUFB, used where the processor has it
 #define MEMWAL_HAVE_SHUFFLE 1
 #else
@@ -115,14 +116,17 @@ constexpr Shuffles MakeShuffles() {
 
 constexpr Shuffles kShuffles = MakeShuffles();
 
+// Zero bytes after a delta: the widest gather reads 64 bytes at a time.
+constexpr std::size_t kPadding = 72;
+
 // delta = the encoding with each version record after the first XORed with
-// the one before it, then 16 zero bytes.
+// the one before it, then kPadding zero bytes.
 void DeltaOf(const uint8_t* in, std::size_t size, const Layout& layout,
              uint8_t* delta) {
   const std::size_t first = layout.header + layout.version;  // record 1
   const std::size_t end = layout.header + in[0] * layout.version;
   std::memcpy(delta, in, size);
-  std::memset(delta + size, 0, 16);
+  std::memset(delta + size, 0, kPadding);
   if (end <= first) return;
 #if defined(__SSE2__)
   // Sixteen bytes at a time, the last block ending at `end` (it may overlap
@@ -251,61 +255,128 @@ __attribute__((target("ssse3"))) void ScatterShuffle(const uint8_t* bits,
   }
 }
 
+// AVX-512 (VBMI2, checked at run time): sixty-four bytes at a time, their
+// bitmap by one test and their non-zero bytes by one compress. `rest` is
+// readable and zero for 64 bytes past 8 * bitmap, `bits` has room for 8 more
+// bytes and `bytes` for 64.
+#define MEMWAL_COMPRESS_TARGET \
+  __attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt")))
+MEMWAL_COMPRESS_TARGET std::size_t GatherCompress(const uint8_t* rest,
+                                                  std::size_t bitmap,
+                                                  uint8_t* bits,
+                                                  uint8_t* bytes) {
+  std::size_t length = 0;
+  for (std::size_t b = 0; b < bitmap; b += 8) {
+    const __m512i v = _mm512_loadu_si512(rest + 8 * b);
+    const __mmask64 mask = _mm512_test_epi8_mask(v, v);
+    const uint64_t word = mask;
+    std::memcpy(bits + b, &word, 8);
+    _mm512_storeu_si512(bytes + length, _mm512_maskz_compress_epi8(mask, v));
+    length += static_cast<std::size_t>(__builtin_popcountll(word));
+  }
+  return length;
+}
+
+// `bits` is readable and zero for 8 bytes past its last, `bytes` readable for
+// 64 past its last, `rest` writable for 64 past 8 * bitmap.
+MEMWAL_COMPRESS_TARGET void ScatterCompress(const uint8_t* bits,
+                                            std::size_t bitmap,
+                                            const uint8_t* bytes,
+                                            uint8_t* rest) {
+  std::size_t next = 0;
+  for (std::size_t b = 0; b < bitmap; b += 8) {
+    uint64_t word = 0;
+    std::memcpy(&word, bits + b, 8);
+    const __m512i source = _mm512_loadu_si512(bytes + next);
+    _mm512_storeu_si512(rest + 8 * b, _mm512_maskz_expand_epi8(word, source));
+    next += static_cast<std::size_t>(__builtin_popcountll(word));
+  }
+}
+#undef MEMWAL_COMPRESS_TARGET
+
 bool HasShuffle() {
   static const bool has = __builtin_cpu_supports("ssse3");
   return has;
 }
+
+bool HasCompress() {
+  static const bool has =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("popcnt");
+  return has;
+}
 #endif
 
-std::size_t Gather(const uint8_t* rest, std::size_t bitmap, uint8_t* bits,
-                   uint8_t* bytes, bool portable) {
+// The fastest path this processor has.
+PackPath Fastest() {
 #if MEMWAL_HAVE_SHUFFLE
-  if (!portable && HasShuffle())
+  if (HasCompress()) return PackPath::kCompress;
+  if (HasShuffle()) return PackPath::kShuffle;
+#endif
+  return PackPath::kPortable;
+}
+
+std::size_t Gather(const uint8_t* rest, std::size_t bitmap, uint8_t* bits,
+                   uint8_t* bytes, PackPath path) {
+#if MEMWAL_HAVE_SHUFFLE
+  if (path == PackPath::kCompress)
+    return GatherCompress(rest, bitmap, bits, bytes);
+  if (path == PackPath::kShuffle)
     return GatherShuffle(rest, bitmap, bits, bytes);
 #endif
-  (void)portable;
   return GatherPortable(rest, bitmap, bits, bytes);
 }
 
 void Scatter(const uint8_t* bits, std::size_t bitmap, const uint8_t* bytes,
-             uint8_t* rest, bool portable) {
+             uint8_t* rest, PackPath path) {
 #if MEMWAL_HAVE_SHUFFLE
-  if (!portable && HasShuffle())
+  if (path == PackPath::kCompress)
+    return ScatterCompress(bits, bitmap, bytes, rest);
+  if (path == PackPath::kShuffle)
     return ScatterShuffle(bits, bitmap, bytes, rest);
 #endif
-  (void)portable;
   ScatterPortable(bits, bitmap, bytes, rest);
 }
 
 }  // namespace
+
+std::vector<PackPath> PackPaths() {
+  std::vector<PackPath> out = {PackPath::kPortable};
+#if MEMWAL_HAVE_SHUFFLE
+  if (HasShuffle()) out.push_back(PackPath::kShuffle);
+  if (HasCompress()) out.push_back(PackPath::kCompress);
+#endif
+  return out;
+}
 
 // The packing: the two count bytes, then a bitmap with one bit per remaining
 // byte of the delta (1: not zero), then the delta's non-zero bytes in order.
 // The bitmap is built sixteen bytes at a time and the bytes are gathered by
 // its set bits (the zero-run form it replaced branched on every byte and cost
 // an eighth of the model-only search).
-void PackEncoding(std::string_view encoding, std::string* out, bool portable) {
+void PackEncoding(std::string_view encoding, std::string* out, PackPath path) {
   const Layout& layout = EncodingLayout();
   const std::size_t size = encoding.size();
   const auto* in = reinterpret_cast<const uint8_t*>(encoding.data());
   MEMWAL_ASSERT(size >= layout.header && size <= model::kEncodedMax &&
                 size == layout.Size(in[0], in[1]));
-  uint8_t delta[model::kEncodedMax + 16];
+  uint8_t delta[model::kEncodedMax + kPadding];
   DeltaOf(in, size, layout, delta);
   const std::size_t bitmap = (size - 2 + 7) / 8;
-  uint8_t bits[kBitmapMax + 1];
-  uint8_t packed[2 + kBitmapMax + model::kEncodedMax + 16];
+  uint8_t bits[kBitmapMax + 8];
+  uint8_t packed[2 + kBitmapMax + model::kEncodedMax + 64];
   packed[0] = in[0];
   packed[1] = in[1];
   // Past the end, the zero padding sets no bit.
   const std::size_t length =
-      Gather(delta + 2, bitmap, bits, packed + 2 + bitmap, portable);
+      Gather(delta + 2, bitmap, bits, packed + 2 + bitmap, path);
   std::memcpy(packed + 2, bits, bitmap);
   out->assign(reinterpret_cast<const char*>(packed), 2 + bitmap + length);
 }
 
 void PackEncoding(std::string_view encoding, std::string* out) {
-  PackEncoding(encoding, out, /*portable=*/false);
+  static const PackPath fastest = Fastest();
+  PackEncoding(encoding, out, fastest);
 }
 
 void Pack(const model::State& state, std::string* out) {
@@ -315,7 +386,7 @@ void Pack(const model::State& state, std::string* out) {
                out);
 }
 
-bool Unpack(std::string_view packed, model::State* out, bool portable) {
+bool Unpack(std::string_view packed, model::State* out, PackPath path) {
   const Layout& layout = EncodingLayout();
   if (packed.size() < 2) return false;
   const auto* in = reinterpret_cast<const uint8_t*>(packed.data());
@@ -335,21 +406,24 @@ bool Unpack(std::string_view packed, model::State* out, bool portable) {
   std::size_t set = 0;
   for (std::size_t b = 0; b < bitmap; ++b) set += kShuffles.count[bits[b]];
   if (set != available) return false;
-  // The bytes, copied where 8 more can be read.
-  uint8_t bytes[model::kEncodedMax + 8];
+  // The bitmap and the bytes, copied where 8 and 64 more can be read.
+  uint8_t padded_bits[kBitmapMax + 8] = {};
+  std::memcpy(padded_bits, bits, bitmap);
+  uint8_t bytes[model::kEncodedMax + 64];
   std::memcpy(bytes, bits + bitmap, available);
-  uint8_t delta[model::kEncodedMax + 16];
+  uint8_t delta[model::kEncodedMax + kPadding];
   delta[0] = in[0];
   delta[1] = in[1];
   std::memset(delta + 2, 0, 8 * bitmap);
-  Scatter(bits, bitmap, bytes, delta + 2, portable);
+  Scatter(padded_bits, bitmap, bytes, delta + 2, path);
   UndoDelta(delta, versions, layout);
   return model::Decode(
       std::string_view(reinterpret_cast<const char*>(delta), size), out);
 }
 
 bool Unpack(std::string_view packed, model::State* out) {
-  return Unpack(packed, out, /*portable=*/false);
+  static const PackPath fastest = Fastest();
+  return Unpack(packed, out, fastest);
 }
 
 }  // namespace memwal::checker::engine

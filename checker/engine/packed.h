@@ -12,6 +12,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/state.h"
 
@@ -23,11 +24,15 @@ void Pack(const model::State& state, std::string* out);
 // The inverse: false when `packed` is not one packed state.
 bool Unpack(std::string_view packed, model::State* out);
 
-// The same with `portable` true: without the byte shuffles (SSSE3) the two
-// above use where the processor has them. The results are the same; tests
-// compare the two.
-void PackEncoding(std::string_view encoding, std::string* out, bool portable);
-bool Unpack(std::string_view packed, model::State* out, bool portable);
+// How the packing gathers the non-zero bytes and the unpacking scatters them
+// back: loops over the bitmap's bits, byte shuffles eight at a time (PSHUFB,
+// SSSE3), or AVX-512's byte compress and expand sixty-four at a time (VBMI2).
+// The two above use the fastest this processor has; the results are the
+// same, and tests compare every path the processor has with the portable one.
+enum class PackPath { kPortable, kShuffle, kCompress };
+std::vector<PackPath> PackPaths();  // this processor's, kPortable first
+void PackEncoding(std::string_view encoding, std::string* out, PackPath path);
+bool Unpack(std::string_view packed, model::State* out, PackPath path);
 
 }  // namespace memwal::checker::engine
 

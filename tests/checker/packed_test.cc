@@ -90,31 +90,35 @@ RC_GTEST_PROP(Packed, AChangedOrCutPackingIsRefusedOrDecodesWithoutFault, ()) {
   RC_SUCCEED();
 }
 
-// The byte shuffles (SSSE3) and the portable loops give the same packing and
-// the same state back, and refuse the same damaged packings.
-RC_GTEST_PROP(Packed, TheShufflingAndThePortablePathsAgree, ()) {
+// Every gathering path this processor has (byte shuffles, AVX-512 compress)
+// gives the portable loops' packing and the same state back, and refuses the
+// same damaged packings.
+RC_GTEST_PROP(Packed, EveryFastPathAgreesWithThePortableOne, ()) {
   const model::Config config = LargeConfig();
   const auto picks = *rc::gen::container<std::vector<int>>(
       *rc::gen::inRange(0, 40), rc::gen::inRange(0, 1000));
   const model::State state = Walk(config, picks);
   std::string encoding;
   model::Encode(state, &encoding);
-  std::string fast, portable;
-  engine::PackEncoding(encoding, &fast, /*portable=*/false);
-  engine::PackEncoding(encoding, &portable, /*portable=*/true);
-  RC_ASSERT(fast == portable);
-  model::State a, b;
-  RC_ASSERT(engine::Unpack(fast, &a, /*portable=*/false));
-  RC_ASSERT(engine::Unpack(fast, &b, /*portable=*/true));
-  RC_ASSERT(a == state);
-  RC_ASSERT(b == state);
-  std::string damaged = fast;
+  std::string portable;
+  engine::PackEncoding(encoding, &portable, engine::PackPath::kPortable);
+  std::string damaged = portable;
   const auto at = *rc::gen::inRange<std::size_t>(0, damaged.size());
   damaged[at] = static_cast<char>(*rc::gen::arbitrary<uint8_t>());
-  model::State c, d;
-  const bool fast_ok = engine::Unpack(damaged, &c, /*portable=*/false);
-  RC_ASSERT(fast_ok == engine::Unpack(damaged, &d, /*portable=*/true));
-  if (fast_ok) RC_ASSERT(c == d);
+  model::State reference;
+  const bool reference_ok =
+      engine::Unpack(damaged, &reference, engine::PackPath::kPortable);
+  for (const engine::PackPath path : engine::PackPaths()) {
+    std::string fast;
+    engine::PackEncoding(encoding, &fast, path);
+    RC_ASSERT(fast == portable);
+    model::State back;
+    RC_ASSERT(engine::Unpack(fast, &back, path));
+    RC_ASSERT(back == state);
+    model::State other;
+    RC_ASSERT(engine::Unpack(damaged, &other, path) == reference_ok);
+    if (reference_ok) RC_ASSERT(other == reference);
+  }
 }
 
 TEST(Packed, TooShortOrTooManyBytesAreRefused) {
