@@ -135,6 +135,33 @@ class UuidMap {
   uint8_t last_ = 0;
 };
 
+// True when the uuids already appear as 1, 2, ... in the order Canonicalize
+// reads them (each new one is one above the largest before it): then the
+// renaming is the identity. Most successors are so, and this check costs no
+// table.
+bool InCanonicalOrder(const State& state) {
+  int next = 1;
+  auto in_order = [&next](uint8_t uuid) {
+    if (uuid == 0 || uuid < next) return true;  // none, or met before
+    if (uuid != next) return false;
+    ++next;
+    return true;
+  };
+  for (int v = 0; v < state.version_count; ++v) {
+    for (const Segments& segments : state.versions[v].segments) {
+      for (const Segment& segment : segments) {
+        if (!in_order(segment.uuid)) return false;
+      }
+    }
+  }
+  for (int t = 0; t < state.inflight_count; ++t) {
+    if (!in_order(state.inflight[t].removed_uuid) ||
+        !in_order(state.inflight[t].segment.uuid))
+      return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 LanceOp Classify(OpKind kind) {
@@ -227,6 +254,7 @@ const Version& VersionNumbered(const State& state, int number) {
 }
 
 void Canonicalize(State* state) {
+  if (InCanonicalOrder(*state)) return;
   UuidMap map;
   for (int v = 0; v < state->version_count; ++v) {
     for (Segments& segments : state->versions[v].segments) {
