@@ -101,12 +101,12 @@ Status World::BeginCompactSsTable(uint32_t shard, bool marker) {
   if (FindMemWalIndex(read.file->index_section) == nullptr)
     return NotEnabled("the table has no __lance_mem_wal (R63)");
   const uint64_t generation = CompactedAt(read, shard_uuids_[shard]) + 1;
-  MEMWAL_ASSIGN_OR_RETURN(const pb::ShardManifest wal,
-                          LatestShardManifest(shard));
+  // Read in place (the shared decoding), not copied: most tries are refused.
+  MEMWAL_ASSIGN_OR_RETURN(const auto wal, SharedShardManifest(shard));
   const auto sstable =
-      std::find_if(wal.sstables().begin(), wal.sstables().end(),
+      std::find_if(wal->sstables().begin(), wal->sstables().end(),
                    [&](const auto& s) { return s.generation() == generation; });
-  if (sstable == wal.sstables().end())
+  if (sstable == wal->sstables().end())
     return NotEnabled("SSTable is not flushed or was retired");
   // The merge-insert copies the SSTable's rows into the fragment it adds.
   PrefixedStore wal_store = Wal();

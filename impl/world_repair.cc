@@ -28,29 +28,30 @@ Result<FragmentSet> CoversOf(const pb::IndexMetadata& segment) {
 Result<pb::Transaction> World::OptimizeTransaction(const Snapshot& read,
                                                    uint32_t index) {
   const std::string name = IndexName(index);
-  std::vector<pb::IndexMetadata> segments;
+  // The head's segments, read in place (most tries end in a refusal).
+  std::vector<const pb::IndexMetadata*> segments;
   for (const auto& segment : read.file->index_section.indices()) {
-    if (segment.name() == name) segments.push_back(segment);
+    if (segment.name() == name) segments.push_back(&segment);
   }
   if (segments.empty())
     return Status::FailedPrecondition("index is not present");
   FragmentSet unindexed = LiveFragments(read.file->manifest);
-  for (const auto& segment : segments) {
-    MEMWAL_ASSIGN_OR_RETURN(const FragmentSet covers, CoversOf(segment));
+  for (const pb::IndexMetadata* segment : segments) {
+    MEMWAL_ASSIGN_OR_RETURN(const FragmentSet covers, CoversOf(*segment));
     for (const uint64_t id : covers) unindexed.erase(id);
   }
   pb::Transaction t;
   t.set_read_version(read.version());
   CreateIndexOp* op = t.mutable_create_index();
   if (!unindexed.empty()) {
-    pb::IndexMetadata delta = segments.back();
+    pb::IndexMetadata delta = *segments.back();
     FragmentSet covers = unindexed;
     if (segments.size() >=
         2) {  // Lance merges the newest delta instead of adding a third.
       MEMWAL_ASSIGN_OR_RETURN(const FragmentSet newest,
-                              CoversOf(segments.back()));
+                              CoversOf(*segments.back()));
       covers.insert(newest.begin(), newest.end());
-      *op->add_removed_indices() = segments.back();
+      *op->add_removed_indices() = *segments.back();
     }
     delta.mutable_uuid()->set_uuid(NewUuid());
     delta.set_dataset_version(read.version());

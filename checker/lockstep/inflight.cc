@@ -182,8 +182,9 @@ void CompareIndexOp(const model::Config& config, const impl::pb::Transaction& t,
     return;
   }
   std::optional<int> index;
-  for (const auto& list : {op.new_indices(), op.removed_indices()}) {
-    for (const auto& segment : list) {
+  // By pointer: a braced list of the fields would copy both.
+  for (const auto* list : {&op.new_indices(), &op.removed_indices()}) {
+    for (const auto& segment : *list) {
       const std::optional<int> named = IndexOf(segment.name());
       if (!named.has_value()) continue;
       if (index.has_value() && *index != *named) out->Say("names two indexes");
