@@ -239,7 +239,7 @@ std::string FormatVersionFileName(uint64_t version) {
 
 }  // namespace
 
-std::string VersionFileName(uint64_t version) {
+const std::string& VersionFileNameIn(uint64_t version, std::string* scratch) {
   // A lockstep step names versions thousands of times, and tables keep few:
   // the names of the first versions are formatted once.
   constexpr uint64_t kNamed = 256;
@@ -249,7 +249,14 @@ std::string VersionFileName(uint64_t version) {
       names.push_back(FormatVersionFileName(v));
     return names;
   }();
-  return version < kNamed ? kNames[version] : FormatVersionFileName(version);
+  if (version < kNamed) return kNames[version];
+  *scratch = FormatVersionFileName(version);
+  return *scratch;
+}
+
+std::string VersionFileName(uint64_t version) {
+  std::string scratch;
+  return VersionFileNameIn(version, &scratch);
 }
 
 std::optional<uint64_t> ParseVersionFileName(std::string_view name) {

@@ -79,6 +79,9 @@ Status CheckManifestFile(const ManifestFile& file);
 
 // "_versions/<20 digits>.manifest" relative to the table root.
 std::string VersionFileName(uint64_t version);
+// The same without a copy: the name from a table formatted once (the first
+// 256 versions, which tables keep), or else formatted into `scratch`.
+const std::string& VersionFileNameIn(uint64_t version, std::string* scratch);
 // The version a `_versions/` file name encodes; nullopt if the name is not one.
 std::optional<uint64_t> ParseVersionFileName(std::string_view name);
 // "{read_version}-{uuid}.txn" (Manifest.transaction_file holds this name).

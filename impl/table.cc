@@ -135,6 +135,7 @@ namespace {
 template <typename Names>
 Result<std::vector<uint64_t>> VersionsOf(const Names& names) {
   std::vector<uint64_t> versions;
+  versions.reserve(names.size());
   for (const std::string_view name : names) {
     const std::optional<uint64_t> version = ParseVersionFileName(name);
     if (!version.has_value())
@@ -157,7 +158,8 @@ Result<std::vector<uint64_t>> ListVersionsAt(const MemoryStore& store,
                                              const std::string& root) {
   // ListVersions(PrefixedStore(store, root)) without copying the paths.
   const std::string prefix = root + std::string(kVersionsDir);
-  std::vector<std::string_view> names;
+  thread_local std::vector<std::string_view> names;  // no re-entry
+  names.clear();
   const auto& objects = store.objects();
   for (auto it = objects.lower_bound(prefix);
        it != objects.end() && it->first.compare(0, prefix.size(), prefix) == 0;
@@ -192,7 +194,8 @@ void SeedDecodedManifest(const Blob& blob,
 
 Result<Snapshot> LoadVersion(const Store& table, const Store* archive,
                              uint64_t version, bool allow_half_set) {
-  const std::string name = VersionFileName(version);
+  std::string scratch;
+  const std::string& name = VersionFileNameIn(version, &scratch);
   Result<Blob> blob = table.Get(name);
   if (!blob.ok() && blob.status().code() == StatusCode::kNotFound &&
       archive != nullptr) {

@@ -374,7 +374,8 @@ Status World::HeadLoads() const { return HeadAs(false).status(); }
 Result<TableVersion> World::ReadVersion(uint64_t version) const {
   PrefixedStore table = Table();
   PrefixedStore archive = Archive();
-  const bool retained = table.Get(VersionFileName(version)).ok();
+  std::string scratch;
+  const bool retained = table.Get(VersionFileNameIn(version, &scratch)).ok();
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot snapshot,
                           LoadVersion(table, &archive, version, true));
   return ToTableVersion(snapshot, retained);

@@ -439,7 +439,8 @@ impl::Blob ManifestBlob(const impl::World& world, uint64_t number,
   const auto& objects = world.store().objects();
   thread_local std::string name;  // built in place: this runs per version
   name.assign(world.table_root());
-  name += impl::VersionFileName(number);
+  std::string scratch;
+  name += impl::VersionFileNameIn(number, &scratch);
   auto it = objects.find(name);
   *retained = it != objects.end();
   if (!*retained) it = objects.find(std::string(impl::kArchivePrefix) + name);
