@@ -135,31 +135,38 @@ class UuidMap {
   uint8_t last_ = 0;
 };
 
+// Calls visit on each uuid of `state` in R3's order (versions oldest first,
+// indexes in order, segments in order, then the in-flight transactions' removed
+// and new segments) until it returns false; false if it did.
+template <typename S, typename Visit>
+bool ForEachUuid(S& state, const Visit& visit) {
+  for (int v = 0; v < state.version_count; ++v) {
+    for (auto& segments : state.versions[v].segments) {
+      for (auto& segment : segments) {
+        if (!visit(segment.uuid)) return false;
+      }
+    }
+  }
+  for (int t = 0; t < state.inflight_count; ++t) {
+    if (!visit(state.inflight[t].removed_uuid) ||
+        !visit(state.inflight[t].segment.uuid))
+      return false;
+  }
+  return true;
+}
+
 // True when the uuids already appear as 1, 2, ... in the order Canonicalize
 // reads them (each new one is one above the largest before it): then the
 // renaming is the identity. Most successors are so, and this check costs no
 // table.
 bool InCanonicalOrder(const State& state) {
   int next = 1;
-  auto in_order = [&next](uint8_t uuid) {
+  return ForEachUuid(state, [&next](uint8_t uuid) {
     if (uuid == 0 || uuid < next) return true;  // none, or met before
     if (uuid != next) return false;
     ++next;
     return true;
-  };
-  for (int v = 0; v < state.version_count; ++v) {
-    for (const Segments& segments : state.versions[v].segments) {
-      for (const Segment& segment : segments) {
-        if (!in_order(segment.uuid)) return false;
-      }
-    }
-  }
-  for (int t = 0; t < state.inflight_count; ++t) {
-    if (!in_order(state.inflight[t].removed_uuid) ||
-        !in_order(state.inflight[t].segment.uuid))
-      return false;
-  }
-  return true;
+  });
 }
 
 }  // namespace
@@ -256,15 +263,10 @@ const Version& VersionNumbered(const State& state, int number) {
 void Canonicalize(State* state) {
   if (InCanonicalOrder(*state)) return;
   UuidMap map;
-  for (int v = 0; v < state->version_count; ++v) {
-    for (Segments& segments : state->versions[v].segments) {
-      for (Segment& segment : segments) map.Rename(&segment.uuid);
-    }
-  }
-  for (int t = 0; t < state->inflight_count; ++t) {
-    map.Rename(&state->inflight[t].removed_uuid);
-    map.Rename(&state->inflight[t].segment.uuid);
-  }
+  ForEachUuid(*state, [&map](uint8_t& uuid) {
+    map.Rename(&uuid);
+    return true;
+  });
 }
 
 void AssertWellFormed(const State& state, const Bounds& bounds) {

@@ -778,15 +778,14 @@ void Engine::RunBfs(const State& root, WorldPtr world) {
         std::max<std::size_t>(1, level.size() / (threads * 16));
     chunks.resize((level.size() + chunk_size - 1) / chunk_size);
     for (std::size_t c = 0; c < chunks.size(); ++c) {
+      // A fresh chunk that takes over the old one's candidate buffers.
       Chunk& chunk = chunks[c];
-      chunk.begin = c * chunk_size;
-      chunk.end = std::min(level.size(), chunk.begin + chunk_size);
       chunk.out.Clear();
       chunk.keys.clear();
-      chunk.counters = Counters{};
-      chunk.found.reset();
-      chunk.founds.clear();
-      chunk.worker = 0;
+      chunk = Chunk{.begin = c * chunk_size,
+                    .end = std::min(level.size(), (c + 1) * chunk_size),
+                    .out = std::move(chunk.out),
+                    .keys = std::move(chunk.keys)};
     }
     // A chunk goes first to the worker that took the step to its first
     // state (its World's decodings are in that worker's caches).
