@@ -235,18 +235,20 @@ bool IsEnabled(const Config& config, const State& state, const Action& action) {
       action);
 }
 
+void Apply(const Config& config, const Action& action, State* state,
+           Outcome* outcome) {
+  MEMWAL_ASSERT(IsEnabled(config, *state, action));
+  MEMWAL_ASSERT(outcome != nullptr);
+  std::visit([&](const auto& a) { Apply(config, a, state, outcome); }, action);
+  Canonicalize(state);
+  MEMWAL_ASSERT(state->committed + state->inflight_count <=
+                config.bounds.commits);
+}
+
 State Apply(const Config& config, State state, const Action& action,
             Outcome* outcome) {
-  MEMWAL_ASSERT(IsEnabled(config, state, action));
-  MEMWAL_ASSERT(outcome != nullptr);
-  State next = std::visit(
-      [&](const auto& a) {
-        return Apply(config, std::move(state), a, outcome);
-      },
-      action);
-  Canonicalize(&next);
-  MEMWAL_ASSERT(next.committed + next.inflight_count <= config.bounds.commits);
-  return next;
+  Apply(config, action, &state, outcome);
+  return state;
 }
 
 void EnabledActions(const Config& config, const State& state,

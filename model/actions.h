@@ -265,6 +265,9 @@ bool IsEnabled(const Config& config, const State& state, const Action& action);
 // is canonical.
 State Apply(const Config& config, State state, const Action& action,
             Outcome* outcome);
+// The same on `state` itself, without a copy (the searches' successor step).
+void Apply(const Config& config, const Action& action, State* state,
+           Outcome* outcome);
 
 // Appends every enabled action in the fixed order: by kind as in `Action`, then
 // by parameters ascending (shard, then generation; marker false before true).

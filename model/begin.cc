@@ -52,12 +52,11 @@ bool CompactorMayRun(const Config& config, const State& state) {
 }
 
 // Appends `txn` (read version = head) to the in-flight transactions.
-State Begin(State state, Txn txn, Outcome* outcome) {
-  MEMWAL_ASSERT(state.inflight_count < kInflightMax);
-  txn.read_version = Head(state).number;
-  state.inflight[state.inflight_count++] = txn;
+void Begin(Txn txn, State* state, Outcome* outcome) {
+  MEMWAL_ASSERT(state->inflight_count < kInflightMax);
+  txn.read_version = Head(*state).number;
+  state->inflight[state->inflight_count++] = txn;
   *outcome = Outcome::kDone;
-  return state;
 }
 
 int SegmentCount(const Segments& segments) {
@@ -123,10 +122,11 @@ bool IsEnabled(const Config& config, const State& state, const Append&) {
   return CanBegin(config, state) && CanAllocate(config, state);
 }
 
-State Apply(const Config& config, State state, const Append& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const Append& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
-  return Begin(std::move(state), Txn{.kind = OpKind::kAppend}, outcome);
+  Begin(Txn{.kind = OpKind::kAppend}, &state, outcome);
 }
 
 bool IsEnabled(const Config& config, const State& state,
@@ -134,12 +134,13 @@ bool IsEnabled(const Config& config, const State& state,
   return CanBegin(config, state) && LiveAtHead(config, state, action.fragment);
 }
 
-State Apply(const Config& config, State state, const DeleteFragment& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const DeleteFragment& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
   const Txn txn{.kind = OpKind::kDeleteFragment,
                 .fragment = static_cast<uint8_t>(action.fragment)};
-  return Begin(std::move(state), txn, outcome);
+  Begin(txn, &state, outcome);
 }
 
 bool IsEnabled(const Config& config, const State& state,
@@ -152,15 +153,16 @@ bool IsEnabled(const Config& config, const State& state,
   return !Contains(state.retired[action.shard], generation - 1);
 }
 
-State Apply(const Config& config, State state, const CompactSsTable& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const CompactSsTable& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
   const Txn txn{.kind = OpKind::kCompactSsTable,
                 .shard = static_cast<uint8_t>(action.shard),
                 .generation = static_cast<uint8_t>(
                     Head(state).compacted[action.shard] + 1),
                 .marker = action.marker};
-  return Begin(std::move(state), txn, outcome);
+  Begin(txn, &state, outcome);
 }
 
 bool IsEnabled(const Config& config, const State& state,
@@ -169,13 +171,14 @@ bool IsEnabled(const Config& config, const State& state,
   return CanBegin(config, state) && LiveAtHead(config, state, action.fragment);
 }
 
-State Apply(const Config& config, State state, const UpdateColumns& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const UpdateColumns& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
   const Txn txn{.kind = OpKind::kUpdateColumns,
                 .fragment = static_cast<uint8_t>(action.fragment),
                 .index = static_cast<uint8_t>(action.index)};
-  return Begin(std::move(state), txn, outcome);
+  Begin(txn, &state, outcome);
 }
 
 bool IsEnabled(const Config& config, const State& state,
@@ -186,13 +189,14 @@ bool IsEnabled(const Config& config, const State& state,
   return CanBegin(config, state) && CanAllocate(config, state);
 }
 
-State Apply(const Config& config, State state, const RewriteFragments& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const RewriteFragments& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
   const Txn txn{.kind = OpKind::kRewriteFragments,
                 .fragment = static_cast<uint8_t>(action.first),
                 .second_fragment = static_cast<uint8_t>(action.second)};
-  return Begin(std::move(state), txn, outcome);
+  Begin(txn, &state, outcome);
 }
 
 bool IsEnabled(const Config& config, const State& state,
@@ -202,14 +206,15 @@ bool IsEnabled(const Config& config, const State& state,
 
 // R25: one new segment with a fresh uuid covering the read version's live
 // fragments.
-State Apply(const Config& config, State state, const CreateIndex& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const CreateIndex& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
   const Txn txn{.kind = OpKind::kCreateIndex,
                 .index = static_cast<uint8_t>(action.index),
                 .segment = Segment{.uuid = FreshUuid(state, nullptr),
                                    .covers = Head(state).live}};
-  return Begin(std::move(state), txn, outcome);
+  Begin(txn, &state, outcome);
 }
 
 bool IsEnabled(const Config& config, const State& state,
@@ -225,8 +230,9 @@ bool IsEnabled(const Config& config, const State& state,
 // R26: a delta segment over the unindexed fragments, or (two segments already)
 // a fresh segment replacing the newest one and covering its covers too; nothing
 // for a no-work repair.
-State Apply(const Config& config, State state, const OptimizeIndex& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const OptimizeIndex& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
   const Version& head = Head(state);
   const Segments& segments = head.segments[action.index];
@@ -242,7 +248,7 @@ State Apply(const Config& config, State state, const OptimizeIndex& action,
       txn.segment.covers |= segments[count - 1].covers;
     }
   }
-  return Begin(std::move(state), txn, outcome);
+  Begin(txn, &state, outcome);
 }
 
 bool IsEnabled(const Config& config, const State& state,
@@ -252,12 +258,13 @@ bool IsEnabled(const Config& config, const State& state,
   return IsPresent(Head(state), action.index);
 }
 
-State Apply(const Config& config, State state, const DropIndex& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const DropIndex& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
   const Txn txn{.kind = OpKind::kDropIndex,
                 .index = static_cast<uint8_t>(action.index)};
-  return Begin(std::move(state), txn, outcome);
+  Begin(txn, &state, outcome);
 }
 
 // R28: the data pass of generation g = read.compacted[s]+1 has landed in a live
@@ -273,14 +280,15 @@ bool IsEnabled(const Config& config, const State& state,
   return (LiveRows(state, head) & RowBit(action.shard, generation)) != 0;
 }
 
-State Apply(const Config& config, State state, const RecordProgress& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const RecordProgress& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
   const Txn txn{.kind = OpKind::kRecordProgress,
                 .shard = static_cast<uint8_t>(action.shard),
                 .generation = static_cast<uint8_t>(
                     Head(state).compacted[action.shard] + 1)};
-  return Begin(std::move(state), txn, outcome);
+  Begin(txn, &state, outcome);
 }
 
 bool IsEnabled(const Config& config, const State& state, const Activate&) {
@@ -288,10 +296,11 @@ bool IsEnabled(const Config& config, const State& state, const Activate&) {
   return HasNoBit(Head(state));
 }
 
-State Apply(const Config& config, State state, const Activate& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const Activate& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
-  return Begin(std::move(state), Txn{.kind = OpKind::kActivate}, outcome);
+  Begin(Txn{.kind = OpKind::kActivate}, &state, outcome);
 }
 
 // R39: the head has __lance_mem_wal (R63 can drop it under env foreign), and
@@ -317,11 +326,11 @@ bool IsEnabled(const Config& config, const State& state,
 
 // R39: the new system index carries the details of the read version (its
 // compacted and catchup), which Commit takes from the history.
-State Apply(const Config& config, State state, const ReinstallMemWal& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const ReinstallMemWal& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
-  return Begin(std::move(state), Txn{.kind = OpKind::kReinstallMemWal},
-               outcome);
+  Begin(Txn{.kind = OpKind::kReinstallMemWal}, &state, outcome);
 }
 
 }  // namespace memwal::model

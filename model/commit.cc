@@ -481,12 +481,11 @@ bool Build(const Config& config, const Txn& txn, const Proposal& t,
   return FeatureBits(config, txn, head, next);
 }
 
-State WithoutSlot(State state, int slot) {
-  for (int t = slot; t + 1 < state.inflight_count; ++t) {
-    state.inflight[t] = state.inflight[t + 1];
+void RemoveSlot(int slot, State* state) {
+  for (int t = slot; t + 1 < state->inflight_count; ++t) {
+    state->inflight[t] = state->inflight[t + 1];
   }
-  state.inflight[--state.inflight_count] = Txn{};
-  return state;
+  state->inflight[--state->inflight_count] = Txn{};
 }
 
 }  // namespace
@@ -495,31 +494,34 @@ bool IsEnabled(const Config&, const State& state, const Commit& action) {
   return action.slot >= 0 && action.slot < state.inflight_count;
 }
 
-State Apply(const Config& config, State state, const Commit& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const Commit& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
   const Txn txn = state.inflight[action.slot];
-  state = WithoutSlot(std::move(state), action.slot);
+  RemoveSlot(action.slot, &state);
   Proposal t = ProposalOf(config, state, txn);
   const Conflict verdict = Rebase(state, txn, &t);
   if (verdict != Conflict::kOk) {
     *outcome =
         verdict == Conflict::kRetryable ? Outcome::kRetry : Outcome::kRefused;
-    return state;
+    return;
   }
-  State built = state;
+  // Build updates the allocation and the ghost record in place; a refusal
+  // leaves the state as it was before the build.
+  const State before = state;
   Version next;
-  if (!Build(config, txn, t, &built, &next)) {
+  if (!Build(config, txn, t, &state, &next)) {
+    state = before;
     *outcome = Outcome::kRefused;
-    return state;
+    return;
   }
-  MEMWAL_ASSERT(built.version_count < kVersionsMax);
-  built.versions[built.version_count++] = next;
-  built.committed += 1;
-  built.activated = built.activated || txn.kind == OpKind::kActivate ||
+  MEMWAL_ASSERT(state.version_count < kVersionsMax);
+  state.versions[state.version_count++] = next;
+  state.committed += 1;
+  state.activated = state.activated || txn.kind == OpKind::kActivate ||
                     next.reader_bit || next.writer_bit;
   *outcome = Outcome::kPublished;
-  return built;
 }
 
 }  // namespace memwal::model

@@ -8,14 +8,13 @@ namespace memwal::model {
 namespace {
 
 // A foreign commit: a copy of the head, numbered next, with `kind` as its op.
-State PublishForeign(State state, OpKind kind, Version next) {
-  next.number = static_cast<uint8_t>(Head(state).number + 1);
+void PublishForeign(OpKind kind, Version next, State* state) {
+  next.number = static_cast<uint8_t>(Head(*state).number + 1);
   next.retained = true;
   next.op = Op{.kind = kind, .index = kForeignIndex};
-  MEMWAL_ASSERT(state.version_count < kVersionsMax);
-  state.versions[state.version_count++] = next;
-  state.committed += 1;
-  return state;
+  MEMWAL_ASSERT(state->version_count < kVersionsMax);
+  state->versions[state->version_count++] = next;
+  state->committed += 1;
 }
 
 bool HasProgress(const Version& version) {
@@ -49,14 +48,15 @@ bool IsEnabled(const Config& config, const State& state,
          CommitBudgetLeft(config, state) && HasNoBit(Head(state));
 }
 
-State Apply(const Config& config, State state, const ForeignHalfSet& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const ForeignHalfSet& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
   Version next = Head(state);
   next.reader_bit = true;
   next.writer_bit = false;
   *outcome = Outcome::kDone;
-  return PublishForeign(std::move(state), OpKind::kForeignHalfSet, next);
+  PublishForeign(OpKind::kForeignHalfSet, next, &state);
 }
 
 // R61: OptimizeIndex's guard, and an offer that differs from R26's own
@@ -85,13 +85,13 @@ bool IsEnabled(const Config& config, const State& state,
   return false;
 }
 
-State Apply(const Config& config, State state, const CallerAdvance& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const CallerAdvance& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
-  state = Apply(config, std::move(state), OptimizeIndex{action.index}, outcome);
+  Apply(config, OptimizeIndex{action.index}, &state, outcome);
   state.inflight[state.inflight_count - 1].advance =
       static_cast<uint8_t>(action.offer + 1);
-  return state;
 }
 
 // R62: only where there is progress to reset.
@@ -104,14 +104,15 @@ bool IsEnabled(const Config& config, const State& state, const ResetMemWal&) {
   return CommitBudgetLeft(config, state) && HasProgress(Head(state));
 }
 
-State Apply(const Config& config, State state, const ResetMemWal& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const ResetMemWal& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
   Version next = Head(state);
   next.compacted = {};
   for (auto& positions : next.catchup) positions = {};
   *outcome = Outcome::kDone;
-  return PublishForeign(std::move(state), OpKind::kResetMemWal, next);
+  PublishForeign(OpKind::kResetMemWal, next, &state);
 }
 
 // R63: the writers are drained: every flushed generation is compacted.
@@ -125,15 +126,16 @@ bool IsEnabled(const Config& config, const State& state, const DropMemWal&) {
   return true;
 }
 
-State Apply(const Config& config, State state, const DropMemWal& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const DropMemWal& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
   Version next = Head(state);
   next.compacted = {};
   for (auto& positions : next.catchup) positions = {};
   next.mem_wal_dropped = true;
   *outcome = Outcome::kDone;
-  return PublishForeign(std::move(state), OpKind::kDropMemWal, next);
+  PublishForeign(OpKind::kDropMemWal, next, &state);
 }
 
 // R64: on a table without the bit (the foreign compactor knows no bit, and
@@ -154,8 +156,9 @@ bool IsEnabled(const Config& config, const State& state,
 
 // R64: the data and the progress land together (R22 marker), then the
 // `unconditional` derivation (R33) runs with the head as read version.
-State Apply(const Config& config, State state, const ForeignCompaction& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const ForeignCompaction& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
   const Version head = Head(state);
   const int s = action.shard;
@@ -170,13 +173,12 @@ State Apply(const Config& config, State state, const ForeignCompaction& action,
   unconditional.bugs = 0;  // the foreign writer has none of this run's bugs
   Derive(unconditional, head, head, &next);
   *outcome = Outcome::kDone;
-  state = PublishForeign(std::move(state), OpKind::kForeignCompaction, next);
+  PublishForeign(OpKind::kForeignCompaction, next, &state);
   state.foreign_legacy = true;
   Op& op = MutableHead(state).op;
   op.index = 0;
   op.progress_shard = static_cast<uint8_t>(s);
   op.progress_generation = static_cast<uint8_t>(generation);
-  return state;
 }
 
 }  // namespace memwal::model

@@ -3,9 +3,9 @@
 //
 // IsEnabled(config, state, x) is the spec's guard, including the parameter
 // ranges of the bounds (so that an action read from a trace with out-of-range
-// parameters is simply not enabled). Apply(config, state, x, outcome) is the
-// effect: it REQUIRES the guard, may leave uuids non-canonical (the
-// Action-level Apply canonicalizes), and sets *outcome.
+// parameters is simply not enabled). Apply(config, x, &state, outcome) is the
+// effect, made on the state in place: it REQUIRES the guard, may leave uuids
+// non-canonical (the Action-level Apply canonicalizes), and sets *outcome.
 //
 // wal.cc: R10-R13. begin.cc: the begin half of R20-R29. commit.cc: R30-R32,
 // R35. catchup.cc: R33-R34. table.cc: R36-R38. env.cc: R60-R64.
@@ -62,54 +62,54 @@ bool IsEnabled(const Config& config, const State& state,
 bool IsEnabled(const Config& config, const State& state,
                const ReinstallMemWal& action);
 
-State Apply(const Config& config, State state, const FlushMemTable& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const RetireSsTable& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const RetireDecide& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const RetireExecute& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const Append& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const DeleteFragment& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const CompactSsTable& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const UpdateColumns& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const RewriteFragments& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const CreateIndex& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const OptimizeIndex& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const DropIndex& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const RecordProgress& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const Activate& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const Commit& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const Restore& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const ShallowClone& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const CleanupVersions& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const ForeignHalfSet& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const CallerAdvance& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const ResetMemWal& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const DropMemWal& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const ForeignCompaction& action,
-            Outcome* outcome);
-State Apply(const Config& config, State state, const ReinstallMemWal& action,
-            Outcome* outcome);
+void Apply(const Config& config, const FlushMemTable& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const RetireSsTable& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const RetireDecide& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const RetireExecute& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const Append& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const DeleteFragment& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const CompactSsTable& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const UpdateColumns& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const RewriteFragments& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const CreateIndex& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const OptimizeIndex& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const DropIndex& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const RecordProgress& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const Activate& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const Commit& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const Restore& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const ShallowClone& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const CleanupVersions& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const ForeignHalfSet& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const CallerAdvance& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const ResetMemWal& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const DropMemWal& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const ForeignCompaction& action, State* out,
+           Outcome* outcome);
+void Apply(const Config& config, const ReinstallMemWal& action, State* out,
+           Outcome* outcome);
 
 // R35 step 2, the compacted_sstables part, of a RecordProgress or a
 // CompactSsTable commit: the stale-generation rule (txn.generation must be

@@ -320,14 +320,17 @@ void Encode(const State& state, std::string* out) {
 bool Decode(std::string_view bytes, State* out) {
   if (bytes.size() < kHeaderBytes) return false;
   const auto* in = reinterpret_cast<const uint8_t*>(bytes.data());
-  State state;
-  state.version_count = in[0];
-  state.inflight_count = in[1];
-  if (state.version_count > kVersionsMax || state.inflight_count > kInflightMax)
+  const uint8_t versions = in[0];
+  const uint8_t inflight = in[1];
+  if (versions > kVersionsMax || inflight > kInflightMax) return false;
+  if (bytes.size() !=
+      kHeaderBytes + versions * kVersionBytes + inflight * kTxnBytes)
     return false;
-  if (bytes.size() != kHeaderBytes + state.version_count * kVersionBytes +
-                          state.inflight_count * kTxnBytes)
-    return false;
+  // Checked: the bytes are one state's. It is decoded in place.
+  State& state = *out;
+  state = State{};
+  state.version_count = versions;
+  state.inflight_count = inflight;
   in += 2;
   for (int s = 0; s < kShardsMax; ++s) {
     state.flushed[s] = *in++;
@@ -342,7 +345,6 @@ bool Decode(std::string_view bytes, State* out) {
     in = DecodeVersion(in, &state.versions[v]);
   for (int t = 0; t < state.inflight_count; ++t)
     in = DecodeTxn(in, &state.inflight[t]);
-  *out = state;
   return true;
 }
 

@@ -34,14 +34,15 @@ bool IsEnabled(const Config& config, const State& state,
   return false;
 }
 
-State Apply(const Config& config, State state, const Restore& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const Restore& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
   const Version& head = Head(state);
   const Version& old = VersionNumbered(state, action.version);
   if (RestoreRefused(config, old, head)) {
     *outcome = Outcome::kRefused;
-    return state;
+    return;
   }
   Version next = old;
   next.number = static_cast<uint8_t>(head.number + 1);
@@ -56,7 +57,6 @@ State Apply(const Config& config, State state, const Restore& action,
   state.committed += 1;
   state.activated = state.activated || next.reader_bit || next.writer_bit;
   *outcome = Outcome::kPublished;
-  return state;
 }
 
 bool IsEnabled(const Config& config, const State& state, const ShallowClone&) {
@@ -66,8 +66,9 @@ bool IsEnabled(const Config& config, const State& state, const ShallowClone&) {
 // R37: the clone's only version is the head (same number) with its words masked
 // to bit 128; the old table's history and in-flight transactions stay behind;
 // the WAL is shared.
-State Apply(const Config& config, State state, const ShallowClone& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const ShallowClone& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
   Version clone = Head(state);
   if (Has(config, Bug::kShallowCloneZeroesBits)) {
@@ -82,20 +83,19 @@ State Apply(const Config& config, State state, const ShallowClone& action,
   state.inflight_count = 0;
   state.committed += 1;
   *outcome = Outcome::kDone;
-  return state;
 }
 
 bool IsEnabled(const Config&, const State& state, const CleanupVersions&) {
   return HasRetainedOlderVersion(state);
 }
 
-State Apply(const Config& config, State state, const CleanupVersions& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const CleanupVersions& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
   for (int v = 0; v + 1 < state.version_count; ++v)
     state.versions[v].retained = false;
   *outcome = Outcome::kDone;
-  return state;
 }
 
 }  // namespace memwal::model

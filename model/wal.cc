@@ -39,12 +39,12 @@ bool IsEnabled(const Config& config, const State& state,
   return state.flushed[action.shard] < config.bounds.generations;
 }
 
-State Apply(const Config& config, State state, const FlushMemTable& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const FlushMemTable& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
   state.flushed[action.shard] += 1;
   *outcome = Outcome::kDone;
-  return state;
 }
 
 bool IsEnabled(const Config& config, const State& state,
@@ -53,12 +53,12 @@ bool IsEnabled(const Config& config, const State& state,
   return RetireGuard(config, state, action.shard, action.generation);
 }
 
-State Apply(const Config& config, State state, const RetireSsTable& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const RetireSsTable& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
   Retire(config, &state, action.shard, action.generation);
   *outcome = Outcome::kDone;
-  return state;
 }
 
 bool IsEnabled(const Config& config, const State& state,
@@ -69,12 +69,12 @@ bool IsEnabled(const Config& config, const State& state,
   return !(state.pending & RowBit(action.shard, action.generation));
 }
 
-State Apply(const Config& config, State state, const RetireDecide& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const RetireDecide& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
   state.pending |= RowBit(action.shard, action.generation);
   *outcome = Outcome::kDone;
-  return state;
 }
 
 bool IsEnabled(const Config& config, const State& state,
@@ -86,8 +86,9 @@ bool IsEnabled(const Config& config, const State& state,
 
 // stale-read deletes without looking again; recheck drops a decision the head
 // no longer supports (R13).
-State Apply(const Config& config, State state, const RetireExecute& action,
-            Outcome* outcome) {
+void Apply(const Config& config, const RetireExecute& action, State* out,
+           Outcome* outcome) {
+  State& state = *out;
   MEMWAL_ASSERT(IsEnabled(config, state, action));
   state.pending &= RowSet(~RowBit(action.shard, action.generation));
   const bool recheck_fails =
@@ -95,7 +96,6 @@ State Apply(const Config& config, State state, const RetireExecute& action,
       !Retirable(config, state, action.shard, action.generation);
   if (!recheck_fails) Retire(config, &state, action.shard, action.generation);
   *outcome = Outcome::kDone;
-  return state;
 }
 
 }  // namespace memwal::model

@@ -245,9 +245,8 @@ void LevelEngine::ExpandChunk(Chunk* chunk) {
             Found{.key = (position << 16) | a, .finding = std::move(*finding)};
         return;
       }
-      const uint64_t fingerprint = keying_.Fingerprint(next);
+      const uint64_t fingerprint = keying_.Key(next, exact() ? &key : nullptr);
       if (exact()) {
-        keying_.Packed(next, &key);
         if (!in_chunk_exact.insert(key).second) continue;
       } else if (!in_chunk.insert(fingerprint).second) {
         continue;
@@ -310,8 +309,7 @@ WorldPtr LevelEngine::ReceiveWorld(std::string_view bytes) {
 bool LevelEngine::Start() {
   const State root = model::Init(setup_.config.bounds);
   std::string key;
-  if (exact()) keying_.Packed(root, &key);
-  const uint64_t fingerprint = keying_.Fingerprint(root);
+  const uint64_t fingerprint = keying_.Key(root, exact() ? &key : nullptr);
   if (Owner(fingerprint, ranks()) == rank()) {
     InsertSeen(fingerprint, key);
     counters_.CountState(0);

@@ -242,6 +242,8 @@ class Engine {
   Successor Expand(const State& from, const impl::World* world,
                    const Action& action, Counters* counters,
                    bool check_state) const;
+  void Expand(const State& from, const impl::World* world, const Action& action,
+              Counters* counters, bool check_state, Successor* next) const;
   std::optional<lockstep::Finding> CheckModel(const State& state) const;
   void ExpandChunk(PackedList<Slot>* level, std::vector<Chunk>* chunks,
                    std::size_t c, KeptSet* kept);
@@ -286,10 +288,17 @@ std::optional<lockstep::Finding> Engine::CheckModel(const State& state) const {
 Successor Engine::Expand(const State& from, const impl::World* world,
                          const Action& action, Counters* counters,
                          bool check_state) const {
-  Successor next =
-      TakeStep(setup_, applicable_, from, world, action, check_state, counters);
-  if (world == nullptr && check_state) next.finding = CheckModel(next.state);
+  Successor next;
+  Expand(from, world, action, counters, check_state, &next);
   return next;
+}
+
+void Engine::Expand(const State& from, const impl::World* world,
+                    const Action& action, Counters* counters, bool check_state,
+                    Successor* next) const {
+  TakeStep(setup_, applicable_, from, world, action, check_state, counters,
+           next);
+  if (world == nullptr && check_state) next->finding = CheckModel(next->state);
 }
 
 void Engine::CheckBudget() {
@@ -350,8 +359,7 @@ bool Engine::KnownViolation(const std::string& invariant) const {
 bool Engine::Start(State* root, WorldPtr* world) {
   *root = model::Init(setup_.config.bounds);
   std::string key;
-  if (exact()) keying_.Packed(*root, &key);
-  seen_.Insert(keying_.Fingerprint(*root), key);
+  seen_.Insert(keying_.Key(*root, exact() ? &key : nullptr), key);
   counters_.CountState(0);
   traces_.Add(0, 0);
   std::optional<lockstep::Finding> finding;
@@ -388,6 +396,7 @@ struct Pending {
   Action action;
   uint64_t fingerprint = 0;
   uint64_t goals_before = 0;  // the chunk's goal bits before its expansion
+  bool seen = false;          // in the seen set (the batch's first pass)
   std::string key;            // exact mode
   std::size_t size = 0;
   uint8_t encoding[model::kEncodedMax];
@@ -528,8 +537,10 @@ void Engine::ExpandChunk(PackedList<Slot>* level, std::vector<Chunk>* chunks,
   };
   // Resolves the batch in order; true when the chunk ends.
   auto resolve = [&] {
-    // The stored entries a lookup compares with, asked for a few successors
-    // ahead (their slots were asked for when they were expanded).
+    // First the seen set, which nothing changes during a level: the stored
+    // entries a lookup compares with are asked for a few successors ahead
+    // (their slots were asked for when they were expanded), and the kept
+    // set's slot only for a successor the seen set does not hold.
     constexpr std::size_t kAhead = 4;
     for (std::size_t k = 0; k < std::min(kAhead, count); ++k)
       if (!pending[k].next.finding) seen_.PrefetchEntry(pending[k].fingerprint);
@@ -537,11 +548,18 @@ void Engine::ExpandChunk(PackedList<Slot>* level, std::vector<Chunk>* chunks,
       if (k + kAhead < count && !pending[k + kAhead].next.finding)
         seen_.PrefetchEntry(pending[k + kAhead].fingerprint);
       Pending& q = pending[k];
+      if (q.next.finding) continue;
+      q.seen = seen_.Contains(q.fingerprint, q.key);
+      if (!q.seen) kept->Prefetch(q.fingerprint);
+    }
+    // Then in order.
+    for (std::size_t k = 0; k < count; ++k) {
+      Pending& q = pending[k];
       if (q.next.finding) {
         if (found(q, std::move(*q.next.finding))) return end_at(k);
         continue;  // keep_going: a broken state is not expanded
       }
-      if (seen_.Contains(q.fingerprint, q.key)) continue;
+      if (q.seen) continue;
       const std::size_t kept_at =
           kept->Find(q.fingerprint, q.key, number, key_of);
       if (kept_at == SIZE_MAX) continue;
@@ -601,8 +619,8 @@ void Engine::ExpandChunk(PackedList<Slot>* level, std::vector<Chunk>* chunks,
     for (std::size_t a = 0; a < actions.size(); ++a) {
       Pending& q = pending[count++];
       q.goals_before = chunk->counters.goals;
-      q.next = Expand(state, slot.world.get(), actions[a], &chunk->counters,
-                      /*check_state=*/false);
+      Expand(state, slot.world.get(), actions[a], &chunk->counters,
+             /*check_state=*/false, &q.next);
       q.position = p;
       q.index = a;
       q.parent = slot.node;
@@ -619,7 +637,6 @@ void Engine::ExpandChunk(PackedList<Slot>* level, std::vector<Chunk>* chunks,
             std::string_view(reinterpret_cast<const char*>(q.encoding), q.size),
             exact() ? &q.key : nullptr);
         seen_.Prefetch(q.fingerprint);
-        kept->Prefetch(q.fingerprint);
       }
       if (count == kBatch && resolve()) return;
     }
@@ -844,8 +861,9 @@ void Engine::RunDfs(const State& root, WorldPtr world) {
       Successor next = Expand(state, item.world.get(), action, &counters_,
                               /*check_state=*/false);
       if (!next.finding) {
-        if (exact()) keying_.Packed(next.state, &key);
-        if (!seen_.Insert(keying_.Fingerprint(next.state), key)) continue;
+        if (!seen_.Insert(keying_.Key(next.state, exact() ? &key : nullptr),
+                          key))
+          continue;
         next.finding =
             item.world == nullptr
                 ? CheckModel(next.state)
@@ -899,11 +917,9 @@ Walk Engine::RunWalk(const State& root, const impl::World* root_world,
       out.finding = std::make_pair(std::move(*next.finding), trace);
       return out;
     }
-    out.fingerprints.push_back(keying_.Fingerprint(next.state));
-    if (exact()) {
-      keying_.Packed(next.state, &key);
-      out.keys.push_back(key);
-    }
+    out.fingerprints.push_back(
+        keying_.Key(next.state, exact() ? &key : nullptr));
+    if (exact()) out.keys.push_back(key);
     state = std::move(next.state);
     world = std::move(next.world);
   }
@@ -1061,20 +1077,21 @@ std::string_view Name(Verdict verdict) {
   return "";
 }
 
-// Both through KeyOf, so that one place decides what a state is looked up by.
+// All through KeyOf, so that one place decides what a state is looked up by.
 uint64_t Keying::Fingerprint(const State& state) const {
+  return Key(state, nullptr);
+}
+
+void Keying::Packed(const State& state, std::string* out) const {
+  Key(state, out);
+}
+
+uint64_t Keying::Key(const State& state, std::string* key) const {
   uint8_t encoding[model::kEncodedMax];
   const std::size_t size = model::EncodeTo(state, encoding);
   return KeyOf(state,
                std::string_view(reinterpret_cast<const char*>(encoding), size),
-               nullptr);
-}
-
-void Keying::Packed(const State& state, std::string* out) const {
-  uint8_t encoding[model::kEncodedMax];
-  const std::size_t size = model::EncodeTo(state, encoding);
-  KeyOf(state, std::string_view(reinterpret_cast<const char*>(encoding), size),
-        out);
+               key);
 }
 
 bool Keying::Identity() const {
@@ -1083,20 +1100,26 @@ bool Keying::Identity() const {
 
 uint64_t Keying::KeyOf(const State& state, std::string_view encoding,
                        std::string* key) const {
-  if (Identity()) {
+  std::string canonical;
+  if (!Identity()) {
+    model::CanonicalEncoding(bounds, symmetry, state, &canonical);
+    encoding = canonical;
+  }
+  if (!exact) {
     if (key != nullptr) PackEncoding(encoding, key);
     return model::Hash64(encoding);
   }
-  std::string canonical;
-  model::CanonicalEncoding(bounds, symmetry, state, &canonical);
-  if (key != nullptr) PackEncoding(canonical, key);
-  return model::Hash64(canonical);
+  std::string packed;
+  std::string* out = key != nullptr ? key : &packed;
+  PackEncoding(encoding, out);
+  return model::Hash64(*out);
 }
 
 Keying KeyingOf(const model::Config& config, const Options& options) {
   return Keying{.bounds = config.bounds,
                 .symmetry = options.symmetry ? model::SymmetryOf(config)
-                                             : model::Symmetry{}};
+                                             : model::Symmetry{},
+                .exact = options.storage == Storage::kExact};
 }
 
 SearchResult SearchModel(const model::Config& config, Options options) {

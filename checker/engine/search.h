@@ -64,18 +64,24 @@ std::string_view Name(Order order);
 enum class Verdict { kOk, kViolation, kIncomplete };
 std::string_view Name(Verdict verdict);
 
-// The fingerprint a run looks states up by.
+// The fingerprint a run looks states up by: in exact storage the hash of the
+// packed key (which the lookup needs anyway, and which is shorter than the
+// encoding), in fingerprint storage the hash of the encoding (nothing is
+// packed per transition there). Either is a function of the canonical
+// representative alone.
 struct Keying {
   model::Bounds bounds{};
   model::Symmetry symmetry{};
+  bool exact = false;
   uint64_t Fingerprint(const model::State& state) const;
   // The canonical representative's packed encoding (exact storage).
   void Packed(const model::State& state, std::string* out) const;
+  // Fingerprint(state) and, unless `key` is null, Packed(state, key).
+  uint64_t Key(const model::State& state, std::string* key) const;
   // True when no permutation applies: a state is its own representative.
   bool Identity() const;
-  // Fingerprint(state) and, unless `key` is null, Packed(state, key), from
-  // `encoding` = model::Encode(state) (one encoding for both and, in the
-  // caller, for the state's own packing).
+  // Key(state, key) from `encoding` = model::Encode(state) (one encoding for
+  // both and, in the caller, for the state's own packing).
   uint64_t KeyOf(const model::State& state, std::string_view encoding,
                  std::string* key) const;
 };

@@ -74,8 +74,21 @@ Step TakeStep(const lockstep::LockstepSetup& setup, uint64_t applicable,
               const model::State& from, const impl::World* world,
               const model::Action& action, bool check_state,
               Counters* counters) {
+  Step next;
+  TakeStep(setup, applicable, from, world, action, check_state, counters,
+           &next);
+  return next;
+}
+
+void TakeStep(const lockstep::LockstepSetup& setup, uint64_t applicable,
+              const model::State& from, const impl::World* world,
+              const model::Action& action, bool check_state, Counters* counters,
+              Step* next) {
   model::Outcome outcome;
-  Step next{.state = model::Apply(setup.config, from, action, &outcome)};
+  next->state = from;
+  model::Apply(setup.config, action, &next->state, &outcome);
+  next->world.reset();
+  next->finding.reset();
   counters->transitions += 1;
   counters->coverage[action.index()] += 1;
   const auto goals = model::AllGoals();
@@ -84,18 +97,17 @@ Step TakeStep(const lockstep::LockstepSetup& setup, uint64_t applicable,
   for (std::size_t g = 0; open && g < goals.size(); ++g) {
     const uint64_t bit = uint64_t{1} << g;
     if ((applicable & bit) == 0 || (counters->goals & bit) != 0) continue;
-    if (goals[g].reached(setup.config, from, action, outcome, next.state))
+    if (goals[g].reached(setup.config, from, action, outcome, next->state))
       counters->goals |= bit;
   }
   if (world != nullptr) {
-    next.world = std::make_unique<impl::World>(*world);
-    next.finding = lockstep::StepLockstep(setup, action, outcome, next.state,
-                                          next.world.get());
-    if (!next.finding && check_state)
-      next.finding =
-          lockstep::CheckReachedState(setup, next.state, *next.world);
+    next->world = std::make_unique<impl::World>(*world);
+    next->finding = lockstep::StepLockstep(setup, action, outcome, next->state,
+                                           next->world.get());
+    if (!next->finding && check_state)
+      next->finding =
+          lockstep::CheckReachedState(setup, next->state, *next->world);
   }
-  return next;
 }
 
 std::vector<StateFinding> CheckStates(

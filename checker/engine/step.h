@@ -78,6 +78,12 @@ Step TakeStep(const lockstep::LockstepSetup& setup, uint64_t applicable,
               const model::State& from, const impl::World* world,
               const model::Action& action, bool check_state,
               Counters* counters);
+// The same into `next`, whose state is overwritten with `from` and stepped
+// in place (the hot loop's form: one copy of the state per transition).
+void TakeStep(const lockstep::LockstepSetup& setup, uint64_t applicable,
+              const model::State& from, const impl::World* world,
+              const model::Action& action, bool check_state, Counters* counters,
+              Step* next);
 
 // A reached state's finding, at its position in a list of new states.
 struct StateFinding {
