@@ -1077,15 +1077,7 @@ std::string_view Name(Verdict verdict) {
   return "";
 }
 
-// All through KeyOf, so that one place decides what a state is looked up by.
-uint64_t Keying::Fingerprint(const State& state) const {
-  return Key(state, nullptr);
-}
-
-void Keying::Packed(const State& state, std::string* out) const {
-  Key(state, out);
-}
-
+// Through KeyOf, so that one place decides what a state is looked up by.
 uint64_t Keying::Key(const State& state, std::string* key) const {
   uint8_t encoding[model::kEncodedMax];
   const std::size_t size = model::EncodeTo(state, encoding);

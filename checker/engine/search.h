@@ -73,10 +73,8 @@ struct Keying {
   model::Bounds bounds{};
   model::Symmetry symmetry{};
   bool exact = false;
-  uint64_t Fingerprint(const model::State& state) const;
-  // The canonical representative's packed encoding (exact storage).
-  void Packed(const model::State& state, std::string* out) const;
-  // Fingerprint(state) and, unless `key` is null, Packed(state, key).
+  // The state's fingerprint and, unless `key` is null, the canonical
+  // representative's packed encoding (exact storage's key).
   uint64_t Key(const model::State& state, std::string* key) const;
   // True when no permutation applies: a state is its own representative.
   bool Identity() const;
