@@ -92,7 +92,9 @@ class SeenSet {
   // entry is fingerprint (8 bytes), length (2 bytes), packed bytes.
   std::vector<uint64_t> exact_slots_;
   std::vector<std::unique_ptr<char[]>> blocks_;  // 4 MiB each
-  std::size_t block_used_ = 0;                   // of the last block
+  // Bytes used of every block but the last, and of the last.
+  std::vector<std::size_t> block_fills_;
+  std::size_t block_used_ = 0;
   mutable std::mutex exact_lock_;
 };
 
