@@ -185,6 +185,7 @@ struct CandidateExtra {
   uint32_t key = UINT32_MAX;  // exact mode: its canonical packing in keys
   uint64_t order = 0;         // (parent position << 16) | action index
   WorldPtr world{};
+  bool inserted = false;  // in the seen set since its expansion (direct_)
 };
 
 // The successor of a state: the model's, with the World (lockstep) and the
@@ -247,7 +248,7 @@ class Engine {
   std::optional<lockstep::Finding> CheckModel(const State& state) const;
   void ExpandChunk(PackedList<Slot>* level, std::vector<Chunk>* chunks,
                    std::size_t c, KeptSet* kept);
-  bool MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
+  bool MergeLevel(std::vector<Chunk>* chunks, uint16_t depth, uint64_t size,
                   PackedList<Slot>* next);
   void RunBfs(const State& root, WorldPtr world);
   void RunDfs(const State& root, WorldPtr world);
@@ -279,6 +280,16 @@ class Engine {
   std::atomic<uint64_t> stop_{kRunning};
   SearchResult result_;
   Workers workers_;  // the run's threads, for every parallel phase
+  // One worker, model only, stopping at the first finding: a BFS level's new
+  // successors go into the seen set as they are met, in the order the merge
+  // would insert them, instead of through the worker's kept set and a second
+  // lookup at the merge. Up to max_states: the successors past it take the
+  // kept-set path, and the merge stops where it would have. The counts, the
+  // traces and the first finding are those of the general path (the tests
+  // compare one thread with two). A run stopped inside a level (time, memory,
+  // interrupt) counts that level's states met so far.
+  const bool direct_ =
+      workers_.size() == 1 && !options_.lockstep && !options_.keep_going;
 };
 
 std::optional<lockstep::Finding> Engine::CheckModel(const State& state) const {
@@ -550,7 +561,7 @@ void Engine::ExpandChunk(PackedList<Slot>* level, std::vector<Chunk>* chunks,
       Pending& q = pending[k];
       if (q.next.finding) continue;
       q.seen = seen_.Contains(q.fingerprint, q.key);
-      if (!q.seen) kept->Prefetch(q.fingerprint);
+      if (!q.seen && !direct_) kept->Prefetch(q.fingerprint);
     }
     // Then in order.
     for (std::size_t k = 0; k < count; ++k) {
@@ -560,8 +571,11 @@ void Engine::ExpandChunk(PackedList<Slot>* level, std::vector<Chunk>* chunks,
         continue;  // keep_going: a broken state is not expanded
       }
       if (q.seen) continue;
+      // direct_: `seen` was asked before this batch's successors went in.
+      if (direct_ && seen_.Contains(q.fingerprint, q.key)) continue;
+      const bool direct = direct_ && seen_.size() < options_.max_states;
       const std::size_t kept_at =
-          kept->Find(q.fingerprint, q.key, number, key_of);
+          direct ? 0 : kept->Find(q.fingerprint, q.key, number, key_of);
       if (kept_at == SIZE_MAX) continue;
       if (q.next.world == nullptr && options_.keep_going) {
         bool broken = false;
@@ -583,9 +597,14 @@ void Engine::ExpandChunk(PackedList<Slot>* level, std::vector<Chunk>* chunks,
                            .parent = q.parent,
                            .action = PackAction(q.action),
                            .order = (uint64_t{q.position} << 16) | q.index,
-                           .world = std::move(q.next.world)};
-      kept->Keep(kept_at, q.fingerprint, number,
-                 static_cast<uint32_t>(chunk->out.size()));
+                           .world = std::move(q.next.world),
+                           .inserted = direct};
+      if (direct) {
+        MEMWAL_ASSERT(seen_.Insert(q.fingerprint, q.key));
+      } else {
+        kept->Keep(kept_at, q.fingerprint, number,
+                   static_cast<uint32_t>(chunk->out.size()));
+      }
       if (exact() && identity) {
         // The state is its own representative: its packing is the key.
         chunk->out.Push(q.key, std::move(extra));
@@ -658,10 +677,11 @@ void FreeChunks(std::vector<Chunk>* chunks, Workers* workers) {
   });
 }
 
-// Inserts the level's successors in (parent position, action index) order.
-// False when the run ends (finding or budget).
+// Inserts the level's successors in (parent position, action index) order
+// into the seen set, which held `size` states before the level. False when
+// the run ends (finding or budget).
 bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
-                        PackedList<Slot>* next) {
+                        uint64_t size, PackedList<Slot>* next) {
   std::size_t last = chunks->size();
   for (std::size_t c = 0; c < chunks->size(); ++c) {
     if ((*chunks)[c].found) {
@@ -685,7 +705,9 @@ bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
           : candidate.key == UINT32_MAX
               ? chunk.out.Packed(k)
               : std::string_view(chunk.keys[candidate.key]);
-      if (!seen_.Insert(candidate.fingerprint, key)) continue;
+      if (!candidate.inserted && !seen_.Insert(candidate.fingerprint, key))
+        continue;
+      ++size;
       const uint32_t node = traces_.Add(candidate.parent, candidate.action);
       counters_.CountState(depth);
       result_.stats.depth_max = depth;
@@ -699,7 +721,7 @@ bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
                                 .parent = candidate.parent,
                                 .action = UnpackAction(candidate.action)});
       }
-      if (seen_.size() >= options_.max_states) {
+      if (size >= options_.max_states) {
         Stop(kMaxStates);
         full = true;
         break;
@@ -810,6 +832,7 @@ void Engine::RunBfs(const State& root, WorldPtr world) {
       return int{level.extra(chunks[c].begin).worker};
     });
     std::atomic<std::size_t> first_found{SIZE_MAX};
+    const uint64_t size = seen_.size();
     workers_.Run([&](int worker) {
       KeptSet& mine = kept[worker];
       mine.Clear();
@@ -826,7 +849,7 @@ void Engine::RunBfs(const State& root, WorldPtr world) {
     });
     if (Stopped()) return;
     level.Clear();
-    if (!MergeLevel(&chunks, depth, &level)) return;
+    if (!MergeLevel(&chunks, depth, size, &level)) return;
   }
 }
 
