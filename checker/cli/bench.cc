@@ -218,12 +218,13 @@ Status BuildPan(const std::string& dir, const std::string& source,
 
 struct BenchOptions {
   std::string preset = "medium";
-  int reps = 3;
+  int reps = 5;
   int threads = 2;
   std::string work_dir = "/tmp/memwal-bench";
   bool json = false;
-  uint64_t lockstep_states = 60000;  // the lockstep sample at small
-  bool default_check = true;         // time ./memwal check's gate
+  uint64_t lockstep_states = 60000;       // the lockstep sample at small
+  bool default_check = true;              // time ./memwal check's gate
+  std::string spin_optimization = "-O2";  // pan's cc flags before -DSAFETY
 };
 
 Result<BenchOptions> ParseBench(const std::vector<std::string>& args) {
@@ -260,6 +261,15 @@ Result<BenchOptions> ParseBench(const std::vector<std::string>& args) {
                return Status::Ok();
              }),
       number("--lockstep-states", &options.lockstep_states, 1, UINT64_MAX),
+      Valued("--spin-optimization",
+             [&options](std::string_view value) {
+               if (value != "-O0" && value != "-O1" && value != "-O2" &&
+                   value != "-O3")
+                 return Status::InvalidArgument(
+                     "--spin-optimization must be -O0, -O1, -O2 or -O3");
+               options.spin_optimization = value;
+               return Status::Ok();
+             }),
   };
   MEMWAL_RETURN_IF_ERROR(ParseFlags("bench", args, flags).status());
   MEMWAL_RETURN_IF_ERROR(model::ParsePreset(options.preset).status());
@@ -279,7 +289,21 @@ struct Side {
   double per_s() const { return seconds > 0 ? states / seconds : 0; }
 };
 
+// The per-repetition ratios of two sides measured one right after the other
+// (their median is the reported ratio: pairing cancels the machine's drift
+// between repetitions, which on a shared VM moves both sides by a third).
+struct Ratios {
+  std::vector<double> runs;
+  void Add(const Side& ours, const Side& theirs) {
+    runs.push_back(theirs.per_s() > 0 ? ours.per_s() / theirs.per_s() : 0.0);
+  }
+  double median() const { return runs.empty() ? 0.0 : Median(runs); }
+};
+
 struct Measured {
+  Ratios ratio;        // exact / -DSAFETY
+  Ratios ratio_hc;     // fingerprint / -DHC4
+  Ratios speedup;      // fingerprint on N threads / on 1
   Side exact;          // ours, exact storage, 1 thread
   Side fingerprint;    // ours, fingerprint storage, 1 thread
   Side fingerprint_n;  // ours, fingerprint storage, N threads
@@ -332,6 +356,8 @@ void PrintText(const BenchOptions& o, const Measured& m, std::ostream& out) {
   char line[256];
   out << "bench: preset " << o.preset << ", median of " << o.reps
       << " runs each, model-only BFS, invariants on, no symmetry\n";
+  out << "  (each ratio: the median of the " << o.reps
+      << " runs' ratios, ours measured right before SPIN)\n";
   PrintSide("ours exact, 1 thread", m.exact, out);
   PrintSide("spin -DSAFETY", m.spin_exact, out);
   PrintSide("ours fingerprint, 1 thread", m.fingerprint, out);
@@ -346,11 +372,15 @@ void PrintText(const BenchOptions& o, const Measured& m, std::ostream& out) {
   std::snprintf(line, sizeof(line),
                 "  ratio ours/spin: exact %.2f, hash-compact %.2f; thread "
                 "speed-up %.2f; collision probability %.2g\n",
-                m.exact.per_s() / m.spin_exact.per_s(),
-                m.fingerprint.per_s() / m.spin_hc.per_s(),
-                m.fingerprint_n.per_s() / m.fingerprint.per_s(),
+                m.ratio.median(), m.ratio_hc.median(), m.speedup.median(),
                 m.collision_probability);
   out << line;
+  out << "  exact ratio per run:";
+  for (double r : m.ratio.runs) {
+    std::snprintf(line, sizeof(line), " %.2f", r);
+    out << line;
+  }
+  out << "\n";
   std::snprintf(line, sizeof(line),
                 "  symmetry: %llu states without, %llu with\n",
                 static_cast<unsigned long long>(m.symmetry_without),
@@ -385,10 +415,12 @@ void PrintJson(const BenchOptions& o, const Measured& m, std::ostream& out) {
       {"threads", o.threads},
       {"ours_states_per_s", m.exact.per_s()},
       {"spin_states_per_s", m.spin_exact.per_s()},
-      {"ratio", m.exact.per_s() / m.spin_exact.per_s()},
+      {"ratio", m.ratio.median()},
+      {"ratio_runs", m.ratio.runs},
       {"ours_fingerprint_states_per_s", m.fingerprint.per_s()},
       {"spin_hc_states_per_s", m.spin_hc.per_s()},
-      {"ratio_hash_compact", m.fingerprint.per_s() / m.spin_hc.per_s()},
+      {"ratio_hash_compact", m.ratio_hc.median()},
+      {"ratio_hash_compact_runs", m.ratio_hc.runs},
       {"states_ours", m.exact.states},
       {"states_spin", m.spin_exact.states},
       {"bytes_per_state_ours", m.fingerprint.bytes_per_state},
@@ -398,7 +430,7 @@ void PrintJson(const BenchOptions& o, const Measured& m, std::ostream& out) {
       {"states_spin_hc", m.spin_hc.states},
       {"states_lost_spin_hc", m.spin_exact.states - m.spin_hc.states},
       {"collision_probability", m.collision_probability},
-      {"speedup_threads", m.fingerprint_n.per_s() / m.fingerprint.per_s()},
+      {"speedup_threads", m.speedup.median()},
       {"symmetry_states_without", m.symmetry_without},
       {"symmetry_states_with", m.symmetry_with},
       {"lockstep_transitions_per_s",
@@ -424,21 +456,15 @@ Status Measure(const BenchOptions& o, Measured* m) {
   model::Config config;
   config.bounds = *model::ParsePreset(o.preset);
   std::vector<double> exact, fingerprint, fingerprint_n, spin_exact, spin_hc;
-  SpinOptions safety{.work_dir = o.work_dir + "/safety"};
+  SpinOptions safety{.work_dir = o.work_dir + "/safety",
+                     .cflags = o.spin_optimization + " -DSAFETY"};
   SpinOptions hc{.work_dir = o.work_dir + "/hc4",
-                 .cflags = "-O2 -DSAFETY -DHC4"};
+                 .cflags = o.spin_optimization + " -DSAFETY -DHC4"};
   for (int rep = 0; rep < o.reps; ++rep) {
-    // Interleaved, so that load changes hit every side alike.
+    // Each of ours right before the SPIN run it is compared with, so that a
+    // change in the machine's speed hits both sides of a ratio alike.
     m->exact = SideOf(Ours(config, engine::Storage::kExact, 1, false));
     exact.push_back(m->exact.seconds);
-    const engine::SearchResult fp =
-        Ours(config, engine::Storage::kFingerprint, 1, false);
-    m->fingerprint = SideOf(fp);
-    m->collision_probability = fp.stats.collision_probability;
-    fingerprint.push_back(m->fingerprint.seconds);
-    m->fingerprint_n =
-        SideOf(Ours(config, engine::Storage::kFingerprint, o.threads, false));
-    fingerprint_n.push_back(m->fingerprint_n.seconds);
     const int hash_log2 =
         static_cast<int>(
             std::ceil(std::log2(static_cast<double>(m->exact.states)))) +
@@ -448,9 +474,20 @@ Status Measure(const BenchOptions& o, Measured* m) {
     MEMWAL_ASSIGN_OR_RETURN(const SpinRun s, RunSpin(config, safety));
     m->spin_exact = SideOf(s);
     spin_exact.push_back(m->spin_exact.seconds);
+    m->ratio.Add(m->exact, m->spin_exact);
+    const engine::SearchResult fp =
+        Ours(config, engine::Storage::kFingerprint, 1, false);
+    m->fingerprint = SideOf(fp);
+    m->collision_probability = fp.stats.collision_probability;
+    fingerprint.push_back(m->fingerprint.seconds);
     MEMWAL_ASSIGN_OR_RETURN(const SpinRun h, RunSpin(config, hc));
     m->spin_hc = SideOf(h);
     spin_hc.push_back(m->spin_hc.seconds);
+    m->ratio_hc.Add(m->fingerprint, m->spin_hc);
+    m->fingerprint_n =
+        SideOf(Ours(config, engine::Storage::kFingerprint, o.threads, false));
+    fingerprint_n.push_back(m->fingerprint_n.seconds);
+    m->speedup.Add(m->fingerprint_n, m->fingerprint);
     MEMWAL_RETURN_IF_ERROR(
         SameStates("exact", m->exact.states, m->spin_exact.states));
     // Hash compaction can only lose states (two that share a compressed
@@ -586,12 +623,20 @@ int RunBenchCommand(const std::vector<std::string>& args, std::ostream& out,
     if (arg == "--help" || arg == "-h") {
       out << "usage: memwal-check bench [--preset tiny|small|medium|large] "
              "[--reps N] [--threads N]\n"
-             "         [--work-dir DIR] [--lockstep-transitions N] [--json]\n"
-             "Runs SPIN's pan (-DSAFETY, and -DNCORE=2) on bench/spin's "
-             "Promela model and our\nfingerprint-mode search on the same "
-             "bounds, N repetitions each (median), and\nprints states/s, "
-             "their ratio, bytes per stored state, thread speed-up and the\n"
-             "lockstep search's transitions/s with its time shares.\n"
+             "         [--work-dir DIR] [--lockstep-states N] "
+             "[--no-default-check]\n"
+             "         [--spin-optimization -O0|-O1|-O2|-O3] [--json]\n"
+             "Runs our model-only search (exact and fingerprint storage, one "
+             "thread) and SPIN's\npan on bench/spin's Promela model of the "
+             "same bounds (-DSAFETY, -DSAFETY -DHC4),\neach of ours right "
+             "before the pan run it is compared with, N repetitions\n"
+             "(default 5); prints states/s (medians), the ratios (the median "
+             "of the\nrepetitions' ratios), bytes per stored state, the "
+             "thread speed-up, the\nsymmetry reduction, the lockstep "
+             "search's transitions/s and the time of\n./memwal check's gate. "
+             "Exit 2 when the state counts disagree. pan is compiled with "
+             "-O2 unless\n--spin-optimization says otherwise (the tests use "
+             "-O0: compiling is most of\ntheir time).\n"
              "bench --distributed [--json]: the distributed search under "
              "mpirun -np 1 and 2\n(checker/scale_bench.h).\n";
       return 0;
