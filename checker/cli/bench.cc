@@ -634,9 +634,9 @@ int RunBenchCommand(const std::vector<std::string>& args, std::ostream& out,
              "of the\nrepetitions' ratios), bytes per stored state, the "
              "thread speed-up, the\nsymmetry reduction, the lockstep "
              "search's transitions/s and the time of\n./memwal check's gate. "
-             "Exit 2 when the state counts disagree. pan is compiled with "
-             "-O2 unless\n--spin-optimization says otherwise (the tests use "
-             "-O0: compiling is most of\ntheir time).\n"
+             "Exit 2 when the state counts disagree. pan is\ncompiled with "
+             "-O2 unless --spin-optimization says otherwise (the tests use\n"
+             "-O0: compiling is most of their time).\n"
              "bench --distributed [--json]: the distributed search under "
              "mpirun -np 1 and 2\n(checker/scale_bench.h).\n";
       return 0;
