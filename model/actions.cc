@@ -237,9 +237,16 @@ bool IsEnabled(const Config& config, const State& state, const Action& action) {
 
 void Apply(const Config& config, const Action& action, State* state,
            Outcome* outcome) {
-  MEMWAL_ASSERT(IsEnabled(config, *state, action));
   MEMWAL_ASSERT(outcome != nullptr);
-  std::visit([&](const auto& a) { Apply(config, a, state, outcome); }, action);
+  std::visit(
+      [&](const auto& a) {
+        // The rest of the guard: each kind's Apply asserts its IsEnabled (an
+        // IsEnabled(config, state, action) here evaluated it twice).
+        using A = std::decay_t<decltype(a)>;
+        MEMWAL_ASSERT(OpensHead<A>(config, *state));
+        Apply(config, a, state, outcome);
+      },
+      action);
   Canonicalize(state);
   MEMWAL_ASSERT(state->committed + state->inflight_count <=
                 config.bounds.commits);

@@ -91,14 +91,15 @@ void TakeStep(const lockstep::LockstepSetup& setup, uint64_t applicable,
   next->finding.reset();
   counters->transitions += 1;
   counters->coverage[action.index()] += 1;
-  const auto goals = model::AllGoals();
   // Once every applicable goal is reached (early in a run), nothing to ask.
-  const bool open = (applicable & ~counters->goals) != 0;
-  for (std::size_t g = 0; open && g < goals.size(); ++g) {
-    const uint64_t bit = uint64_t{1} << g;
-    if ((applicable & bit) == 0 || (counters->goals & bit) != 0) continue;
-    if (goals[g].reached(setup.config, from, action, outcome, next->state))
-      counters->goals |= bit;
+  if ((applicable & ~counters->goals) != 0) {
+    const auto goals = model::AllGoals();
+    for (std::size_t g = 0; g < goals.size(); ++g) {
+      const uint64_t bit = uint64_t{1} << g;
+      if ((applicable & bit) == 0 || (counters->goals & bit) != 0) continue;
+      if (goals[g].reached(setup.config, from, action, outcome, next->state))
+        counters->goals |= bit;
+    }
   }
   if (world != nullptr) {
     next->world = std::make_unique<impl::World>(*world);
