@@ -147,6 +147,11 @@ class PackedList {
   }
   const Extra& extra(std::size_t k) const { return extras_[k]; }
   Extra& extra(std::size_t k) { return extras_[k]; }
+  void Swap(PackedList* other) {
+    offsets_.swap(other->offsets_);
+    bytes_.swap(other->bytes_);
+    extras_.swap(other->extras_);
+  }
   void PopBack() {
     bytes_.resize(offsets_.back());
     offsets_.pop_back();
@@ -185,7 +190,6 @@ struct CandidateExtra {
   uint32_t key = UINT32_MAX;  // exact mode: its canonical packing in keys
   uint64_t order = 0;         // (parent position << 16) | action index
   WorldPtr world{};
-  bool inserted = false;  // in the seen set since its expansion (direct_)
 };
 
 // The successor of a state: the model's, with the World (lockstep) and the
@@ -248,7 +252,7 @@ class Engine {
   std::optional<lockstep::Finding> CheckModel(const State& state) const;
   void ExpandChunk(PackedList<Slot>* level, std::vector<Chunk>* chunks,
                    std::size_t c, KeptSet* kept);
-  bool MergeLevel(std::vector<Chunk>* chunks, uint16_t depth, uint64_t size,
+  bool MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
                   PackedList<Slot>* next);
   void RunBfs(const State& root, WorldPtr world);
   void RunDfs(const State& root, WorldPtr world);
@@ -281,15 +285,19 @@ class Engine {
   SearchResult result_;
   Workers workers_;  // the run's threads, for every parallel phase
   // One worker, model only, stopping at the first finding: a BFS level's new
-  // successors go into the seen set as they are met, in the order the merge
-  // would insert them, instead of through the worker's kept set and a second
-  // lookup at the merge. Up to max_states: the successors past it take the
-  // kept-set path, and the merge stops where it would have. The counts, the
-  // traces and the first finding are those of the general path (the tests
-  // compare one thread with two). A run stopped inside a level (time, memory,
-  // interrupt) counts that level's states met so far.
+  // successors go into the seen set, the trace store and the next level as
+  // they are met, in the order the merge would take them, instead of through
+  // the worker's kept set, a candidate list and a second lookup at the merge.
+  // Up to max_states: a successor past it is still checked (a finding ends
+  // the chunk and so the counters, as on the general path) but kept nowhere,
+  // and the merge stops the run. The counts, the traces and the first finding
+  // are those of the general path (the tests compare one thread with two). A
+  // run stopped inside a level (time, memory, interrupt) counts that level's
+  // states met so far.
   const bool direct_ =
       workers_.size() == 1 && !options_.lockstep && !options_.keep_going;
+  PackedList<Slot>* direct_next_ = nullptr;  // direct_: the level being built
+  uint16_t direct_depth_ = 0;                // and its depth
 };
 
 std::optional<lockstep::Finding> Engine::CheckModel(const State& state) const {
@@ -571,11 +579,32 @@ void Engine::ExpandChunk(PackedList<Slot>* level, std::vector<Chunk>* chunks,
         continue;  // keep_going: a broken state is not expanded
       }
       if (q.seen) continue;
-      // direct_: `seen` was asked before this batch's successors went in.
-      if (direct_ && seen_.Contains(q.fingerprint, q.key)) continue;
-      const bool direct = direct_ && seen_.size() < options_.max_states;
+      if (direct_) {
+        // `seen` was asked before this batch's successors went in.
+        if (seen_.Contains(q.fingerprint, q.key)) continue;
+        if (std::optional<lockstep::Finding> broken =
+                CheckModel(q.next.state)) {
+          found(q, std::move(*broken));
+          return end_at(k);
+        }
+        if (seen_.size() >= options_.max_states) continue;
+        MEMWAL_ASSERT(seen_.Insert(q.fingerprint, q.key));
+        const uint32_t node = traces_.Add(q.parent, PackAction(q.action));
+        counters_.CountState(direct_depth_);
+        result_.stats.depth_max = direct_depth_;
+        if (!exact() || !identity) {
+          PackEncoding(std::string_view(
+                           reinterpret_cast<const char*>(q.encoding), q.size),
+                       &packed);
+        }
+        // Exact storage, no symmetry: the key is the packing.
+        direct_next_->Push(
+            exact() && identity ? q.key : packed,
+            Slot{.node = node, .worker = static_cast<uint8_t>(chunk->worker)});
+        continue;
+      }
       const std::size_t kept_at =
-          direct ? 0 : kept->Find(q.fingerprint, q.key, number, key_of);
+          kept->Find(q.fingerprint, q.key, number, key_of);
       if (kept_at == SIZE_MAX) continue;
       if (q.next.world == nullptr && options_.keep_going) {
         bool broken = false;
@@ -597,14 +626,9 @@ void Engine::ExpandChunk(PackedList<Slot>* level, std::vector<Chunk>* chunks,
                            .parent = q.parent,
                            .action = PackAction(q.action),
                            .order = (uint64_t{q.position} << 16) | q.index,
-                           .world = std::move(q.next.world),
-                           .inserted = direct};
-      if (direct) {
-        MEMWAL_ASSERT(seen_.Insert(q.fingerprint, q.key));
-      } else {
-        kept->Keep(kept_at, q.fingerprint, number,
-                   static_cast<uint32_t>(chunk->out.size()));
-      }
+                           .world = std::move(q.next.world)};
+      kept->Keep(kept_at, q.fingerprint, number,
+                 static_cast<uint32_t>(chunk->out.size()));
       if (exact() && identity) {
         // The state is its own representative: its packing is the key.
         chunk->out.Push(q.key, std::move(extra));
@@ -677,11 +701,10 @@ void FreeChunks(std::vector<Chunk>* chunks, Workers* workers) {
   });
 }
 
-// Inserts the level's successors in (parent position, action index) order
-// into the seen set, which held `size` states before the level. False when
-// the run ends (finding or budget).
+// Inserts the level's successors in (parent position, action index) order.
+// False when the run ends (finding or budget).
 bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
-                        uint64_t size, PackedList<Slot>* next) {
+                        PackedList<Slot>* next) {
   std::size_t last = chunks->size();
   for (std::size_t c = 0; c < chunks->size(); ++c) {
     if ((*chunks)[c].found) {
@@ -693,7 +716,10 @@ bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
   // How each inserted state was reached (lockstep: for its state check).
   std::vector<Found> reached;
   uint64_t inserted = 0;
-  bool full = false;  // max_states reached
+  // max_states reached (direct_: the expansion inserted the level's states
+  // up to it, and its candidate lists are empty).
+  bool full = direct_ && seen_.size() >= options_.max_states;
+  if (full) Stop(kMaxStates);
   for (std::size_t c = 0; c < last && !full; ++c) {
     Chunk& chunk = (*chunks)[c];
     for (std::size_t k = 0; k < chunk.out.size(); ++k) {
@@ -705,9 +731,7 @@ bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
           : candidate.key == UINT32_MAX
               ? chunk.out.Packed(k)
               : std::string_view(chunk.keys[candidate.key]);
-      if (!candidate.inserted && !seen_.Insert(candidate.fingerprint, key))
-        continue;
-      ++size;
+      if (!seen_.Insert(candidate.fingerprint, key)) continue;
       const uint32_t node = traces_.Add(candidate.parent, candidate.action);
       counters_.CountState(depth);
       result_.stats.depth_max = depth;
@@ -721,7 +745,7 @@ bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
                                 .parent = candidate.parent,
                                 .action = UnpackAction(candidate.action)});
       }
-      if (size >= options_.max_states) {
+      if (seen_.size() >= options_.max_states) {
         Stop(kMaxStates);
         full = true;
         break;
@@ -795,6 +819,7 @@ bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
 
 void Engine::RunBfs(const State& root, WorldPtr world) {
   PackedList<Slot> level;
+  PackedList<Slot> next;  // direct_: the level built while `level` expands
   {
     std::string packed;
     Pack(root, &packed);
@@ -832,7 +857,8 @@ void Engine::RunBfs(const State& root, WorldPtr world) {
       return int{level.extra(chunks[c].begin).worker};
     });
     std::atomic<std::size_t> first_found{SIZE_MAX};
-    const uint64_t size = seen_.size();
+    direct_next_ = &next;
+    direct_depth_ = depth;
     workers_.Run([&](int worker) {
       KeptSet& mine = kept[worker];
       mine.Clear();
@@ -849,7 +875,8 @@ void Engine::RunBfs(const State& root, WorldPtr world) {
     });
     if (Stopped()) return;
     level.Clear();
-    if (!MergeLevel(&chunks, depth, size, &level)) return;
+    if (direct_) level.Swap(&next);
+    if (!MergeLevel(&chunks, depth, &level)) return;
   }
 }
 
