@@ -1,6 +1,7 @@
 // Commit path; see commit.h.
 #include "impl/commit.h"
 
+#include <memory>
 #include <optional>
 
 #include "impl/conflicts.h"
@@ -67,8 +68,19 @@ std::string NewTransactionUuid(const UuidSource& new_uuid) {
   return UuidHex(new_uuid());
 }
 
-Status WriteManifestFile(Store* table, ManifestFile file, BugSet bugs) {
+Result<Blob> WriteTransactionFile(Store* table, const std::string& name,
+                                  const pb::Transaction& transaction) {
   MEMWAL_ASSERT(table != nullptr);
+  const std::string path = std::string(kTransactionsDir) + name;
+  MEMWAL_RETURN_IF_ERROR(
+      table->PutIfAbsent(path, EncodeTransaction(transaction)));
+  return table->Get(path);
+}
+
+Status WriteManifestFile(Store* table, ManifestFile file, BugSet bugs,
+                         const Blob& transaction_blob) {
+  MEMWAL_ASSERT(table != nullptr);
+  MEMWAL_ASSERT(transaction_blob == nullptr || file.transaction.has_value());
   MEMWAL_RETURN_IF_ERROR(ApplyFeatureFlags(&file.manifest, false, false, bugs));
   // Bug bits-one-word: the catch-up bit reaches the writer word only.
   if (bugs.has(Bug::kBitsOneWord) && ReadCatchupBits(file.manifest).both()) {
@@ -76,16 +88,26 @@ Status WriteManifestFile(Store* table, ManifestFile file, BugSet bugs) {
         file.manifest.reader_feature_flags() & ~kFlagMemWalIndexCatchup);
   }
   const std::string name = VersionFileName(file.manifest.version());
-  std::string bytes = EncodeManifestFileAsDecoded(&file);
+  std::string bytes =
+      transaction_blob == nullptr
+          ? EncodeManifestFileAsDecoded(&file)
+          : EncodeManifestFileAsDecoded(&file, *transaction_blob);
   MEMWAL_ASSERT(bytes.size() > 16);
   MEMWAL_RETURN_IF_ERROR(table->PutIfAbsent(name, std::move(bytes)));
   // Decode-once: what a load would decode from the new blob is `file` (unless
-  // the validation a decode runs refuses it: then loads decode and report).
-  if (CheckManifestFile(file).ok()) {
-    if (const Result<Blob> blob = table->Get(name); blob.ok()) {
-      SeedDecodedManifest(
-          *blob, std::make_shared<const ManifestFile>(std::move(file)));
-    }
+  // the validation a decode runs refuses it: then loads decode and report),
+  // and from the transaction file its transaction section.
+  if (!CheckManifestFile(file).ok()) return Status::Ok();
+  const Result<Blob> blob = table->Get(name);
+  if (!blob.ok()) return Status::Ok();
+  auto decoded = std::make_shared<const ManifestFile>(std::move(file));
+  SeedDecodedManifest(*blob, decoded);
+  if (transaction_blob != nullptr &&
+      CheckTransaction(*decoded->transaction).ok()) {
+    // Shares the manifest's decoding (the aliasing constructor keeps it).
+    SeedDecodedTransaction(transaction_blob,
+                           std::shared_ptr<const pb::Transaction>(
+                               decoded, &*decoded->transaction));
   }
   return Status::Ok();
 }
@@ -141,10 +163,11 @@ Result<CommitResult> CommitTransaction(const CommitInput& input,
       return CommitResult{Outcome::kRefused, built.status().message()};
     }
     if (!built.ok()) return built.status();
-    MEMWAL_RETURN_IF_ERROR(input.table->PutIfAbsent(
-        std::string(kTransactionsDir) + name, EncodeTransaction(transaction)));
-    const Status published =
-        WriteManifestFile(input.table, std::move(built).value(), input.bugs);
+    MEMWAL_ASSIGN_OR_RETURN(
+        const Blob transaction_blob,
+        WriteTransactionFile(input.table, name, transaction));
+    const Status published = WriteManifestFile(
+        input.table, std::move(built).value(), input.bugs, transaction_blob);
     if (published.code() == StatusCode::kAlreadyExists)
       continue;  // Lost the race: rebase.
     MEMWAL_RETURN_IF_ERROR(published);

@@ -38,10 +38,20 @@ struct CommitResult {
 Result<CommitResult> CommitTransaction(const CommitInput& input,
                                        pb::Transaction transaction);
 
+// Writes `transaction` as `_transactions/{name}` (put-if-absent) and returns
+// the stored blob. Its bytes are the manifest's transaction section too
+// (WriteManifestFile's `transaction_blob`): a transaction is encoded once.
+Result<Blob> WriteTransactionFile(Store* table, const std::string& name,
+                                  const pb::Transaction& transaction);
+
 // Lance: write_manifest_file: apply_feature_flags once more (R35.5), encode,
 // then put-if-absent `_versions/{version}` (AlreadyExists if another writer
-// won).
-Status WriteManifestFile(Store* table, ManifestFile file, BugSet bugs);
+// won). `transaction_blob`, when not null, is what WriteTransactionFile stored
+// for file.transaction: its bytes become the transaction section, and this
+// thread's loads of it take file.transaction (validated by CheckTransaction)
+// instead of decoding it.
+Status WriteManifestFile(Store* table, ManifestFile file, BugSet bugs,
+                         const Blob& transaction_blob = nullptr);
 
 // "{hex}" of a fresh uuid.
 std::string NewTransactionUuid(const UuidSource& new_uuid);

@@ -38,7 +38,7 @@ uint64_t ReadLe(std::string_view bytes, size_t at, int width) {
   return value;
 }
 
-void AppendBytes(std::string* out, const std::string& bytes) {
+void AppendBytes(std::string* out, std::string_view bytes) {
   MEMWAL_ASSERT(bytes.size() <= std::numeric_limits<uint32_t>::max());
   AppendLe(out, bytes.size(), 4);
   out->append(bytes);
@@ -162,6 +162,16 @@ std::string EncodeManifestFile(const ManifestFile& file) {
 
 std::string EncodeManifestFileAsDecoded(ManifestFile* file) {
   MEMWAL_ASSERT(file != nullptr);
+  if (!file->transaction.has_value())
+    return EncodeManifestFileAsDecoded(file, std::string_view());
+  return EncodeManifestFileAsDecoded(file,
+                                     EncodeTransaction(*file->transaction));
+}
+
+std::string EncodeManifestFileAsDecoded(ManifestFile* file,
+                                        std::string_view transaction_bytes) {
+  MEMWAL_ASSERT(file != nullptr);
+  MEMWAL_ASSERT(file->transaction.has_value() || transaction_bytes.empty());
   std::string out;
   pb::Manifest& manifest = file->manifest;
   manifest.clear_index_section();
@@ -174,7 +184,7 @@ std::string EncodeManifestFileAsDecoded(ManifestFile* file) {
   }
   if (file->transaction.has_value()) {
     manifest.set_transaction_section(out.size());
-    AppendBytes(&out, EncodeTransaction(*file->transaction));
+    AppendBytes(&out, transaction_bytes);
   }
   const uint64_t manifest_position = out.size();
   AppendMessage(&out, manifest);
@@ -300,6 +310,11 @@ Result<pb::Transaction> DecodeTransaction(std::string_view bytes) {
                                   static_cast<int>(bytes.size()))) {
     return Status::Corruption("transaction does not parse");
   }
+  MEMWAL_RETURN_IF_ERROR(CheckTransaction(transaction));
+  return transaction;
+}
+
+Status CheckTransaction(const pb::Transaction& transaction) {
   if (transaction.operation_case() == pb::Transaction::OPERATION_NOT_SET &&
       !HasUnmodelledOperation(transaction)) {
     return Status::Corruption("transaction has no operation");
@@ -310,7 +325,7 @@ Result<pb::Transaction> DecodeTransaction(std::string_view bytes) {
     // Lance: proto.rs refuses an explicit false ("cannot be false") [P §1.3].
     return Status::InvalidArgument("require_index_catchup cannot be false");
   }
-  return transaction;
+  return Status::Ok();
 }
 
 std::string UuidHex(std::string_view raw) {

@@ -69,6 +69,11 @@ std::string EncodeManifestFile(const ManifestFile& file);
 // (the section offsets set, an index section without indices cleared), so a
 // writer can keep the decoding it has in hand.
 std::string EncodeManifestFileAsDecoded(ManifestFile* file);
+// The same with the transaction section's bytes in hand: `transaction_bytes`
+// is EncodeTransaction(*file->transaction) (the bytes of its .txn file, which
+// the section repeats), empty when file->transaction is absent.
+std::string EncodeManifestFileAsDecoded(ManifestFile* file,
+                                        std::string_view transaction_bytes);
 // Structural decode and validation (framing, ids, uuids, bitmaps, MemWAL
 // details). Does not check the feature-bit pairing; loaders do that
 // (ValidateMemWalIndexCatchupFlags).
@@ -90,6 +95,9 @@ std::string TransactionFileName(uint64_t read_version, std::string_view uuid);
 std::string EncodeTransaction(const pb::Transaction& transaction);
 // Lance: an explicit require_index_catchup = false is invalid input [P §1.3].
 Result<pb::Transaction> DecodeTransaction(std::string_view bytes);
+// The validation DecodeTransaction runs after parsing (an operation, no
+// explicit require_index_catchup = false).
+Status CheckTransaction(const pb::Transaction& transaction);
 
 // "_mem_wal/{shard_uuid_hex}/manifest/{bit_reversed_version}.binpb".
 std::string ShardManifestPath(std::string_view shard_uuid_raw,

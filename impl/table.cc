@@ -229,15 +229,31 @@ Result<Snapshot> LoadHead(const Store& table) {
   return LoadVersion(table, nullptr, versions.back());
 }
 
+namespace {
+
+// The decoded transaction files of this thread (impl/blob_cache.h).
+using TransactionCache = BlobCache<pb::Transaction, 40'000>;
+
+TransactionCache& ThreadTransactions() {
+  thread_local TransactionCache cache;
+  return cache;
+}
+
+}  // namespace
+
+void SeedDecodedTransaction(
+    const Blob& blob, std::shared_ptr<const pb::Transaction> transaction) {
+  ThreadTransactions().Add(blob, std::move(transaction));
+}
+
 Result<std::shared_ptr<const pb::Transaction>> LoadSharedTransaction(
     const Store& table, const Snapshot& snapshot) {
-  thread_local BlobCache<pb::Transaction, 40'000> transactions;
   const std::string& name = snapshot.file->manifest.transaction_file();
   if (name.empty())
     return Status::Corruption("version has no transaction file");
   MEMWAL_ASSIGN_OR_RETURN(const Blob blob,
                           table.Get(std::string(kTransactionsDir) + name));
-  return transactions.Get(
+  return ThreadTransactions().Get(
       blob, [](const std::string& bytes) { return DecodeTransaction(bytes); });
 }
 

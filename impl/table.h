@@ -102,6 +102,11 @@ Result<pb::Transaction> LoadTransaction(const Store& table,
 // The same, shared: a transaction file decodes once per thread.
 Result<std::shared_ptr<const pb::Transaction>> LoadSharedTransaction(
     const Store& table, const Snapshot& snapshot);
+// Decode-once: `transaction` is what DecodeTransaction(*blob) gives (it
+// passed CheckTransaction, and `blob` holds its EncodeTransaction bytes); this
+// thread's loads of `blob` take it instead of decoding the bytes.
+void SeedDecodedTransaction(const Blob& blob,
+                            std::shared_ptr<const pb::Transaction> transaction);
 
 }  // namespace memwal::impl
 

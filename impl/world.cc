@@ -226,11 +226,13 @@ Result<Outcome> World::Restore(uint64_t version) {
   const std::string name =
       TransactionFileName(head.version(), NewTransactionUuid(UuidFn()));
   file.manifest.set_transaction_file(name);
-  file.transaction = transaction;
+  file.transaction = std::move(transaction);
   PrefixedStore table = Table();
-  MEMWAL_RETURN_IF_ERROR(table.PutIfAbsent(std::string(kTransactionsDir) + name,
-                                           EncodeTransaction(transaction)));
-  MEMWAL_RETURN_IF_ERROR(WriteManifestFile(&table, std::move(file), bugs_));
+  MEMWAL_ASSIGN_OR_RETURN(
+      const Blob transaction_blob,
+      WriteTransactionFile(&table, name, *file.transaction));
+  MEMWAL_RETURN_IF_ERROR(
+      WriteManifestFile(&table, std::move(file), bugs_, transaction_blob));
   last_reason_.clear();
   return Outcome::kPublished;
 }
@@ -290,7 +292,7 @@ Status World::DeepClone() {
   const std::string name =
       TransactionFileName(head.version(), NewTransactionUuid(UuidFn()));
   file.manifest.set_transaction_file(name);
-  file.transaction = transaction;
+  file.transaction = std::move(transaction);
   table_root_ = "t" + std::to_string(tables_created_++) + "/";
   PrefixedStore table = Table();
   // The data and deletion files are copied (the blobs are shared).
@@ -304,9 +306,11 @@ Status World::DeepClone() {
     for (const auto& [path, blob] : copies)
       MEMWAL_RETURN_IF_ERROR(store_.PutShared(table_root_ + path, blob));
   }
-  MEMWAL_RETURN_IF_ERROR(table.PutIfAbsent(std::string(kTransactionsDir) + name,
-                                           EncodeTransaction(transaction)));
-  MEMWAL_RETURN_IF_ERROR(WriteManifestFile(&table, std::move(file), bugs_));
+  MEMWAL_ASSIGN_OR_RETURN(
+      const Blob transaction_blob,
+      WriteTransactionFile(&table, name, *file.transaction));
+  MEMWAL_RETURN_IF_ERROR(
+      WriteManifestFile(&table, std::move(file), bugs_, transaction_blob));
   inflight_.clear();  // They belong to the source table.
   return Status::Ok();
 }
@@ -326,12 +330,14 @@ Status World::ShallowClone() {
   const std::string name =
       TransactionFileName(head.version(), NewTransactionUuid(UuidFn()));
   file.manifest.set_transaction_file(name);
-  file.transaction = transaction;
+  file.transaction = std::move(transaction);
   table_root_ = "t" + std::to_string(tables_created_++) + "/";
   PrefixedStore table = Table();
-  MEMWAL_RETURN_IF_ERROR(table.PutIfAbsent(std::string(kTransactionsDir) + name,
-                                           EncodeTransaction(transaction)));
-  MEMWAL_RETURN_IF_ERROR(WriteManifestFile(&table, std::move(file), bugs_));
+  MEMWAL_ASSIGN_OR_RETURN(
+      const Blob transaction_blob,
+      WriteTransactionFile(&table, name, *file.transaction));
+  MEMWAL_RETURN_IF_ERROR(
+      WriteManifestFile(&table, std::move(file), bugs_, transaction_blob));
   inflight_.clear();  // They belong to the source table.
   return Status::Ok();
 }

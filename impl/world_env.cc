@@ -31,14 +31,16 @@ Status World::ForeignHalfSet() {
   const std::string name =
       TransactionFileName(head.version(), NewTransactionUuid(UuidFn()));
   file.manifest.set_transaction_file(name);
-  file.transaction = transaction;
+  file.transaction = std::move(transaction);
   PrefixedStore table = Table();
-  MEMWAL_RETURN_IF_ERROR(table.PutIfAbsent(std::string(kTransactionsDir) + name,
-                                           EncodeTransaction(transaction)));
+  MEMWAL_ASSIGN_OR_RETURN(
+      const Blob transaction_blob,
+      WriteTransactionFile(&table, name, *file.transaction));
   // Written without apply_feature_flags: the foreign writer's own flag rules
   // put bit 128 in one word.
-  MEMWAL_RETURN_IF_ERROR(table.PutIfAbsent(
-      VersionFileName(file.manifest.version()), EncodeManifestFile(file)));
+  MEMWAL_RETURN_IF_ERROR(
+      table.PutIfAbsent(VersionFileName(file.manifest.version()),
+                        EncodeManifestFileAsDecoded(&file, *transaction_blob)));
   last_reason_.clear();
   return Status::Ok();
 }

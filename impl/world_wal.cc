@@ -88,10 +88,11 @@ Status World::InitTable() {
   *transaction.mutable_overwrite()->add_fragments() = *fragment;
   const std::string name = TransactionFileName(0, UuidHex(NewUuid()));
   file.manifest.set_transaction_file(name);
-  file.transaction = transaction;
-  MEMWAL_RETURN_IF_ERROR(table.PutIfAbsent(std::string(kTransactionsDir) + name,
-                                           EncodeTransaction(transaction)));
-  return WriteManifestFile(&table, std::move(file), bugs_);
+  file.transaction = std::move(transaction);
+  MEMWAL_ASSIGN_OR_RETURN(
+      const Blob transaction_blob,
+      WriteTransactionFile(&table, name, *file.transaction));
+  return WriteManifestFile(&table, std::move(file), bugs_, transaction_blob);
 }
 
 Status World::InitShards() {
