@@ -477,7 +477,7 @@ Result<ManifestFile> BuildManifest(const BuildInput& input) {
   MEMWAL_ASSERT(input.head != nullptr && input.transaction != nullptr);
   MEMWAL_ASSERT(input.new_uuid != nullptr);
   const pb::Manifest& current = input.head->file->manifest;
-  ManifestFile file = *input.head->file;
+  ManifestFile file = CopyWithoutTransaction(*input.head->file);
   file.manifest.set_version(current.version() + 1);
   MEMWAL_ASSIGN_OR_RETURN(const Segments before,
                           UserSegments(file.index_section));

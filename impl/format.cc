@@ -44,9 +44,18 @@ void AppendBytes(std::string* out, std::string_view bytes) {
   out->append(bytes);
 }
 
+// Appends `message` length-prefixed, serialized in place; `size` is its
+// ByteSizeLong() (which cached the sizes the serialization uses). The bytes are
+// SerializeAsString's.
 void AppendMessage(std::string* out,
-                   const google::protobuf::MessageLite& message) {
-  AppendBytes(out, message.SerializeAsString());
+                   const google::protobuf::MessageLite& message, size_t size) {
+  MEMWAL_ASSERT(size <= std::numeric_limits<uint32_t>::max());
+  AppendLe(out, size, 4);
+  const size_t at = out->size();
+  out->resize(at + size);
+  auto* const target = reinterpret_cast<uint8_t*>(out->data() + at);
+  MEMWAL_ASSERT(message.SerializeWithCachedSizesToArray(target) ==
+                target + size);
 }
 
 // Parses the length-prefixed message at `at` that must end at or before
@@ -155,6 +164,12 @@ bool HasUnmodelledOperation(const pb::Transaction& transaction) {
 
 }  // namespace
 
+ManifestFile CopyWithoutTransaction(const ManifestFile& file) {
+  return ManifestFile{.manifest = file.manifest,
+                      .index_section = file.index_section,
+                      .transaction = std::nullopt};
+}
+
 std::string EncodeManifestFile(const ManifestFile& file) {
   ManifestFile copy = file;
   return EncodeManifestFileAsDecoded(&copy);
@@ -172,22 +187,32 @@ std::string EncodeManifestFileAsDecoded(ManifestFile* file,
                                         std::string_view transaction_bytes) {
   MEMWAL_ASSERT(file != nullptr);
   MEMWAL_ASSERT(file->transaction.has_value() || transaction_bytes.empty());
-  std::string out;
   pb::Manifest& manifest = file->manifest;
   manifest.clear_index_section();
   manifest.clear_transaction_section();
-  if (file->index_section.indices_size() > 0) {
-    manifest.set_index_section(out.size());
-    AppendMessage(&out, file->index_section);
+  // The blocks' offsets first (the manifest holds them), so that the file is
+  // written into one buffer of its final size.
+  const bool indexed = file->index_section.indices_size() > 0;
+  size_t index_size = 0;
+  uint64_t manifest_position = 0;
+  if (indexed) {
+    manifest.set_index_section(manifest_position);
+    index_size = file->index_section.ByteSizeLong();
+    manifest_position += 4 + index_size;
   } else {
     file->index_section.Clear();  // Not written: decodes as empty.
   }
   if (file->transaction.has_value()) {
-    manifest.set_transaction_section(out.size());
-    AppendBytes(&out, transaction_bytes);
+    manifest.set_transaction_section(manifest_position);
+    manifest_position += 4 + transaction_bytes.size();
   }
-  const uint64_t manifest_position = out.size();
-  AppendMessage(&out, manifest);
+  const size_t manifest_size = manifest.ByteSizeLong();
+  std::string out;
+  out.reserve(manifest_position + 4 + manifest_size + kFooterSize);
+  if (indexed) AppendMessage(&out, file->index_section, index_size);
+  if (file->transaction.has_value()) AppendBytes(&out, transaction_bytes);
+  MEMWAL_ASSERT(out.size() == manifest_position);
+  AppendMessage(&out, manifest, manifest_size);
   AppendLe(&out, manifest_position, 8);
   AppendLe(&out, kMajorVersion, 2);
   AppendLe(&out, kMinorVersion, 2);
@@ -275,6 +300,19 @@ std::optional<uint64_t> ParseVersionFileName(std::string_view name) {
   constexpr std::string_view kSuffix = ".manifest";
   if (name.size() != 20 + kSuffix.size() || name.substr(20) != kSuffix)
     return std::nullopt;
+  // The inverted numbers of versions 0..615 share their first seventeen
+  // digits with u64::MAX = 18446744073709551615, so only the last three are
+  // read (a listing parses every name, and tables keep few versions).
+  constexpr std::string_view kSmallPrefix = "18446744073709551";
+  if (name.substr(0, kSmallPrefix.size()) == kSmallPrefix) {
+    uint64_t low = 0;
+    for (size_t i = kSmallPrefix.size(); i < 20; ++i) {
+      if (name[i] < '0' || name[i] > '9') return std::nullopt;
+      low = low * 10 + static_cast<uint64_t>(name[i] - '0');
+    }
+    if (low > 615) return std::nullopt;  // Past u64::MAX.
+    return 615 - low;
+  }
   // Nineteen digits cannot overflow (10^19 - 1 < 2^64); the twentieth is
   // checked once. (A division per digit made this a tenth of listing.)
   uint64_t inverted = 0;

@@ -61,6 +61,11 @@ struct ManifestFile {
   std::optional<pb::Transaction> transaction;
 };
 
+// `file`'s manifest and index section without its transaction: the start of
+// a new version, which carries a transaction of its own (so the old one is not
+// copied only to be replaced).
+ManifestFile CopyWithoutTransaction(const ManifestFile& file);
+
 // Encodes the layout above; sets manifest.index_section and
 // transaction_section to their blocks' offsets (clears them when absent).
 std::string EncodeManifestFile(const ManifestFile& file);

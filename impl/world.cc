@@ -188,7 +188,7 @@ Result<Outcome> World::Restore(uint64_t version) {
                           LoadVersion(Table(), nullptr, version, true));
   const CatchupBits old_bits = ReadCatchupBits(old.file->manifest);
   const CatchupBits head_bits = ReadCatchupBits(head.file->manifest);
-  ManifestFile file = *old.file;
+  ManifestFile file = CopyWithoutTransaction(*old.file);
   // Lance: restore_old_manifest validates the version it reads [P §4.2].
   if (old_bits.half()) {
     if (!bugs_.has(Bug::kHalfSetFolded)) {
@@ -281,7 +281,7 @@ void DropBases(ManifestFile* file) {
 Status World::DeepClone() {
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
   const std::string source = table_root_;
-  ManifestFile file = *head.file;
+  ManifestFile file = CopyWithoutTransaction(*head.file);
   DropBases(&file);
   pb::Transaction transaction;
   transaction.set_read_version(head.version());
@@ -318,7 +318,7 @@ Status World::DeepClone() {
 Status World::ShallowClone() {
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
   const std::string source = table_root_;
-  ManifestFile file = *head.file;
+  ManifestFile file = CopyWithoutTransaction(*head.file);
   MaskFlagsForShallowClone(&file.manifest, bugs_);
   PointAtSource(source, &file);
   pb::Transaction transaction;

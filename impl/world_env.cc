@@ -20,7 +20,7 @@ Status World::ForeignHalfSet() {
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
   if (!ReadCatchupBits(head.file->manifest).neither())
     return Status::FailedPrecondition("the head carries the bit");
-  ManifestFile file = *head.file;
+  ManifestFile file = CopyWithoutTransaction(*head.file);
   file.manifest.set_version(head.version() + 1);
   file.manifest.set_reader_feature_flags(file.manifest.reader_feature_flags() |
                                          kFlagMemWalIndexCatchup);

@@ -188,6 +188,13 @@ TEST(FileNames, ATwentyDigitVersionNameParsesUpToTheLargestNumberAndNoFurther) {
       ParseVersionFileName("99999999999999999999.manifest").has_value());
   EXPECT_FALSE(
       ParseVersionFileName("1844674407370955161x.manifest").has_value());
+  // Around the end of the names that share u64::MAX's first 17 digits.
+  for (uint64_t version = 0; version < 1200; ++version)
+    EXPECT_EQ(ParseVersionFileName(VersionFileName(version)), version);
+  EXPECT_FALSE(
+      ParseVersionFileName("18446744073709551a15.manifest").has_value());
+  EXPECT_FALSE(
+      ParseVersionFileName("18446744073709551699.manifest").has_value());
 }
 
 TEST(FileNames, AUuidIsWrittenAsThirtySixLowercaseHexDigitsAndDashes) {
