@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <memory>
+#include <string_view>
 
 #include "impl/format.h"
 
@@ -13,17 +14,31 @@ uint64_t MemoryStore::NextEpoch() {
   return next.fetch_add(1, std::memory_order_relaxed);
 }
 
-bool MemoryStore::InWal(const std::string& path) {
-  for (std::size_t at = path.find(kMemWalDir); at != std::string::npos;
-       at = path.find(kMemWalDir, at + 1)) {
+namespace {
+
+// Whether `path` has a directory named `dir` (which ends with '/').
+bool HasDirectory(const std::string& path, std::string_view dir) {
+  for (std::size_t at = path.find(dir); at != std::string::npos;
+       at = path.find(dir, at + 1)) {
     if (at == 0 || path[at - 1] == '/') return true;
   }
   return false;
 }
 
+}  // namespace
+
+bool MemoryStore::InWal(const std::string& path) {
+  return HasDirectory(path, kMemWalDir);
+}
+
+bool MemoryStore::InVersions(const std::string& path) {
+  return HasDirectory(path, kVersionsDir);
+}
+
 void MemoryStore::Changed(const std::string& path) {
   epoch_ = NextEpoch();
   (InWal(path) ? wal_epoch_ : table_epoch_) = NextEpoch();
+  if (InVersions(path)) versions_epoch_ = NextEpoch();
 }
 
 MemoryStore::Objects& MemoryStore::Own() {

@@ -17,6 +17,11 @@
 // a new number for its part too, so a flush or a retirement leaves the table's
 // epoch alone and a commit the WAL's: the decodings of the part a step did
 // not touch stay cached.
+//
+// Inside the table's part, the manifests (a path with a `_versions/`
+// directory, retained or archived) have an epoch of their own too: a begin
+// that writes a data file leaves the decodings of the version list and the
+// head alone.
 #ifndef MEMWAL_IMPL_MEMORY_STORE_H_
 #define MEMWAL_IMPL_MEMORY_STORE_H_
 
@@ -53,8 +58,11 @@ class MemoryStore final : public Store {
   uint64_t epoch() const { return epoch_; }
   uint64_t table_epoch() const { return table_epoch_; }
   uint64_t wal_epoch() const { return wal_epoch_; }
+  uint64_t versions_epoch() const { return versions_epoch_; }
   // Whether `path` belongs to the MemWAL's part.
   static bool InWal(const std::string& path);
+  // Whether `path` is in a `_versions/` directory.
+  static bool InVersions(const std::string& path);
 
  private:
   using Objects = std::map<std::string, Blob>;
@@ -68,6 +76,7 @@ class MemoryStore final : public Store {
   uint64_t epoch_ = NextEpoch();
   uint64_t table_epoch_ = NextEpoch();
   uint64_t wal_epoch_ = NextEpoch();
+  uint64_t versions_epoch_ = NextEpoch();
 };
 
 }  // namespace memwal::impl

@@ -5,8 +5,10 @@
 // the model disables on copies of one World). Two stores with one epoch of a
 // part hold the same objects in it (impl/memory_store.h), so a decoding of the
 // table's objects is a function of (table epoch, what is decoded), one of a
-// shard manifest of (WAL epoch, which shard);
-// the options that shape a decoding (the half-set switch) are part of the key.
+// shard manifest of (WAL epoch, which shard), and the version list and
+// the versions' views, which read only the `_versions/` objects, of (versions
+// epoch, table root); the options that shape a decoding (the half-set switch)
+// are part of the key.
 // One cache per thread (impl/epoch_cache.h).
 #include "impl/epoch_cache.h"
 #include "impl/world.h"
@@ -23,7 +25,7 @@ using ShardManifestPtr = std::shared_ptr<const pb::ShardManifest>;
 Result<std::shared_ptr<const std::vector<uint64_t>>> World::ListedVersions(
     bool archived) const {
   thread_local EpochCache<Result<VersionList>> cache;
-  return cache.Get(store_.table_epoch(), table_root_, archived ? 1 : 0,
+  return cache.Get(store_.versions_epoch(), table_root_, archived ? 1 : 0,
                    [&]() -> Result<VersionList> {
                      const std::string root =
                          archived ? std::string(kArchivePrefix) + table_root_
@@ -37,7 +39,7 @@ Result<std::shared_ptr<const std::vector<uint64_t>>> World::ListedVersions(
 
 Result<Snapshot> World::HeadAs(bool allow_half_set) const {
   thread_local EpochCache<Result<Snapshot>> cache;
-  return cache.Get(store_.table_epoch(), table_root_, allow_half_set ? 1 : 0,
+  return cache.Get(store_.versions_epoch(), table_root_, allow_half_set ? 1 : 0,
                    [&]() -> Result<Snapshot> {
                      MEMWAL_ASSIGN_OR_RETURN(const VersionList versions,
                                              ListedVersions(false));
@@ -50,7 +52,7 @@ Result<Snapshot> World::HeadAs(bool allow_half_set) const {
 
 Result<std::shared_ptr<const VersionView>> World::HeadView() const {
   thread_local EpochCache<Result<std::shared_ptr<const VersionView>>> cache;
-  return cache.Get(store_.table_epoch(), table_root_,
+  return cache.Get(store_.versions_epoch(), table_root_,
                    [&]() -> Result<std::shared_ptr<const VersionView>> {
                      MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, HeadAs(true));
                      return SharedViewOf(head);
@@ -60,7 +62,7 @@ Result<std::shared_ptr<const VersionView>> World::HeadView() const {
 Result<std::shared_ptr<const RetainedViewList>> World::RetainedViews() const {
   thread_local EpochCache<Result<ViewList>> cache;
   return cache.Get(
-      store_.table_epoch(), table_root_, [&]() -> Result<ViewList> {
+      store_.versions_epoch(), table_root_, [&]() -> Result<ViewList> {
         MEMWAL_ASSIGN_OR_RETURN(const VersionList versions,
                                 ListedVersions(false));
         RetainedViewList views;

@@ -612,16 +612,17 @@ void FillTable(const model::Config& config, const impl::World& world,
 }
 
 // In front of each EntryCache below, an impl::EpochCache by the epoch of the
-// store's part that the entry decodes (impl/memory_store.h): a World's
-// options and shard uuids are fixed along its lineage (its root is part of the
-// key), so a hit is the entry the blob key would find, without listing the
-// objects to build that key.
+// objects the entry's key lists (impl/memory_store.h): the table's by its
+// manifests' (versions) epoch, the WAL's by the WAL's. A World's options and
+// shard uuids are fixed along its lineage (its root is part of the key), so a
+// hit is the entry the blob key would find, without listing the objects to
+// build that key (and a begin that writes only a data file is a hit).
 constexpr std::size_t kEpochSlots = 4096;
 
 std::shared_ptr<TableEntry> CachedTable(const model::Config& config,
                                         const impl::World& world) {
   thread_local impl::EpochCache<std::shared_ptr<TableEntry>, kEpochSlots> memo;
-  return memo.Get(world.store().table_epoch(), world.table_root(), [&] {
+  return memo.Get(world.store().versions_epoch(), world.table_root(), [&] {
     thread_local EntryCache<TableEntry> cache;
     thread_local std::string key;
     const std::string versions =

@@ -74,6 +74,14 @@ TEST(MemoryStore, AChangeTakesANewEpochForItsPartOnly) {
   EXPECT_TRUE(MemoryStore::InWal("_mem_wal/x"));
   EXPECT_FALSE(MemoryStore::InWal("t0/not_mem_wal/x"));
   EXPECT_FALSE(MemoryStore::InWal("t0/_mem_wal"));
+  // The manifests' epoch changes with a manifest only.
+  const uint64_t versions = store.versions_epoch();
+  ASSERT_TRUE(store.Put("t0/data/1.lance", "d").ok());
+  EXPECT_EQ(store.versions_epoch(), versions);
+  ASSERT_TRUE(store.Put("archive/t0/_versions/1.manifest", "v").ok());
+  EXPECT_NE(store.versions_epoch(), versions);
+  EXPECT_TRUE(MemoryStore::InVersions("_versions/1.manifest"));
+  EXPECT_FALSE(MemoryStore::InVersions("t0/data/x_versions/1"));
   // A copy keeps both; a delete changes its part.
   MemoryStore copy = store;
   EXPECT_EQ(copy.table_epoch(), store.table_epoch());
