@@ -211,8 +211,11 @@ std::string DeletionFilePath(uint64_t fragment, const pb::DeletionFile& file) {
 
 std::string DataFilePath(const std::string& root, const pb::Manifest& manifest,
                          const pb::DataFile& file) {
-  return RootOf(root, manifest, file.has_base_id(), file.base_id()) + "data/" +
-         file.path();
+  constexpr std::string_view kData = "data/";
+  std::string path = RootOf(root, manifest, file.has_base_id(), file.base_id());
+  path.reserve(path.size() + kData.size() + file.path().size());
+  path.append(kData).append(file.path());
+  return path;
 }
 
 namespace {
@@ -222,7 +225,8 @@ namespace {
 // a function of the bytes), kept in two generations (impl/blob_cache.h).
 Result<std::vector<uint64_t>> DecodeRowIdSequenceOnce(std::string_view bytes) {
   thread_local TwoGenerations<std::string, std::vector<uint64_t>, 20'000> cache;
-  const std::string key(bytes);
+  thread_local std::string key;  // reused: no allocation per lookup
+  key.assign(bytes);
   if (const std::vector<uint64_t>* ids = cache.Find(key)) return *ids;
   MEMWAL_ASSIGN_OR_RETURN(std::vector<uint64_t> ids,
                           DecodeRowIdSequence(bytes));
@@ -237,31 +241,34 @@ Result<FragmentRows> ReadFragmentRows(const Store& store,
                                       const pb::DataFragment& fragment) {
   thread_local BlobCache<std::vector<RowKey>> row_files;
   thread_local BlobCache<std::set<uint64_t>> deletion_files;
-  const std::string which = "fragment " + std::to_string(fragment.id());
-  if (fragment.files_size() == 0) return Corrupt(which + " has no data file");
+  // Named only in an error (this runs for every fragment of every version).
+  const auto which = [&] {
+    return "fragment " + std::to_string(fragment.id());
+  };
+  if (fragment.files_size() == 0) return Corrupt(which() + " has no data file");
   FragmentRows out;
   {
     const std::string path = DataFilePath(root, manifest, fragment.files(0));
     Result<Blob> blob = store.Get(path);
     if (!blob.ok())
-      return Corrupt(which + ": data file " + path + ": " +
+      return Corrupt(which() + ": data file " + path + ": " +
                      blob.status().message());
     MEMWAL_ASSIGN_OR_RETURN(out.rows, row_files.Get(*blob, DecodeRowFile));
   }
   if (out.rows->size() != fragment.physical_rows()) {
-    return Corrupt(which + ": physical_rows " +
+    return Corrupt(which() + ": physical_rows " +
                    std::to_string(fragment.physical_rows()) +
                    " but its data file holds " +
                    std::to_string(out.rows->size()) + " rows");
   }
   if (fragment.has_external_row_ids())
-    return Status::FailedPrecondition(which +
+    return Status::FailedPrecondition(which() +
                                       ": external row id files are not read");
   if (fragment.has_inline_row_ids()) {
     MEMWAL_ASSIGN_OR_RETURN(out.row_ids,
                             DecodeRowIdSequenceOnce(fragment.inline_row_ids()));
     if (out.row_ids.size() != out.rows->size()) {
-      return Corrupt(which + ": its row id sequence has " +
+      return Corrupt(which() + ": its row id sequence has " +
                      std::to_string(out.row_ids.size()) + " ids for " +
                      std::to_string(out.rows->size()) + " rows");
     }
@@ -269,23 +276,23 @@ Result<FragmentRows> ReadFragmentRows(const Store& store,
   if (fragment.has_deletion_file()) {
     const pb::DeletionFile& file = fragment.deletion_file();
     if (file.file_type() != pb::DeletionFile::BITMAP)
-      return Status::FailedPrecondition(which +
+      return Status::FailedPrecondition(which() +
                                         ": arrow deletion files are not read");
     const std::string path =
         RootOf(root, manifest, file.has_base_id(), file.base_id()) +
         DeletionFilePath(fragment.id(), file);
     Result<Blob> blob = store.Get(path);
     if (!blob.ok())
-      return Corrupt(which + ": deletion file " + path + ": " +
+      return Corrupt(which() + ": deletion file " + path + ": " +
                      blob.status().message());
     MEMWAL_ASSIGN_OR_RETURN(
         const std::shared_ptr<const std::set<uint64_t>> offsets,
         deletion_files.Get(*blob, DecodeDeletionBitmap));
     out.deleted = *offsets;
     if (out.deleted.size() != file.num_deleted_rows())
-      return Corrupt(which + ": num_deleted_rows disagrees with its file");
+      return Corrupt(which() + ": num_deleted_rows disagrees with its file");
     if (!out.deleted.empty() && *out.deleted.rbegin() >= out.rows->size())
-      return Corrupt(which + ": a deleted offset past its rows");
+      return Corrupt(which() + ": a deleted offset past its rows");
   }
   return out;
 }

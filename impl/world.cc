@@ -396,15 +396,15 @@ Result<TableVersion> World::ToTableVersion(const Snapshot& snapshot,
   const CatchupBits bits = ReadCatchupBits(snapshot.file->manifest);
   out.reader_bit = bits.reader;
   out.writer_bit = bits.writer;
-  MEMWAL_ASSIGN_OR_RETURN(const Segments segments,
+  MEMWAL_ASSIGN_OR_RETURN(Segments segments,
                           UserSegments(snapshot.file->index_section));
-  for (const auto& [name, list] : segments) {
+  for (auto& [name, list] : segments) {
     const std::optional<uint32_t> number = IndexNumber(name);
     if (!number.has_value())
       return Status::Corruption("unexpected index name " + name);
-    for (const Segment& segment : list) {
+    for (Segment& segment : list) {
       out.segments[*number].push_back(
-          SegmentView{segment.uuid, segment.covers});
+          SegmentView{std::move(segment.uuid), std::move(segment.covers)});
     }
   }
   MEMWAL_ASSIGN_OR_RETURN(const std::shared_ptr<const VersionView> shared,
