@@ -5,6 +5,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/unknown_field_set.h>
 
+#include <array>
 #include <cinttypes>
 #include <cstdio>
 #include <limits>
@@ -80,13 +81,38 @@ Status CheckUuid(const pb::UUID& uuid, const char* what) {
   return Status::Ok();
 }
 
+// The values met so far, for duplicate checks: views into the message being
+// checked (which outlives the check), compared in place while few, through a
+// set beyond that (so that a long untrusted list stays n log n).
+class SeenValues {
+ public:
+  // False if `value` was met before.
+  bool Insert(std::string_view value) {
+    if (count_ < kFew) {
+      for (size_t k = 0; k < count_; ++k) {
+        if (few_[k] == value) return false;
+      }
+      few_[count_++] = value;
+      return true;
+    }
+    if (many_.empty()) many_.insert(few_.begin(), few_.end());
+    return many_.insert(value).second;
+  }
+
+ private:
+  static constexpr size_t kFew = 16;
+  std::array<std::string_view, kFew> few_{};
+  size_t count_ = 0;
+  std::set<std::string_view> many_;
+};
+
 Status CheckShardList(
     const google::protobuf::RepeatedPtrField<pb::CompactedSsTable>& list,
     const char* what) {
-  std::set<std::string> shards;
+  SeenValues shards;
   for (const pb::CompactedSsTable& entry : list) {
     MEMWAL_RETURN_IF_ERROR(CheckUuid(entry.shard_id(), what));
-    if (!shards.insert(entry.shard_id().uuid()).second) {
+    if (!shards.Insert(entry.shard_id().uuid())) {
       return Status::Corruption(std::string(what) + ": duplicate shard");
     }
   }
@@ -96,9 +122,9 @@ Status CheckShardList(
 Status CheckDetails(const pb::MemWalIndexDetails& details) {
   MEMWAL_RETURN_IF_ERROR(
       CheckShardList(details.compacted_sstables(), "compacted_sstables"));
-  std::set<std::string> names;
+  SeenValues names;
   for (const pb::IndexCatchupProgress& progress : details.index_catchup()) {
-    if (!names.insert(progress.index_name()).second) {
+    if (!names.Insert(progress.index_name())) {
       return Status::Corruption("index_catchup: duplicate index " +
                                 progress.index_name());
     }
@@ -109,11 +135,11 @@ Status CheckDetails(const pb::MemWalIndexDetails& details) {
 }
 
 Status CheckIndexes(const pb::IndexSection& section) {
-  std::set<std::string> uuids;
+  SeenValues uuids;
   int system_indexes = 0;
   for (const pb::IndexMetadata& index : section.indices()) {
     MEMWAL_RETURN_IF_ERROR(CheckUuid(index.uuid(), "index"));
-    if (!uuids.insert(index.uuid().uuid()).second) {
+    if (!uuids.Insert(index.uuid().uuid())) {
       return Status::Corruption("index section: duplicate segment uuid");
     }
     MEMWAL_RETURN_IF_ERROR(

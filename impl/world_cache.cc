@@ -83,11 +83,12 @@ Result<std::shared_ptr<const pb::ShardManifest>> World::SharedShardManifest(
   if (shard >= shard_uuids_.size())
     return Status::InvalidArgument("no such shard");
   thread_local EpochCache<Result<ShardManifestPtr>> cache;
-  std::string key = wal_root_;
-  key += shard_uuids_[shard];
-  return cache.Get(store_.wal_epoch(), key, [&]() -> Result<ShardManifestPtr> {
-    return DecodeLatestShardManifest(shard);
-  });
+  // The shard's number is its tag: a World's shard uuids are fixed along its
+  // lineage, which an epoch names.
+  return cache.Get(store_.wal_epoch(), wal_root_, shard,
+                   [&]() -> Result<ShardManifestPtr> {
+                     return DecodeLatestShardManifest(shard);
+                   });
 }
 
 }  // namespace memwal::impl

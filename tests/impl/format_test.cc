@@ -161,6 +161,22 @@ TEST(ManifestFile, TheFormAWriterKeepsIsWhatTheBytesDecodeTo) {
   ExpectTheDecodedFormIsTheDecoding(without_indexes);
 }
 
+TEST(ManifestFile, ADuplicateSegmentUuidIsFoundInALongIndexSection) {
+  // The duplicate check compares a few uuids in place and many through a set.
+  for (const int segments : {3, 16, 17, 40}) {
+    ManifestFile file = SampleFile();
+    for (int k = 0; k < segments; ++k) {
+      pb::IndexMetadata* index = file.index_section.add_indices();
+      index->mutable_uuid()->set_uuid(std::string(15, 's') +
+                                      static_cast<char>('A' + k));
+      index->set_name("idx_0");
+    }
+    EXPECT_TRUE(DecodeManifestFile(EncodeManifestFile(file)).ok()) << segments;
+    *file.index_section.add_indices() = file.index_section.indices(2);
+    EXPECT_FALSE(DecodeManifestFile(EncodeManifestFile(file)).ok()) << segments;
+  }
+}
+
 TEST(ManifestFile, RefusesDuplicateSegmentUuidsAndUnorderedFragments) {
   ManifestFile duplicate = SampleFile();
   *duplicate.index_section.add_indices() = duplicate.index_section.indices(0);
