@@ -2,6 +2,8 @@
 #include "checker/lockstep/inflight.h"
 
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "checker/lockstep/refinement.h"
 #include "impl/bitmap.h"
@@ -58,20 +60,24 @@ int ShardOf(const impl::World& world, const model::Config& config,
   return -1;
 }
 
+// (The "in-flight N: " prefix is built only for a line: this runs for every
+// in-flight transaction of every step.)
 class Lines {
  public:
-  Lines(std::vector<std::string>* out, int slot)
-      : out_(out), prefix_("in-flight " + std::to_string(slot) + ": ") {}
-  void Compare(const std::string& what, int64_t impl, int64_t model) {
+  Lines(std::vector<std::string>* out, int slot) : out_(out), slot_(slot) {}
+  void Compare(std::string_view what, int64_t impl, int64_t model) {
     if (impl == model) return;
-    out_->push_back(prefix_ + what + " " + std::to_string(impl) +
+    out_->push_back(Prefix().append(what) + " " + std::to_string(impl) +
                     " (impl) vs " + std::to_string(model) + " (model)");
   }
-  void Say(const std::string& line) { out_->push_back(prefix_ + line); }
+  void Say(std::string_view line) { out_->push_back(Prefix().append(line)); }
 
  private:
+  std::string Prefix() const {
+    return "in-flight " + std::to_string(slot_) + ": ";
+  }
   std::vector<std::string>* out_;
-  std::string prefix_;
+  int slot_;
 };
 
 // The compacted_sstables entry (shard, generation) of `list`, if exactly one.

@@ -496,7 +496,9 @@ struct TableEntry {
   // Rows per fragment and deleted rows, read from the table's bytes.
   AbstractRows rows{};
   // The implementation's read side, asked lazily.
-  std::map<std::vector<uint32_t>, Result<std::vector<uint64_t>>> watermarks{};
+  // By the query's index set (model::QueryShape::uses; the run's config, part
+  // of the key, fixes which index numbers that names).
+  std::map<model::IndexSet, Result<std::vector<uint64_t>>> watermarks{};
   std::map<std::pair<uint32_t, uint64_t>, Result<bool>> retirable{};
   // The same answers for the shapes of the implementation's own head, in
   // model terms (ReadsMissNoRows on the implementation); asked once, nothing
@@ -724,14 +726,22 @@ std::vector<uint32_t> QueryIndexes(const model::Config& config,
   return indexes;
 }
 
-// World::Watermarks, asked once per table when `table` is not null.
-Result<std::vector<uint64_t>> AskWatermarks(
-    const impl::World& world, const std::vector<uint32_t>& indexes,
-    TableEntry* table) {
-  if (table == nullptr) return world.Watermarks(indexes);
-  auto it = table->watermarks.find(indexes);
-  if (it == table->watermarks.end())
-    it = table->watermarks.emplace(indexes, world.Watermarks(indexes)).first;
+// World::Watermarks for `shape`, asked once per table when `table` is not
+// null (the answer is the table's, else it is left in `*asked`).
+const Result<std::vector<uint64_t>>& AskWatermarks(
+    const model::Config& config, const impl::World& world,
+    model::QueryShape shape, TableEntry* table,
+    Result<std::vector<uint64_t>>* asked) {
+  if (table == nullptr) {
+    *asked = world.Watermarks(QueryIndexes(config, shape));
+    return *asked;
+  }
+  auto it = table->watermarks.find(shape.uses);
+  if (it == table->watermarks.end()) {
+    it = table->watermarks
+             .emplace(shape.uses, world.Watermarks(QueryIndexes(config, shape)))
+             .first;
+  }
   return it->second;
 }
 
@@ -747,8 +757,9 @@ std::optional<model::ReaderWatermarks> ImplReader(const model::Config& config,
   const model::QueryShapes shapes =
       model::AllQueryShapes(config, impl_abstract);
   for (int q = 0; q < shapes.count; ++q) {
-    const Result<std::vector<uint64_t>> watermarks =
-        AskWatermarks(world, QueryIndexes(config, shapes.shapes[q]), table);
+    Result<std::vector<uint64_t>> asked = std::vector<uint64_t>{};
+    const Result<std::vector<uint64_t>>& watermarks =
+        AskWatermarks(config, world, shapes.shapes[q], table, &asked);
     if (!watermarks.ok() ||
         watermarks->size() != static_cast<std::size_t>(config.bounds.shards))
       return std::nullopt;
@@ -827,8 +838,9 @@ std::vector<std::string> ReadSideLines(const model::Config& config,
     // "all" equals index(i) when one index is present: ask once.
     if (q + 1 == shapes.count && q > 0 && shapes.shapes[q - 1] == shape)
       continue;
-    const Result<std::vector<uint64_t>> watermarks =
-        AskWatermarks(world, QueryIndexes(config, shape), table);
+    Result<std::vector<uint64_t>> asked = std::vector<uint64_t>{};
+    const Result<std::vector<uint64_t>>& watermarks =
+        AskWatermarks(config, world, shape, table, &asked);
     if (!watermarks.ok()) {
       lines.push_back("query " + ShapeName(shape) +
                       ": the implementation cannot compute watermarks: " +
