@@ -39,9 +39,12 @@ Result<VersionView> DecodeView(const ManifestFile& file) {
     view.compacted = Generations(details->compacted_sstables());
     view.catchup = Catchup(*details);
   }
-  MEMWAL_ASSIGN_OR_RETURN(const Segments segments,
-                          UserSegments(file.index_section));
-  for (const auto& [name, list] : segments) view.indexes.insert(name);
+  // The user indexes' names, read without decoding their bitmaps: a view is
+  // made of a Snapshot, which only LoadVersion makes, from a decoding that
+  // passed CheckManifestFile (every bitmap decodes).
+  for (const pb::IndexMetadata& index : file.index_section.indices()) {
+    if (!IsMemWalIndex(index)) view.indexes.insert(index.name());
+  }
   view.both_bits = (file.manifest.reader_feature_flags() & 128) != 0 &&
                    (file.manifest.writer_feature_flags() & 128) != 0;
   return view;

@@ -56,7 +56,8 @@ using CatchupTable = std::map<std::string, ShardGenerations>;
 // One decoded version. The decoding is shared: Lance keeps decoded manifests
 // in its session's metadata cache, and so does LoadVersion (a stored manifest
 // is immutable, so a blob decodes once per thread). Callers that build a new
-// manifest copy *file.
+// manifest copy *file. Only LoadVersion makes one, so its decoding passed
+// CheckManifestFile (the views of read.h rely on it).
 struct Snapshot {
   std::shared_ptr<const ManifestFile> file;
   uint64_t version() const { return file->manifest.version(); }

@@ -49,6 +49,7 @@ class Collector {
 std::vector<Action> GuardDisabledActions(const model::Config& config,
                                          const model::State& state) {
   std::vector<Action> out;
+  out.reserve(64);  // one allocation per state, not one per doubling
   Collector c(config, state, &out);
   const model::Bounds& b = config.bounds;
   for (int s = 0; s < b.shards; ++s) {
