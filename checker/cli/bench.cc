@@ -289,21 +289,22 @@ struct Side {
   double per_s() const { return seconds > 0 ? states / seconds : 0; }
 };
 
-// The per-repetition ratios of two sides measured one right after the other
+// The per-repetition ratios of two sides measured in the same repetition
 // (their median is the reported ratio: pairing cancels the machine's drift
 // between repetitions, which on a shared VM moves both sides by a third).
 struct Ratios {
   std::vector<double> runs;
-  void Add(const Side& ours, const Side& theirs) {
-    runs.push_back(theirs.per_s() > 0 ? ours.per_s() / theirs.per_s() : 0.0);
+  // The states/s of `side` over those of `against`.
+  void Add(const Side& side, const Side& against) {
+    runs.push_back(against.per_s() > 0 ? side.per_s() / against.per_s() : 0.0);
   }
   double median() const { return runs.empty() ? 0.0 : Median(runs); }
 };
 
 struct Measured {
-  Ratios ratio;        // exact / -DSAFETY
-  Ratios ratio_hc;     // fingerprint / -DHC4
-  Ratios speedup;      // fingerprint on N threads / on 1
+  Ratios ratio;        // exact / -DSAFETY, run one right after the other
+  Ratios ratio_hc;     // fingerprint / -DHC4, likewise
+  Ratios speedup;      // fingerprint on N threads / on 1 (-DHC4 between)
   Side exact;          // ours, exact storage, 1 thread
   Side fingerprint;    // ours, fingerprint storage, 1 thread
   Side fingerprint_n;  // ours, fingerprint storage, N threads
