@@ -9,6 +9,7 @@
 
 #include "impl/blob_cache.h"
 #include "impl/feature_flags.h"
+#include "impl/lance_export.h"
 #include "impl/world.h"
 
 namespace memwal::impl {
@@ -27,6 +28,16 @@ void AddSchema(uint32_t fields, pb::Manifest* manifest) {
                 'f');  // Not "f" + ...: GCC 12 -Wrestrict false positive.
     field->set_name(name);
     field->set_id(static_cast<int32_t>(i));
+    field->set_parent_id(-1);
+    field->set_logical_type("int64");
+  }
+  // The row's identity, as a table written for Lance holds it (lance_export.h).
+  uint32_t id = fields;
+  for (std::string_view name : {kShardColumn, kGenerationColumn, kKeyColumn}) {
+    lance::file::Field* field = manifest->add_fields();
+    field->set_type(lance::file::Field::LEAF);
+    field->set_name(std::string(name));
+    field->set_id(static_cast<int32_t>(id++));
     field->set_parent_id(-1);
     field->set_logical_type("int64");
   }

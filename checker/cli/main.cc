@@ -24,6 +24,7 @@
 #include "checker/cli/compare.h"
 #include "checker/cli/corpus.h"
 #include "checker/cli/expect.h"
+#include "checker/cli/lance_diff.h"
 #include "checker/report/report.h"
 #include "inspect/inspect.h"
 
@@ -41,6 +42,7 @@ struct Entry {
 constexpr Entry kSubcommands[] = {
     {"compare", &memwal::checker::cli::RunCompareCommand},
     {"corpus", &memwal::checker::cli::RunCorpusCommand},
+    {"lance-diff", &memwal::checker::cli::RunLanceDiffCommand},
     {"report", &memwal::checker::report::RunReportCommand},
     {"bench", &memwal::checker::cli::RunBenchCommand},
     {"inspect", &memwal::inspect::RunInspectCommand},
