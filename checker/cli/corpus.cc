@@ -24,6 +24,7 @@
 #include "base/output_file.h"
 #include "checker/cli/check.h"
 #include "checker/cli/cli.h"
+#include "checker/cli/operations_schema.h"
 #include "checker/engine/interrupt.h"
 #include "checker/lockstep/lockstep.h"
 #include "checker/report/trace.h"
@@ -397,6 +398,7 @@ struct CorpusCommand {
   std::vector<std::string> includes{};  // --include TRACE, in order
   bool tables = false;                  // --tables
   bool operations = false;              // --operations
+  bool schema = false;                  // --operations-schema
 };
 
 // corpus's own options, then check's table (variant options, bounds, --seed,
@@ -466,6 +468,8 @@ Result<CorpusCommand> ParseCorpus(const std::vector<std::string>& args) {
   flags.push_back(Switch("--tables", [&command] { command.tables = true; }));
   flags.push_back(
       Switch("--operations", [&command] { command.operations = true; }));
+  flags.push_back(
+      Switch("--operations-schema", [&command] { command.schema = true; }));
   flags.push_back(Valued("--include", [&command](std::string_view path) {
     command.includes.emplace_back(path);
     return Status::Ok();
@@ -476,6 +480,7 @@ Result<CorpusCommand> ParseCorpus(const std::vector<std::string>& args) {
     command.help = true;
     return command;
   }
+  if (command.schema) return command;
   if (!has_out) return Usage("corpus needs --out DIR");
   MEMWAL_RETURN_IF_ERROR(set.Finish());
   const CheckOptions* check = &set.check;
@@ -594,7 +599,9 @@ std::string CorpusHelp() {
          "readable by memwal-check inspect; --operations writes "
          "DIR/operations/entry-NNNN.json,\n"
          "the Lance operations each entry commits (fuzz/README.md, "
-         "\"Operation lists\").\n"
+         "\"Operation lists\");\n"
+         "--operations-schema prints their JSON schema "
+         "(fuzz/operations.schema.json) and exits.\n"
          "--include TRACE adds a trace (e.g. a counterexample of check) as "
          "DIR/json/trace-NNNN.json\n"
          "and DIR/bin/trace-NNNN, with the trace's own config; bug switches "
@@ -653,6 +660,8 @@ Result<std::string> OperationsText(const std::string& name,
   json operations = json::array();
   MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> versions,
                           impl::ListVersions(table));
+  const std::set<uint64_t> retained(versions.begin(), versions.end());
+  std::string lance_version;
   for (const uint64_t version : versions) {
     MEMWAL_ASSIGN_OR_RETURN(
         const impl::Snapshot snapshot,
@@ -680,15 +689,28 @@ Result<std::string> OperationsText(const std::string& name,
     json properties = json::object();
     for (const auto& [key, value] : t.transaction_properties())
       properties[key] = value;
-    operations.push_back(json{{"version", version},
-                              {"read_version", t.read_version()},
-                              {"operation", field->name()},
-                              {"fields", json::parse(fields)},
-                              {"transaction_properties", properties}});
+    // The Lance version the list follows: the newest manifest's writer.
+    const auto& writer = snapshot.file->manifest.writer_version();
+    lance_version = writer.library() + " " + writer.version() +
+                    (writer.prerelease().empty() ? std::string()
+                                                 : "-" + writer.prerelease());
+    operations.push_back(
+        json{{"version", version},
+             {"read_version", t.read_version()},
+             // Init reads nothing; any other read version may have been
+             // cleaned up (a replay then starts from the oldest retained).
+             {"read_version_retained",
+              t.read_version() == 0 || retained.contains(t.read_version())},
+             {"operation", field->name()},
+             {"transaction_file",
+              "_transactions/" + snapshot.file->manifest.transaction_file()},
+             {"fields", json::parse(fields)},
+             {"transaction_properties", properties}});
   }
   return json{{"format", "memwal-check-operations"},
-              {"format_version", 1},
+              {"format_version", kOperationsFormatVersion},
               {"entry", name},
+              {"lance_version", lance_version},
               {"operations", operations}}
              .dump(1) +
          "\n";
@@ -756,6 +778,10 @@ int RunCorpusCommand(const std::vector<std::string>& args, std::ostream& out,
   }
   if (command->help) {
     out << CorpusHelp();
+    return kExitOk;
+  }
+  if (command->schema) {
+    out << OperationsSchema().dump(1) << "\n";
     return kExitOk;
   }
   const auto fail = [&err](const Status& status) {
