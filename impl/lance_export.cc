@@ -86,17 +86,22 @@ Result<std::string> DataFileBytes(
   if (own.size() != rows.size())
     return Status::Corruption(
         "a data file whose rows differ from its fragment's");
-  // Columns in column_indices order; a tombstoned field (-2) has none.
+  // Columns in column_indices order. A tombstoned field (-2: a column
+  // rewrite moved the field to another file) keeps its column, as the file
+  // Lance wrote before the rewrite does.
   std::map<int32_t, LanceColumn> by_index;
   for (int k = 0; k < file.fields_size(); ++k) {
-    if (file.fields(k) < 0) continue;
     const int32_t index =
         k < file.column_indices_size() ? file.column_indices(k) : k;
-    LanceColumn column{.name = FieldName(manifest, file.fields(k)),
-                       .id = file.fields(k),
-                       .logical_type = "int64",
-                       .nullable = false,
-                       .values = {}};
+    const bool tombstone = file.fields(k) < 0;
+    LanceColumn column{
+        .name = tombstone
+                    ? std::string("tombstone").append(std::to_string(index))
+                    : FieldName(manifest, file.fields(k)),
+        .id = tombstone ? -1 : file.fields(k),
+        .logical_type = "int64",
+        .nullable = false,
+        .values = {}};
     for (const RowValues& row : rows) {
       int64_t value = row.key;
       if (column.name == kShardColumn) value = row.shard;
@@ -165,17 +170,6 @@ std::pair<std::string, std::string> BTreeFiles(std::vector<RowValues> rows) {
 
 }  // namespace
 
-std::string UuidDashed(std::string_view raw) {
-  const std::string hex = UuidHex(raw);
-  std::string out;
-  out.reserve(hex.size() + 4);
-  for (size_t k = 0; k < hex.size(); ++k) {
-    if (k == 8 || k == 12 || k == 16 || k == 20) out.push_back('-');
-    out.push_back(hex[k]);
-  }
-  return out;
-}
-
 Status WriteLanceFiles(Store* table,
                        const std::vector<std::string>& shard_uuids) {
   std::map<std::string, uint32_t> shard_numbers;
@@ -231,8 +225,7 @@ Status WriteLanceFiles(Store* table,
         rows.insert(rows.end(), values.begin(), values.end());
       }
       auto [data, lookup] = BTreeFiles(std::move(rows));
-      const std::string dir =
-          "_indices/" + UuidDashed(index.uuid().uuid()) + "/";
+      const std::string dir = "_indices/" + UuidHex(index.uuid().uuid()) + "/";
       MEMWAL_RETURN_IF_ERROR(
           table->Put(dir + "page_data.lance", std::move(data)));
       MEMWAL_RETURN_IF_ERROR(

@@ -46,9 +46,6 @@ inline constexpr std::string_view kRowFileMetadata = "memwal.rows";
 Status WriteLanceFiles(Store* table,
                        const std::vector<std::string>& shard_uuids);
 
-// "8-4-4-4-12" text of a raw 16-byte uuid, as Lance names `_indices/` dirs.
-std::string UuidDashed(std::string_view raw);
-
 }  // namespace memwal::impl
 
 #endif  // MEMWAL_IMPL_LANCE_EXPORT_H_

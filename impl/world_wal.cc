@@ -3,6 +3,8 @@
 // through the shard manifests
 // `_mem_wal/{shard}/manifest/*.binpb` [P §3]. A shard manifest version is
 // published by put-if-absent, like a table version.
+#include <google/protobuf/unknown_field_set.h>
+
 #include <algorithm>
 #include <map>
 #include <string>
@@ -40,6 +42,20 @@ void AddSchema(uint32_t fields, pb::Manifest* manifest) {
     field->set_id(static_cast<int32_t>(id++));
     field->set_parent_id(-1);
     field->set_logical_type("int64");
+    if (name == kKeyColumn) {
+      // The primary key LanceDB's MemWAL scanner merges on (lance_export.h).
+      static const std::string kPrimaryKeyPosition =
+          "lance-schema:unenforced-primary-key:position";
+      static const std::string kFirst = "1";
+      field->mutable_metadata()->insert({kPrimaryKeyPosition, kFirst});
+      // Fields 12 and 13, both 1, beside that metadata on the `id` column of
+      // the Lance 12 fixture after setUnenforcedPrimaryKey("id") (kept as
+      // unknown fields: their names are not in any proto read here).
+      google::protobuf::UnknownFieldSet* unknown =
+          field->GetReflection()->MutableUnknownFields(field);
+      unknown->AddVarint(12, 1);
+      unknown->AddVarint(13, 1);
+    }
   }
   // The protocol version this implementation speaks (beta.16), so that Lance's
   // migrate_indices does not distrust our fragment bitmaps as an unknown

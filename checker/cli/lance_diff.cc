@@ -107,10 +107,10 @@ class QueryServer {
 std::string ShapeName(const model::Config& config, model::QueryShape shape,
                       bool last) {
   if (shape.uses == 0) return "plain";
-  if (last && model::Count(shape.uses) > 1) return "all";
+  if (last) return "all";
   for (int i = 0; i < config.bounds.indexes; ++i) {
     if (model::Contains(shape.uses, i))
-      return "index(" + std::to_string(i) + ")";
+      return std::string("index(").append(std::to_string(i)) + ")";
   }
   return "?";
 }
@@ -171,7 +171,7 @@ Status CheckState(const Options& options, const model::State& state,
     for (int i = 0; i < config.bounds.indexes; ++i) {
       if (!model::Contains(shape.uses, i)) continue;
       if (!where.empty()) where += " AND ";
-      where += "f" + std::to_string(i) + " >= 0";
+      where += std::string("f").append(std::to_string(i)) + " >= 0";
     }
     request["queries"].push_back(
         {{"name", ShapeName(config, shape, q == shapes.count - 1)},
@@ -249,18 +249,19 @@ Status CheckState(const Options& options, const model::State& state,
         if (model::Contains(state.retired[s], g - 1) &&
             (shape.uses & ~cover) == 0 && (live & row) != 0)
           continue;
-        differences.push_back(name + ": ReadsMissNoRows on Lance 12: row (" +
-                              std::to_string(s) + "," + std::to_string(g) +
-                              ") is not served (watermark " +
-                              std::to_string(watermark) +
-                              ") and Lance's query does not return it");
+        differences.push_back(
+            name + ": ReadsMissNoRows on Lance 12: row (" + std::to_string(s) +
+            std::string(",").append(std::to_string(g)) +
+            ") is not served (watermark " + std::to_string(watermark) +
+            ") and Lance's query does not return it");
       }
     }
   }
   if (differences.empty()) return Status::Ok();
   ++counts->findings;
   const fs::path kept =
-      fs::path(options.keep) / ("finding-" + std::to_string(counts->findings));
+      fs::path(options.keep) /
+      (std::string("finding-").append(std::to_string(counts->findings)));
   fs::create_directories(kept);
   fs::remove_all(kept / "t.lance");
   fs::copy(dir, kept / "t.lance", fs::copy_options::recursive);
@@ -281,8 +282,9 @@ Status Run(const Options& options, std::ostream& out, Counts* counts,
            std::vector<json>* findings) {
   MEMWAL_ASSIGN_OR_RETURN(std::unique_ptr<QueryServer> server,
                           QueryServer::Start(options.lancedb));
-  const fs::path scratch = fs::temp_directory_path() /
-                           ("memwal-lance-diff-" + std::to_string(getpid()));
+  const fs::path scratch =
+      fs::temp_directory_path() /
+      (std::string("memwal-lance-diff-").append(std::to_string(getpid())));
   fs::create_directories(scratch);
   std::mt19937_64 random(options.seed);
   const lockstep::LockstepSetup setup{.config = options.config,

@@ -85,7 +85,7 @@ json MessageSchema(const Descriptor* message,
 }  // namespace
 
 json OperationsSchema() {
-  const Descriptor* transaction = memwal::impl::pb::Transaction::descriptor();
+  const Descriptor* transaction = ::lance::table::Transaction::descriptor();
   const google::protobuf::OneofDescriptor* oneof =
       transaction->FindOneofByName("operation");
   std::set<const Descriptor*> needed;
@@ -127,8 +127,8 @@ json OperationsSchema() {
       {"oneOf", variants}};
   return json{
       {"$schema", "https://json-schema.org/draft/2020-12/schema"},
-      {"$id",
-       "memwal-check-operations-" + std::to_string(kOperationsFormatVersion)},
+      {"$id", std::string("memwal-check-operations-")
+                  .append(std::to_string(kOperationsFormatVersion))},
       {"title",
        "memwal-check corpus --operations: the Lance operations one corpus "
        "entry commits (generated from impl/proto by `memwal-check corpus "
