@@ -33,14 +33,13 @@ struct RowValues {
   uint64_t id = 0;  // the id a BTree index names the row by
 };
 
+// The rows of `fragment` as the row file at data/`path` (any of its data
+// files under this table: each holds the fragment's rows) has them.
 Result<std::vector<RowValues>> ValuesOf(
-    const Store& table, const Fragment& fragment,
+    const Store& table, const Fragment& fragment, const std::string& path,
     const std::map<std::string, uint32_t>& shard_numbers) {
   const pb::DataFragment& f = fragment.fragment;
-  if (f.files_size() == 0)
-    return Status::Corruption("a fragment without files");
-  MEMWAL_ASSIGN_OR_RETURN(const Blob blob,
-                          table.Get("data/" + f.files(0).path()));
+  MEMWAL_ASSIGN_OR_RETURN(const Blob blob, table.Get("data/" + path));
   MEMWAL_ASSIGN_OR_RETURN(const std::vector<RowKey> rows, DecodeRowFile(*blob));
   std::vector<uint64_t> row_ids;
   if (f.has_inline_row_ids()) {
@@ -80,12 +79,9 @@ Result<std::string> DataFileBytes(
     const pb::DataFile& file,
     const std::map<std::string, uint32_t>& shard_numbers) {
   MEMWAL_ASSIGN_OR_RETURN(const Blob blob, table.Get("data/" + file.path()));
-  MEMWAL_ASSIGN_OR_RETURN(const std::vector<RowValues> rows,
-                          ValuesOf(table, fragment, shard_numbers));
-  MEMWAL_ASSIGN_OR_RETURN(const std::vector<RowKey> own, DecodeRowFile(*blob));
-  if (own.size() != rows.size())
-    return Status::Corruption(
-        "a data file whose rows differ from its fragment's");
+  MEMWAL_ASSIGN_OR_RETURN(
+      const std::vector<RowValues> rows,
+      ValuesOf(table, fragment, file.path(), shard_numbers));
   // Columns in column_indices order. A tombstoned field (-2: a column
   // rewrite moved the field to another file) keeps its column, as the file
   // Lance wrote before the rewrite does.
@@ -197,8 +193,7 @@ Status WriteLanceFiles(Store* table,
     const bool stable =
         (file.manifest.reader_feature_flags() & kFlagStableRowIds) != 0;
     for (const pb::DataFragment& fragment : file.manifest.fragments()) {
-      if (fragment.files_size() == 0 || fragment.files(0).has_base_id())
-        continue;
+      if (fragment.files_size() == 0) continue;
       fragments.emplace(fragment.id(), Fragment{fragment, stable});
       for (const pb::DataFile& data : fragment.files()) {
         if (!data.has_base_id())
@@ -219,9 +214,16 @@ Status WriteLanceFiles(Store* table,
       for (uint64_t id : covers.value_or(FragmentSet{})) {
         const auto fragment = fragments.find(id);
         if (fragment == fragments.end()) continue;
+        // A data file of this table's own (one under a base path is the
+        // source's to index).
+        const pb::DataFile* own = nullptr;
+        for (const pb::DataFile& data : fragment->second.fragment.files()) {
+          if (!data.has_base_id() && own == nullptr) own = &data;
+        }
+        if (own == nullptr) continue;
         MEMWAL_ASSIGN_OR_RETURN(
             const std::vector<RowValues> values,
-            ValuesOf(*table, fragment->second, shard_numbers));
+            ValuesOf(*table, fragment->second, own->path(), shard_numbers));
         rows.insert(rows.end(), values.begin(), values.end());
       }
       auto [data, lookup] = BTreeFiles(std::move(rows));

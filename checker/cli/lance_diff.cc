@@ -22,6 +22,7 @@
 #include "checker/lockstep/lockstep.h"
 #include "impl/directory_store.h"
 #include "impl/lance_export.h"
+#include "impl/table.h"
 #include "model/actions.h"
 #include "model/read.h"
 #include "model/state.h"
@@ -49,8 +50,11 @@ struct Options {
 // out.
 class QueryServer {
  public:
-  static Result<std::unique_ptr<QueryServer>> Start(const std::string& dir) {
-    const std::string script = dir + "/query_server.mjs";
+  // The process runs in `cwd`, where a shallow clone's relative base path
+  // ("t0/") resolves.
+  static Result<std::unique_ptr<QueryServer>> Start(const std::string& dir,
+                                                    const std::string& cwd) {
+    const std::string script = fs::absolute(dir).string() + "/query_server.mjs";
     if (!fs::exists(script) || !fs::exists(dir + "/node_modules/@lancedb"))
       return Status::FailedPrecondition(
           "no LanceDB 0.39 in " + dir +
@@ -62,6 +66,7 @@ class QueryServer {
     const pid_t pid = fork();
     if (pid < 0) return Status::FailedPrecondition("cannot fork");
     if (pid == 0) {
+      if (chdir(cwd.c_str()) != 0) _exit(127);
       dup2(in[0], 0);
       dup2(out[1], 1);
       close(in[1]);
@@ -143,11 +148,40 @@ json RowList(model::RowSet rows) {
   return out;
 }
 
+std::vector<std::string> ShardUuids(const impl::World& world) {
+  std::vector<std::string> uuids;
+  for (uint32_t s = 0; s < world.options().shards; ++s)
+    uuids.push_back(world.shard_uuid(s));
+  return uuids;
+}
+
 struct Counts {
   uint64_t states = 0;
   uint64_t queries = 0;
   uint64_t findings = 0;
+  // Queries Lance refuses on a shallow clone of a shallow clone (below).
+  uint64_t clone_index_refusals = 0;
+  std::string clone_index_refusal;  // the first one's error
 };
+
+// Lance's shallow clone points every index at the newest source, also one a
+// source itself read from an older base (rust/lance/src/io/commit.rs sets
+// base_id on each index; data files keep theirs), so on a clone of a clone an
+// indexed query looks for the index files in the middle table, which has
+// none. The implementation does as Lance does; such a refusal is Lance's own
+// behaviour, counted apart from the differences.
+bool CloneOfCloneIndex(const fs::path& dir, const std::string& error) {
+  if (error.find("/_indices/") == std::string::npos ||
+      error.find("Not found") == std::string::npos)
+    return false;
+  Result<impl::DirectoryStore> store = impl::DirectoryStore::Open(dir.string());
+  if (!store.ok()) return false;
+  const Result<std::vector<uint64_t>> versions = impl::ListVersions(*store);
+  if (!versions.ok() || versions->empty()) return false;
+  const Result<impl::Snapshot> head =
+      impl::LoadVersion(*store, nullptr, versions->back(), true);
+  return head.ok() && head->file->manifest.base_paths_size() >= 2;
+}
 
 // Checks one state; the findings it makes are appended to `findings`.
 Status CheckState(const Options& options, const model::State& state,
@@ -163,6 +197,30 @@ Status CheckState(const Options& options, const model::State& state,
                             impl::DirectoryStore::Open(dir.string()));
     MEMWAL_RETURN_IF_ERROR(world.WriteTo(&store));
   }
+  // A shallow clone's sources, where its base paths ("t0/", relative to the
+  // query server's directory) name them.
+  std::set<std::string> roots;
+  for (const auto& [path, blob] : world.store().objects()) {
+    const std::string root = path.substr(0, path.find('/') + 1);
+    if (root.size() > 1 && root[0] == 't' && root != world.table_root())
+      roots.insert(root);
+  }
+  for (const std::string& root : roots) {
+    fs::remove_all(scratch / root);
+    MEMWAL_ASSIGN_OR_RETURN(
+        impl::DirectoryStore store,
+        impl::DirectoryStore::Open((scratch / root).string()));
+    for (auto it = world.store().objects().lower_bound(root);
+         it != world.store().objects().end() && it->first.rfind(root, 0) == 0;
+         ++it)
+      MEMWAL_RETURN_IF_ERROR(
+          store.Put(it->first.substr(root.size()), *it->second));
+    MEMWAL_RETURN_IF_ERROR(impl::WriteLanceFiles(&store, ShardUuids(world)));
+  }
+  // SSTables are not Lance datasets (docs/lance-data-files.md): without the
+  // shard directories LanceDB's MemWAL scanner reads the base table alone, and
+  // "served by an SSTable" is the implementation's reader's answer below.
+  fs::remove_all(dir / "_mem_wal");
   const model::QueryShapes shapes = model::AllQueryShapes(config, state);
   json request{{"table", dir.string()}, {"queries", json::array()}};
   for (int q = 0; q < shapes.count; ++q) {
@@ -192,8 +250,13 @@ Status CheckState(const Options& options, const model::State& state,
     const std::string name = result["name"];
     ++counts->queries;
     if (result.contains("error")) {
-      differences.push_back(name +
-                            ": Lance: " + result["error"].get<std::string>());
+      const std::string error = result["error"];
+      if (CloneOfCloneIndex(dir, error)) {
+        if (counts->clone_index_refusals++ == 0)
+          counts->clone_index_refusal = error;
+        continue;
+      }
+      differences.push_back(name + ": Lance: " + error);
       continue;
     }
     model::RowSet lance = 0;
@@ -265,6 +328,11 @@ Status CheckState(const Options& options, const model::State& state,
   fs::create_directories(kept);
   fs::remove_all(kept / "t.lance");
   fs::copy(dir, kept / "t.lance", fs::copy_options::recursive);
+  // A shallow clone's sources beside it: run LanceDB in `kept` to reproduce.
+  for (const std::string& root : roots) {
+    fs::remove_all(kept / root);
+    fs::copy(scratch / root, kept / root, fs::copy_options::recursive);
+  }
   json steps = json::array();
   for (const model::Action& action : trace)
     steps.push_back(model::ToString(action));
@@ -280,12 +348,13 @@ Status CheckState(const Options& options, const model::State& state,
 
 Status Run(const Options& options, std::ostream& out, Counts* counts,
            std::vector<json>* findings) {
-  MEMWAL_ASSIGN_OR_RETURN(std::unique_ptr<QueryServer> server,
-                          QueryServer::Start(options.lancedb));
   const fs::path scratch =
       fs::temp_directory_path() /
       (std::string("memwal-lance-diff-").append(std::to_string(getpid())));
   fs::create_directories(scratch);
+  MEMWAL_ASSIGN_OR_RETURN(
+      std::unique_ptr<QueryServer> server,
+      QueryServer::Start(options.lancedb, scratch.string()));
   std::mt19937_64 random(options.seed);
   const lockstep::LockstepSetup setup{.config = options.config,
                                       .seed = options.seed};
