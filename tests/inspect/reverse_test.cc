@@ -160,10 +160,14 @@ TEST(ReverseDirection, LanceDbReadsVersionsRowCountsAndSchemaOfOurTable) {
     EXPECT_EQ(meta["total_deletion_files"], ours["deletion_files"].dump())
         << at;
   }
-  // Index i is on field i, named f<i> in the schema our manifests carry.
-  ASSERT_EQ(lancedb["latest"]["schema"].size(), 1u);
+  // Index i is on field i, named f<i> in the schema our manifests carry; then
+  // the row's identity (impl/lance_export.h).
+  ASSERT_EQ(lancedb["latest"]["schema"].size(), 4u);
   EXPECT_EQ(lancedb["latest"]["schema"][0]["name"], "f0");
   EXPECT_EQ(lancedb["latest"]["schema"][0]["type"], "Int64");
+  EXPECT_EQ(lancedb["latest"]["schema"][1]["name"], "shard");
+  EXPECT_EQ(lancedb["latest"]["schema"][2]["name"], "generation");
+  EXPECT_EQ(lancedb["latest"]["schema"][3]["name"], "key");
 }
 
 TEST(ReverseDirection, LanceDbRefusesToListIndexesOfOurMemWalTableAsOfItsOwn) {
