@@ -737,6 +737,15 @@ Status WriteEntryTable(const std::string& dir, const std::string& name,
   const std::filesystem::path root =
       tables ? std::filesystem::path(dir) / "tables" / name
              : std::filesystem::path(dir) / "operations" / (name + ".table");
+  // A resumed run writes the entry's table afresh (nothing of an earlier
+  // run's table stays beside it).
+  {
+    std::error_code error;
+    std::filesystem::remove_all(root, error);
+    if (error)
+      return Status::InvalidArgument("cannot remove " + root.string() + ": " +
+                                     error.message());
+  }
   MEMWAL_ASSIGN_OR_RETURN(impl::DirectoryStore store,
                           impl::DirectoryStore::Open(root.string()));
   MEMWAL_RETURN_IF_ERROR(world.WriteTo(&store));

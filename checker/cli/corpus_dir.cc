@@ -21,12 +21,14 @@ bool IsTemporary(const std::string& name) {
          name.find(".tmp-") != std::string::npos;
 }
 
-// InvalidArgument unless `dir` holds only json/, bin/ and markers.
+// InvalidArgument unless `dir` holds only json/, bin/, markers and what
+// --tables and --operations write (tables/, operations/).
 Status CheckIsCorpus(const std::string& dir) {
   std::error_code error;
   for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
     const std::string name = entry.path().filename().string();
-    const bool folder = (name == "json" || name == "bin") &&
+    const bool folder = (name == "json" || name == "bin" || name == "tables" ||
+                         name == "operations") &&
                         entry.is_directory(error) && !entry.is_symlink(error);
     const bool marker = IsMarker(name) && entry.is_regular_file(error) &&
                         !entry.is_symlink(error);
@@ -116,8 +118,8 @@ Status PrepareCorpusDirectory(const std::string& dir, CorpusDirMode mode) {
   const fs::path root(dir);
   std::error_code error;
   if (mode == CorpusDirMode::kForce && fs::exists(root, error)) {
-    MEMWAL_RETURN_IF_ERROR(RemoveAll(root / "json"));
-    MEMWAL_RETURN_IF_ERROR(RemoveAll(root / "bin"));
+    for (const char* folder : {"json", "bin", "tables", "operations"})
+      MEMWAL_RETURN_IF_ERROR(RemoveAll(root / folder));
   }
   for (std::string_view marker : {kCompleteMarker, kIncompleteMarker})
     MEMWAL_RETURN_IF_ERROR(RemoveAll(root / marker));

@@ -183,6 +183,29 @@ TEST(CorpusTables, TheSchemaRefusesADocumentMissingItsOperations) {
   EXPECT_NE(Violation(schema, typed, "doc"), "");
 }
 
+TEST(CorpusTables, ResumeAndForceAcceptADirectoryWrittenWithTablesAndLists) {
+  const fs::path dir =
+      fs::temp_directory_path() /
+      ("memwal-corpus-tables-resume-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::vector<std::string> args = {"--out",    dir.string(),  "--count",
+                                         "3",        "--preset",    "tiny",
+                                         "--tables", "--operations"};
+  std::ostringstream out, err;
+  ASSERT_EQ(cli::RunCorpusCommand(args, out, err), 0) << err.str();
+  for (const char* mode : {"--resume", "--force"}) {
+    std::vector<std::string> again = args;
+    again.push_back(mode);
+    std::ostringstream out2, err2;
+    EXPECT_EQ(cli::RunCorpusCommand(again, out2, err2), 0)
+        << mode << ": " << err2.str();
+    EXPECT_TRUE(fs::is_directory(dir / "tables" / "entry-0000")) << mode;
+    EXPECT_TRUE(fs::is_regular_file(dir / "operations" / "entry-0000.json"))
+        << mode;
+  }
+  fs::remove_all(dir);
+}
+
 TEST(CorpusTables, TheCommittedSchemaIsTheOneTheDescriptorsGive) {
   EXPECT_EQ(
       ReadJson(fs::path(MEMWAL_SOURCE_DIR) / "fuzz/operations.schema.json"),
