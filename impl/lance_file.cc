@@ -8,9 +8,7 @@
 #include <utility>
 
 #include "base/assert.h"
-
 #include "impl/proto/encodings21.pb.h"
-#include "impl/proto/file.pb.h"
 #include "impl/proto/file2.pb.h"
 
 namespace memwal::impl {
@@ -63,8 +61,8 @@ v2::ColumnMetadata WritePage(const LanceColumn& column, std::string* out) {
   MEMWAL_ASSERT(bits != 0);
   const int width = bits / 8;
   v2::ColumnMetadata metadata;
-  metadata.mutable_encoding()->mutable_direct()->set_encoding(DirectAny(
-      kColumnEncodingUrl, std::string(kPlainColumnEncoding)));
+  metadata.mutable_encoding()->mutable_direct()->set_encoding(
+      DirectAny(kColumnEncodingUrl, std::string(kPlainColumnEncoding)));
   const uint64_t count = column.values.size();
   if (count == 0) return metadata;
   std::string chunks;
@@ -152,11 +150,11 @@ std::string EncodeLanceFile(
     const std::map<std::string, std::string>& metadata) {
   std::string out;
   std::vector<v2::ColumnMetadata> pages;
-  lance::file::FileDescriptor descriptor;
+  v2::FileDescriptor descriptor;
   for (const LanceColumn& column : columns) {
     MEMWAL_ASSERT(column.values.size() == columns.front().values.size());
     pages.push_back(WritePage(column, &out));
-    lance::file::Field* field = descriptor.mutable_schema()->add_fields();
+    v2::Field* field = descriptor.mutable_schema()->add_fields();
     field->set_name(column.name);
     field->set_id(column.id);
     field->set_parent_id(-1);
@@ -198,7 +196,7 @@ std::string EncodeLanceFile(
 
 namespace {
 
-Result<lance::file::FileDescriptor> Descriptor(std::string_view bytes) {
+Result<v2::FileDescriptor> Descriptor(std::string_view bytes) {
   if (bytes.size() < kFooterBytes || bytes.substr(bytes.size() - 4) != kMagic)
     return Corrupt("no footer");
   const size_t footer = bytes.size() - kFooterBytes;
@@ -209,7 +207,7 @@ Result<lance::file::FileDescriptor> Descriptor(std::string_view bytes) {
   const uint64_t size = GetLe(bytes, table + 8, 8);
   if (at > bytes.size() || size > bytes.size() - at)
     return Corrupt("global buffer 0 past the end");
-  lance::file::FileDescriptor descriptor;
+  v2::FileDescriptor descriptor;
   if (!descriptor.ParseFromArray(bytes.data() + at, static_cast<int>(size)))
     return Corrupt("global buffer 0 does not parse");
   return descriptor;
@@ -219,7 +217,7 @@ Result<lance::file::FileDescriptor> Descriptor(std::string_view bytes) {
 
 Result<std::map<std::string, std::string>> LanceFileMetadata(
     std::string_view bytes) {
-  MEMWAL_ASSIGN_OR_RETURN(const lance::file::FileDescriptor descriptor,
+  MEMWAL_ASSIGN_OR_RETURN(const v2::FileDescriptor descriptor,
                           Descriptor(bytes));
   return std::map<std::string, std::string>(
       descriptor.schema().metadata().begin(),
@@ -248,14 +246,14 @@ Result<std::vector<LanceColumn>> DecodeLanceFile(std::string_view bytes) {
   };
   MEMWAL_ASSIGN_OR_RETURN(const std::string_view global,
                           slice(global_table_at, 0));
-  lance::file::FileDescriptor descriptor;
+  v2::FileDescriptor descriptor;
   if (!descriptor.ParseFromArray(global.data(),
                                  static_cast<int>(global.size())) ||
       static_cast<uint64_t>(descriptor.schema().fields_size()) != count)
     return Corrupt("its schema does not name its columns");
   std::vector<LanceColumn> columns;
   for (uint64_t c = 0; c < count; ++c) {
-    const lance::file::Field& field = descriptor.schema().fields(c);
+    const v2::Field& field = descriptor.schema().fields(c);
     LanceColumn column{.name = field.name(),
                        .id = field.id(),
                        .logical_type = field.logical_type(),

@@ -43,16 +43,25 @@ void AddSchema(uint32_t fields, pb::Manifest* manifest) {
     field->set_parent_id(-1);
     field->set_logical_type("int64");
     if (name == kKeyColumn) {
-      // The primary key LanceDB's MemWAL scanner merges on (lance_export.h).
-      static const std::string kPrimaryKeyPosition =
+      // The primary key LanceDB's MemWAL scanner merges on (lance_export.h),
+      // as on `id` in the Lance 12 fixture after setUnenforcedPrimaryKey:
+      // metadata (10) {"lance-schema:unenforced-primary-key:position": "1"},
+      // then 12 and 13 both 1. Kept as unknown fields, in that order, so the
+      // manifest re-encodes byte for byte (their other names are not in any
+      // proto read here).
+      static const std::string kKey =
           "lance-schema:unenforced-primary-key:position";
-      static const std::string kFirst = "1";
-      field->mutable_metadata()->insert({kPrimaryKeyPosition, kFirst});
-      // Fields 12 and 13, both 1, beside that metadata on the `id` column of
-      // the Lance 12 fixture after setUnenforcedPrimaryKey("id") (kept as
-      // unknown fields: their names are not in any proto read here).
+      std::string entry;
+      entry.push_back(0x0a);
+      entry.push_back(static_cast<char>(kKey.size()));
+      entry.append(kKey);
+      entry.append(
+          "\x12\x01"
+          "1",
+          3);
       google::protobuf::UnknownFieldSet* unknown =
           field->GetReflection()->MutableUnknownFields(field);
+      unknown->AddLengthDelimited(10, entry);
       unknown->AddVarint(12, 1);
       unknown->AddVarint(13, 1);
     }
