@@ -21,6 +21,7 @@
 #include "base/flags.h"
 #include "base/status.h"
 #include "checker/cli/cli.h"
+#include "checker/cli/commands.h"
 #include "checker/lockstep/lockstep.h"
 #include "checker/report/trace_reader.h"
 #include "impl/directory_store.h"
@@ -439,29 +440,28 @@ Status Run(const Options& options, std::ostream& out, Counts* counts,
 
 }  // namespace
 
-std::string LanceDiffHelp() {
-  return "usage: memwal-check lance-diff [--preset NAME | bounds ...] "
-         "[--protocol P] [--bug NAME]\n"
-         "                              [--seed N] [--budget STATES] "
-         "[--depth STEPS] [--trace FILE] [--keep DIR] [--lancedb DIR]\n"
-         "Random walks (seeded) with the implementation in lockstep; at each "
-         "state its table\nis written in Lance's file format and LanceDB "
-         "0.39 (Lance 12) runs one query per\nquery shape (plain: a scan; "
-         "index(i), all: a fast_search filter through the\nindexes). A "
-         "difference from the model's rows, or a flushed undeleted row that\n"
-         "is neither served nor returned, is a finding kept in DIR/finding-N "
-         "(the table,\nthe trace, both row sets). --budget: states checked "
-         "(default 40); --depth:\nsteps per walk (default 8); --keep: "
-         "default lance-diff-findings; --lancedb:\nthe npm package dir with "
-         "query_server.mjs (default tests/fixtures/lancedb/lance12).\n"
+std::string LanceDiffAbout() {
+  return "Random walks (seeded) with the implementation in lockstep, or every "
+         "state along\na trace; at each state its table is written in "
+         "Lance's file format and\nLanceDB 0.39 (Lance 12) runs one query per "
+         "query shape (plain: a scan;\nindex(i), all: a fast_search filter "
+         "through the indexes), in one long-lived\nNode process. A difference "
+         "from the model's rows, or a flushed undeleted row that\nis neither "
+         "served nor returned, is a finding kept in DIR/finding-N (the "
+         "table,\nthe trace, both row sets). docs/lance-diff.md.\n"
          "Exit 0: no difference; 1: a difference; 2: usage; 3: LanceDB "
          "missing.\n";
 }
 
-int RunLanceDiffCommand(const std::vector<std::string>& args, std::ostream& out,
-                        std::ostream& err) {
-  Options options;
-  CheckFlagSet set;
+namespace {
+
+struct LanceDiffFlags {
+  CheckFlagSet set{};
+  Options options{};
+  std::vector<Flag> Flags();
+};
+
+std::vector<Flag> LanceDiffFlags::Flags() {
   std::vector<Flag> flags;
   const std::set<std::string> taken = {
       "--protocol", "--read",    "--gc",       "--env",         "--fence",
@@ -470,48 +470,70 @@ int RunLanceDiffCommand(const std::vector<std::string>& args, std::ostream& out,
   for (Flag& flag : set.Flags()) {
     if (taken.contains(flag.name)) flags.push_back(std::move(flag));
   }
-  flags.push_back(Valued("--budget", [&](std::string_view value) -> Status {
-    MEMWAL_ASSIGN_OR_RETURN(options.budget, ParseUnsigned("--budget", value));
-    return options.budget == 0
-               ? Status::InvalidArgument("--budget must be at least 1")
-               : Status::Ok();
-  }));
-  flags.push_back(Valued("--depth", [&](std::string_view value) -> Status {
-    MEMWAL_ASSIGN_OR_RETURN(const uint64_t depth,
-                            ParseUnsigned("--depth", value));
-    if (depth > 64)
-      return Status::InvalidArgument("--depth must be at most 64");
-    options.depth = static_cast<int>(depth);
-    return Status::Ok();
-  }));
-  flags.push_back(Valued("--keep", [&](std::string_view value) {
-    options.keep = std::string(value);
-    return Status::Ok();
-  }));
-  flags.push_back(Valued("--trace", [&](std::string_view path) -> Status {
-    MEMWAL_ASSIGN_OR_RETURN(const report::LockstepTrace trace,
-                            report::ReadTraceFile(std::string(path)));
-    options.steps = trace.trace.steps;
-    options.trace_config = trace.trace.config;
-    return Status::Ok();
-  }));
-  flags.push_back(Valued("--lancedb", [&](std::string_view value) {
-    options.lancedb = std::string(value);
-    return Status::Ok();
-  }));
-  Result<ParsedFlags> parsed = ParseFlags("lance-diff", args, flags);
-  if (parsed.ok() && !parsed->help) {
-    const Status finished = set.Finish();
-    if (!finished.ok()) parsed = finished;
-  }
-  if (!parsed.ok()) {
-    err << "memwal-check: " << parsed.status().message() << "\n";
-    return kExitUsage;
-  }
-  if (parsed->help) {
-    out << LanceDiffHelp();
-    return kExitOk;
-  }
+  flags.push_back(Valued(
+      "--budget", "STATES", "states checked (default 40)",
+      [this](std::string_view value) -> Status {
+        MEMWAL_ASSIGN_OR_RETURN(options.budget,
+                                ParseUnsigned("--budget", value));
+        return options.budget == 0
+                   ? Status::InvalidArgument("--budget must be at least 1")
+                   : Status::Ok();
+      }));
+  flags.push_back(
+      Valued("--depth", "STEPS", "steps per walk (default 8, at most 64)",
+             [this](std::string_view value) -> Status {
+               MEMWAL_ASSIGN_OR_RETURN(const uint64_t depth,
+                                       ParseUnsigned("--depth", value));
+               if (depth > 64)
+                 return Status::InvalidArgument("--depth must be at most 64");
+               options.depth = static_cast<int>(depth);
+               return Status::Ok();
+             }));
+  flags.push_back(Valued(
+      "--trace", "FILE",
+      "check every state along a trace (e.g. a counterexample\nof check), "
+      "with its configuration",
+      [this](std::string_view path) -> Status {
+        MEMWAL_ASSIGN_OR_RETURN(const report::LockstepTrace trace,
+                                report::ReadTraceFile(std::string(path)));
+        options.steps = trace.trace.steps;
+        options.trace_config = trace.trace.config;
+        return Status::Ok();
+      }));
+  flags.push_back(Valued("--keep", "DIR",
+                         "where findings are kept (default "
+                         "lance-diff-findings)",
+                         [this](std::string_view value) {
+                           options.keep = std::string(value);
+                           return Status::Ok();
+                         }));
+  flags.push_back(Valued("--lancedb", "DIR",
+                         "the npm package dir with query_server.mjs\n(default "
+                         "tests/fixtures/lancedb/lance12)",
+                         [this](std::string_view value) {
+                           options.lancedb = std::string(value);
+                           return Status::Ok();
+                         }));
+  return flags;
+}
+
+}  // namespace
+
+std::vector<Flag> LanceDiffFlagTable() {
+  return HelpTable<LanceDiffFlags>(
+      [](LanceDiffFlags* flags) { return flags->Flags(); });
+}
+
+int RunLanceDiffCommand(const std::vector<std::string>& args, std::ostream& out,
+                        std::ostream& err) {
+  LanceDiffFlags parsed;
+  if (Status status = ParseFlags("lance-diff", args, parsed.Flags()).status();
+      !status.ok())
+    return Fail(err, "lance-diff", status);
+  if (Status status = parsed.set.Finish(); !status.ok())
+    return Fail(err, "lance-diff", status);
+  Options& options = parsed.options;
+  const CheckFlagSet& set = parsed.set;
   options.config = options.steps ? options.trace_config : set.check.config;
   options.seed = set.check.seed;
   const auto start = std::chrono::steady_clock::now();
@@ -521,11 +543,11 @@ int RunLanceDiffCommand(const std::vector<std::string>& args, std::ostream& out,
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
-  if (!status.ok()) {
-    err << "memwal-check: lance-diff: " << status.message() << "\n";
-    return status.code() == StatusCode::kFailedPrecondition ? kExitIncomplete
-                                                            : kExitUsage;
-  }
+  if (!status.ok())
+    return Fail(err, "lance-diff", status,
+                status.code() == StatusCode::kFailedPrecondition
+                    ? kExitIncomplete
+                    : kExitUsage);
   for (const json& finding : findings) {
     out << "difference (kept in " << finding["table"].get<std::string>()
         << "):\n";

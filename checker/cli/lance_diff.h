@@ -15,9 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "base/flags.h"
+
 namespace memwal::checker::cli {
 
-std::string LanceDiffHelp();
+std::string LanceDiffAbout();
+std::vector<Flag> LanceDiffFlagTable();
 int RunLanceDiffCommand(const std::vector<std::string>& args, std::ostream& out,
                         std::ostream& err);
 
