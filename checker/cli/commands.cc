@@ -1,6 +1,8 @@
 // The command table (checker/cli/commands.h).
 #include "checker/cli/commands.h"
 
+#include <algorithm>
+
 #include "base/output_file.h"
 #include "checker/cli/bench.h"
 #include "checker/cli/check.h"
@@ -64,12 +66,16 @@ std::string MainHelp() {
       "memwal-check: a model checker for Lance's MemWAL index catch-up "
       "protocol\n\nusage: memwal-check COMMAND [options]   (COMMAND --help "
       "for its options)\n\ncommands:\n";
+  // The summaries start one column after the longest name (at least 12).
+  std::size_t width = 12;
+  for (const CommandSpec& command : Commands())
+    width = std::max(width, command.name.size() + 3);
   for (const CommandSpec& command : Commands()) {
     std::string line = "  " + std::string(command.name);
-    line.resize(12, ' ');
+    line.resize(width, ' ');
     for (char c : command.summary) {
       line += c;
-      if (c == '\n') line += std::string(12, ' ');
+      if (c == '\n') line += std::string(width, ' ');
     }
     help += line + "\n";
   }
