@@ -7,6 +7,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/output_file.h"
 #include "checker/engine/interrupt.h"
 #include "checker/engine/liveness.h"
 #include "checker/report/report.h"
@@ -60,11 +61,7 @@ lockstep::LockstepSetup SetupOf(const CheckOptions& check,
 Result<Written> WriteCounterexample(const CheckOptions& check,
                                     const RunOptions& run,
                                     const engine::SearchViolation& violation) {
-  std::error_code error;
-  std::filesystem::create_directories(check.out_dir, error);
-  if (error)
-    return Status::IoError("cannot create " + check.out_dir + ": " +
-                           error.message());
+  MEMWAL_RETURN_IF_ERROR(MakeOutputDirectory(check.out_dir));
   const std::string stem =
       (std::filesystem::path(check.out_dir) / violation.invariant).string();
   Written written{stem + ".trace.json", stem + ".itf.json"};

@@ -236,7 +236,8 @@ Result<Command> ParseCommandLine(const std::vector<std::string>& argv) {
     return Command{};
   if (command == "check") return ParseCheck(args);
   if (command == "replay") return ParseReplay(args);
-  return Usage("unknown command '" + command + "' (see memwal-check --help)");
+  return Usage("unknown command '" + Escaped(command) +
+               "' (see memwal-check --help)");
 }
 
 std::string MainHelp() {

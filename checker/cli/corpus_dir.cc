@@ -1,10 +1,13 @@
 // The corpus directory (checker/corpus_dir.h).
 #include "checker/cli/corpus_dir.h"
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "base/input_file.h"
 #include "base/output_file.h"
 
 namespace memwal::checker::cli {
@@ -96,18 +99,22 @@ Status CheckCorpusDirectory(const std::string& dir, CorpusDirMode mode) {
 
 namespace {
 
-// OK when `path` is absent or holds exactly `contents`.
+// OK when `path` is absent or holds exactly `contents`. Read through the
+// shared reader (base/input_file.h): a FIFO planted at an entry's name is
+// refused at once instead of blocking the open forever.
 Status CheckResumedFile(const std::string& path, std::string_view contents) {
   std::error_code error;
   if (!fs::exists(fs::symlink_status(path, error))) return Status::Ok();
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (fs::is_regular_file(fs::symlink_status(path, error)) && !in.bad() &&
-      text.str() == contents)
-    return Status::Ok();
+  struct stat info;
+  if (::lstat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode))
+    return Status::InvalidArgument(
+        Escaped(path) +
+        " is not a regular file (--resume continues only a "
+        "corpus this tool wrote); nothing was changed");
+  const Result<std::string> text = ReadInputFile(path, contents.size());
+  if (text.ok() && *text == contents) return Status::Ok();
   return Status::InvalidArgument(
-      path +
+      Escaped(path) +
       " differs from what this run writes (--resume needs the options and "
       "seed of the first run); nothing was changed");
 }
