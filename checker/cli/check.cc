@@ -357,6 +357,8 @@ void RunLiveness(const CheckOptions& check, const RunOptions& run,
   if (!live.complete) {
     result->verdict = engine::Verdict::kIncomplete;
     result->stopped_by = live.stopped_by;
+    // The spill file's error (a full disk, issue 42), said, not hidden.
+    if (!live.note.empty()) result->stopped_by += ": " + Escaped(live.note);
     return;
   }
   if (live.holds) return;

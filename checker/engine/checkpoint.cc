@@ -139,8 +139,16 @@ Status WriteSnapshot(Comm& comm, const std::string& dir, uint64_t config_hash,
       manifest << "rank-" << r << " " << sizes[r] << " " << sums[r] << "\n";
     std::string text = manifest.str();
     text += "checksum " + std::to_string(Checksum64(text)) + "\n";
-    const std::string final_dir =
-        (fs::path(dir) / ("snapshot-" + LevelName(level))).string();
+    // A name no snapshot has: the snapshot CURRENT names may be of this very
+    // level (a resumed run snapshots the level it resumed at), and it must
+    // stay whole until CURRENT names the new one.
+    std::string final_name = "snapshot-" + LevelName(level);
+    std::error_code exists_error;
+    for (int copy = 2; fs::exists(
+             fs::symlink_status(fs::path(dir) / final_name, exists_error));
+         ++copy)
+      final_name = "snapshot-" + LevelName(level) + "-" + std::to_string(copy);
+    const std::string final_dir = (fs::path(dir) / final_name).string();
     status = WriteSynced((fs::path(temp) / "MANIFEST").string(), text);
     if (status.ok()) status = SyncPath(temp, true);
     // CURRENT is checked before the snapshot directory takes the name: a
@@ -148,7 +156,6 @@ Status WriteSnapshot(Comm& comm, const std::string& dir, uint64_t config_hash,
     if (status.ok()) status = CheckOutputPath((fs::path(dir) / "CURRENT"));
     std::error_code error;
     if (status.ok()) {
-      fs::remove_all(final_dir, error);
       fs::rename(temp, final_dir, error);
       if (error)
         status =
@@ -156,8 +163,7 @@ Status WriteSnapshot(Comm& comm, const std::string& dir, uint64_t config_hash,
     }
     if (status.ok()) status = SyncPath(dir, true);
     const std::string current = (fs::path(dir) / "CURRENT").string();
-    if (status.ok())
-      status = WriteSynced(current, "snapshot-" + LevelName(level) + "\n");
+    if (status.ok()) status = WriteSynced(current, final_name + "\n");
     if (status.ok()) {
       // Older snapshots (and abandoned temporary directories).
       for (const fs::directory_entry& entry :

@@ -32,12 +32,12 @@ cd "$work" || fail "no work directory"
 
 case "$kind" in
   check)
-    run() { # run DIR [--resume]
+    command_for() { # command_for DIR [--resume DIR/C]: sets cmd
       local dir="$1"
       shift
-      "$checker" check --model-only --preset tiny --bug claim-past-read-version \
-        --mode bfs --threads 2 --no-liveness --json --checkpoint "$dir/C" \
-        --checkpoint-every 0 --out "$dir/O" "$@" >"$dir/stdout" 2>"$dir/stderr"
+      cmd=("$checker" check --model-only --preset tiny --bug claim-past-read-version
+        --mode bfs --threads 2 --no-liveness --json --checkpoint "$dir/C"
+        --checkpoint-every 0 --out "$dir/O" "$@")
     }
     resume_args() { [ -e "$1/C/CURRENT" ] && echo --resume "$1/C"; }
     # Counts, verdict and where it was found: the run's JSON without times,
@@ -55,18 +55,26 @@ PY
     outputs() { echo O; }
     ;;
   corpus)
-    run() {
+    command_for() {
       local dir="$1"
       shift
-      "$checker" corpus --out "$dir/D" --count 12 --preset tiny --seed 5 "$@" \
-        >"$dir/stdout" 2>"$dir/stderr"
+      cmd=("$checker" corpus --out "$dir/D" --count 12 --preset tiny --seed 5 "$@")
     }
     resume_args() { echo --resume; }
-    summary() { grep -v -E 'seconds|second|wrote|resum' "$1/stdout"; }
+    # The run's report with the directory's own name left out.
+    summary() { grep -v -E 'second|resum' "$1/stdout" | sed "s#$1/##g"; }
     outputs() { echo D; }
     ;;
   *) fail "unknown kind $kind" ;;
 esac
+
+# run DIR [ARGS...]: the run in the foreground, its output in DIR.
+run() {
+  local dir="$1"
+  shift
+  command_for "$dir" "$@"
+  "${cmd[@]}" >"$dir/stdout" 2>"$dir/stderr"
+}
 
 # Every non-hidden file under $1/$2 is whole: identical to the reference's.
 check_left() {
@@ -95,21 +103,27 @@ elapsed_ms=$((($(date +%s%N) - start) / 1000000))
 [ "$code" -le 1 ] || fail "the reference run exited $code: $(cat ref/stderr)"
 ref_summary=$(summary ref) || fail "no summary of the reference"
 [ "$elapsed_ms" -ge 1 ] || elapsed_ms=1
-echo "reference: exit $code in ${elapsed_ms} ms: $ref_summary"
+echo "reference: exit $code in ${elapsed_ms} ms: $(head -3 <<<"$ref_summary" | tr '\n' ' ')"
 
 RANDOM=$seed
 resumed_from_snapshot=0
+left_files=0
 for ((k = 0; k < kills; k++)); do
   dir="m$k"
   mkdir "$dir"
   # A moment within the reference's duration (and a little past it), in ms.
   delay_ms=$(((RANDOM * 32768 + RANDOM) % (elapsed_ms * 11 / 10 + 1)))
-  run "$dir" &
+  # Started from this shell, so that $! is memwal-check itself.
+  command_for "$dir"
+  "${cmd[@]}" >"$dir/stdout" 2>"$dir/stderr" &
   pid=$!
   sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
   kill -KILL "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
   check_left "$dir" "$(outputs)"
+  if [ -n "$(find "$dir/$(outputs)" -type f ! -name '.*' 2>/dev/null | head -1)" ]; then
+    left_files=$((left_files + 1))
+  fi
   args=$(resume_args "$dir")
   [ -n "$args" ] && [ "$kind" = check ] && resumed_from_snapshot=$((resumed_from_snapshot + 1))
   # shellcheck disable=SC2086
@@ -120,9 +134,14 @@ for ((k = 0; k < kills; k++)); do
   [ "$(summary "$dir")" = "$ref_summary" ] ||
     fail "moment $k (${delay_ms} ms): resumed '$(summary "$dir")', reference '$ref_summary'"
   out=$(outputs)
-  diff -r -x 'INCOMPLETE' "ref/$out" "$dir/$out" >/dev/null ||
+  diff -r -x COMPLETE "ref/$out" "$dir/$out" >/dev/null ||
     fail "moment $k (${delay_ms} ms): files differ: $(diff -r -q "ref/$out" "$dir/$out" | head -5)"
+  # A corpus's COMPLETE holds its report, which names the directory.
+  if [ -e "ref/$out/COMPLETE" ]; then
+    [ "$(sed "s#ref/##g" "ref/$out/COMPLETE")" = "$(sed "s#$dir/##g" "$dir/$out/COMPLETE")" ] ||
+      fail "moment $k (${delay_ms} ms): COMPLETE differs"
+  fi
   rm -rf "$dir"
 done
 echo "kill_resume $kind: $kills kills, every resumed run matched the reference" \
-  "($resumed_from_snapshot resumed from a snapshot)"
+  "($left_files left output files, $resumed_from_snapshot resumed from a snapshot)"
