@@ -33,7 +33,12 @@ Status CheckIsCorpus(const std::string& dir) {
                         entry.is_directory(error) && !entry.is_symlink(error);
     const bool marker = IsMarker(name) && entry.is_regular_file(error) &&
                         !entry.is_symlink(error);
-    if (!folder && !marker) {
+    // A marker's temporary, left by a run killed while writing it.
+    const bool marker_temporary = (name.starts_with(".COMPLETE.tmp-") ||
+                                   name.starts_with(".INCOMPLETE.tmp-")) &&
+                                  entry.is_regular_file(error) &&
+                                  !entry.is_symlink(error);
+    if (!folder && !marker && !marker_temporary) {
       return Status::InvalidArgument(dir +
                                      " is not a corpus directory (it holds " +
                                      Escaped(name) + "); nothing was removed");
@@ -128,6 +133,7 @@ Status PrepareCorpusDirectory(const std::string& dir, CorpusDirMode mode) {
   }
   for (std::string_view marker : {kCompleteMarker, kIncompleteMarker})
     MEMWAL_RETURN_IF_ERROR(RemoveAll(root / marker));
+  MEMWAL_RETURN_IF_ERROR(RemoveTemporaries(root));
   MEMWAL_RETURN_IF_ERROR(RemoveTemporaries(root / "json"));
   MEMWAL_RETURN_IF_ERROR(RemoveTemporaries(root / "bin"));
   MEMWAL_RETURN_IF_ERROR(MakeDirectory(root / "json"));
