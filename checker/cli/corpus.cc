@@ -21,6 +21,7 @@
 #include <sstream>
 
 #include "base/assert.h"
+#include "base/json_input.h"
 #include "base/output_file.h"
 #include "checker/cli/check.h"
 #include "checker/cli/cli.h"
@@ -880,8 +881,11 @@ Result<model::Action> ItfStepAction(const json& state, std::size_t index) {
 }  // namespace
 
 Result<std::vector<model::Action>> ActionsFromItf(std::string_view text) {
-  const json document = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (document.is_discarded() || !document.is_object())
+  const Result<json> parsed = ParseJsonInput(text);
+  if (!parsed.ok())
+    return Status::InvalidArgument("ITF: " + parsed.status().message());
+  const json& document = *parsed;
+  if (!document.is_object())
     return Status::InvalidArgument("ITF: not a JSON object");
   if (!document.contains("states") || !document["states"].is_array())
     return Status::InvalidArgument("ITF: no \"states\" list");
