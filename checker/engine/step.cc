@@ -87,6 +87,7 @@ void TakeStep(const lockstep::LockstepSetup& setup, uint64_t applicable,
   model::Outcome outcome;
   next->state = from;
   model::Apply(setup.config, action, &next->state, &outcome);
+  next->world.reset();
   next->finding.reset();
   counters->transitions += 1;
   counters->coverage[action.index()] += 1;
@@ -100,23 +101,14 @@ void TakeStep(const lockstep::LockstepSetup& setup, uint64_t applicable,
         counters->goals |= bit;
     }
   }
-  if (world == nullptr) {
-    next->world.reset();
-    return;
-  }
-  // A World left in `next` by a step whose successor was not kept is assigned
-  // over (its strings and containers keep their capacity) instead of freed
-  // and allocated again.
-  if (next->world != nullptr) {
-    *next->world = *world;
-  } else {
+  if (world != nullptr) {
     next->world = std::make_unique<impl::World>(*world);
+    next->finding = lockstep::StepLockstep(setup, action, outcome, next->state,
+                                           next->world.get());
+    if (!next->finding && check_state)
+      next->finding =
+          lockstep::CheckReachedState(setup, next->state, *next->world);
   }
-  next->finding = lockstep::StepLockstep(setup, action, outcome, next->state,
-                                         next->world.get());
-  if (!next->finding && check_state)
-    next->finding =
-        lockstep::CheckReachedState(setup, next->state, *next->world);
 }
 
 std::vector<StateFinding> CheckStates(
