@@ -1,5 +1,5 @@
 // Corpus building, the binary entry form and `memwal-check corpus`
-// (checker/corpus.h).
+// (checker/cli/corpus.h).
 //
 // Selection is greedy over seeded random walks: a walk joins the corpus when
 // the set of states it visits is new and it covers a feature no earlier entry
@@ -523,7 +523,7 @@ Result<CorpusCommand> ParseCorpus(const std::vector<std::string>& args) {
   return command;
 }
 
-// Trace format version 2 (checker/lockstep_cli.h), as a lockstep run with no
+// Trace format version 2 (checker/cli/check.h), as a lockstep run with no
 // finding (step 0) writes it.
 std::string CorpusTraceText(const Config& config, uint64_t seed,
                             const std::vector<Action>& steps) {

@@ -1,4 +1,4 @@
-// The HTML of the report pages (checker/report.h): counterexample page
+// The HTML of the report pages (checker/report/report.h): counterexample page
 // (timeline SVG, per-step table panels, violation), variants page and
 // state-space summary page. Everything is inline; nothing is fetched.
 //
