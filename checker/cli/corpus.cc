@@ -411,15 +411,18 @@ struct CorpusFlags {
   std::vector<Flag> OwnFlags();
 };
 
-// corpus takes check's configuration, bounds, budgets, seed and --out; the
-// search and lockstep options do not apply to random walks on the model.
+// corpus takes check's configuration switches (CheckFlagSet::ConfigFlags,
+// so a new switch is a corpus option too; --impl-bug aside: the corpus runs
+// the model), bounds, budgets, seed and --out; the search and lockstep
+// options do not apply to random walks on the model.
 std::vector<Flag> CorpusFlags::CheckFlags() {
-  const std::set<std::string> taken = {
-      "--protocol",    "--read",      "--gc",      "--env",
-      "--fence",       "--bug",       "--preset",  "--shards",
-      "--generations", "--fragments", "--indexes", "--commits",
-      "--inflight",    "--seed",      "--out",     "--max-states",
-      "--time-limit"};
+  std::set<std::string> taken = {"--preset",     "--shards",    "--generations",
+                                 "--fragments",  "--indexes",   "--commits",
+                                 "--inflight",   "--seed",      "--out",
+                                 "--max-states", "--time-limit"};
+  for (const Flag& flag : CheckFlagSet::ConfigFlagTable()) {
+    if (flag.name != "--impl-bug") taken.insert(flag.name);
+  }
   std::vector<Flag> flags;
   for (Flag& flag : set.Flags()) {
     if (!taken.contains(flag.name)) continue;
