@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "base/flags.h"
+#include "base/input_file.h"
 #include "base/output_file.h"
 #include "checker/cli/scale_bench.h"
 #include "checker/engine/liveness.h"
@@ -142,11 +143,11 @@ int Shell(const std::string& command, const std::string& log) {
   return WEXITSTATUS(status);
 }
 
+// A log or source the bench wrote itself ("" when unreadable), through the
+// shared reader (base/input_file.h).
 std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  Result<std::string> text = ReadInputFile(path, std::size_t{256} << 20);
+  return text.ok() ? std::move(*text) : std::string();
 }
 
 // The number before `marker` on its line ("   139993 states, stored").

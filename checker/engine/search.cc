@@ -14,6 +14,7 @@
 #include <new>
 #include <thread>
 
+#include "base/memory.h"
 #include "checker/engine/interrupt.h"
 #include "checker/engine/packed.h"
 #include "checker/engine/step.h"
@@ -47,47 +48,11 @@ class Clock {
 
 // ---- running out of memory ----
 //
-// A reserve allocated when a search starts. When an allocation fails, the new
-// handler releases it and raises the flag, so the allocation is retried and
-// succeeds, and the search stops at its next budget check with the memory
-// limit as the reason. A second failure after that has no reserve left: the
-// handler is removed and the allocation fails as usual.
-constexpr std::size_t kReserveBytes = std::size_t{64} << 20;
-std::atomic<bool> out_of_memory{false};
-std::mutex reserve_lock;
-char* reserve = nullptr;
-
-void ReleaseReserve() {
-  std::lock_guard<std::mutex> lock(reserve_lock);
-  out_of_memory.store(true);
-  if (reserve == nullptr) {
-    std::set_new_handler(nullptr);
-    return;
-  }
-  delete[] reserve;
-  reserve = nullptr;
-}
-
-class MemoryGuard {
- public:
-  MemoryGuard() {
-    std::lock_guard<std::mutex> lock(reserve_lock);
-    out_of_memory.store(false);
-    if (reserve == nullptr) reserve = new (std::nothrow) char[kReserveBytes];
-    previous_ = std::set_new_handler(&ReleaseReserve);
-  }
-  ~MemoryGuard() {
-    std::lock_guard<std::mutex> lock(reserve_lock);
-    std::set_new_handler(previous_);
-    delete[] reserve;
-    reserve = nullptr;
-  }
-  MemoryGuard(const MemoryGuard&) = delete;
-  MemoryGuard& operator=(const MemoryGuard&) = delete;
-
- private:
-  std::new_handler previous_ = nullptr;
-};
+// base/memory.h: the process's reserve is freed by the first failed
+// allocation, which raises MemoryExhausted(); CheckBudget stops the search
+// with the memory limit as the reason. An allocation that fails after that
+// throws std::bad_alloc, caught at the worker's outermost frame (workers.cc)
+// or around the search (Engine::Run), and the search stops the same way.
 
 // ---- storage ----
 
@@ -322,7 +287,7 @@ void Engine::Expand(const State& from, const impl::World* world,
 
 void Engine::CheckBudget() {
   if (Interrupted()) Stop(kInterrupted);
-  if (out_of_memory.load(std::memory_order_relaxed)) Stop(kMemoryLimit);
+  if (MemoryExhausted()) Stop(kMemoryLimit);
   if (options_.time_limit_s > 0 && clock_.Seconds() > options_.time_limit_s)
     Stop(kTimeLimit);
   if (options_.memory_limit_mb > 0 &&
@@ -873,6 +838,8 @@ void Engine::RunBfs(const State& root, WorldPtr world) {
         }
       }
     });
+    // A worker that ran out of memory ended its job early (workers.cc).
+    if (MemoryExhausted()) Stop(kMemoryLimit);
     if (Stopped()) return;
     level.Clear();
     if (direct_) level.Swap(&next);
@@ -1083,21 +1050,23 @@ SearchResult Engine::Finish() {
 }
 
 SearchResult Engine::Run() {
-  MemoryGuard guard;
-  State root;
-  WorldPtr world;
-  if (!Start(&root, &world)) return Finish();
-  switch (options_.order) {
-    case Order::kBfs:
-      RunBfs(root, std::move(world));
-      break;
-    case Order::kDfs:
-      RunDfs(root, std::move(world));
-      break;
-    case Order::kRandom:
-      RunRandom(root, world.get());
-      break;
-  }
+  const bool ran = CatchMemoryExhaustion([&] {
+    State root;
+    WorldPtr world;
+    if (!Start(&root, &world)) return;
+    switch (options_.order) {
+      case Order::kBfs:
+        RunBfs(root, std::move(world));
+        break;
+      case Order::kDfs:
+        RunDfs(root, std::move(world));
+        break;
+      case Order::kRandom:
+        RunRandom(root, world.get());
+        break;
+    }
+  });
+  if (!ran || MemoryExhausted()) Stop(kMemoryLimit);
   return Finish();
 }
 
