@@ -1,4 +1,4 @@
-// memwal-check bench (checker/bench.h): SPIN's pan and our model-only search on
+// memwal-check bench (checker/cli/bench.h): SPIN's pan and our model-only search on
 // the same bounds in one run, like for like: our exact storage against pan
 // -DSAFETY, our fingerprint storage against pan's hash-compact mode (-DHC4),
 // both on the engine `check --model-only` runs (checker/engine/search.h), one

@@ -1,4 +1,4 @@
-// `check` in lockstep and `replay` on both sides (checker/lockstep_cli.h).
+// `check` in lockstep and `replay` on both sides (checker/cli/check.h).
 #include "checker/cli/check.h"
 
 #include <algorithm>

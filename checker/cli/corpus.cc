@@ -1,5 +1,5 @@
 // Corpus building, the binary entry form and `memwal-check corpus`
-// (checker/corpus.h).
+// (checker/cli/corpus.h).
 //
 // Selection is greedy over seeded random walks: a walk joins the corpus when
 // the set of states it visits is new and it covers a feature no earlier entry
@@ -414,15 +414,18 @@ struct CorpusFlags {
   std::vector<Flag> OwnFlags();
 };
 
-// corpus takes check's configuration, bounds, budgets, seed and --out; the
-// search and lockstep options do not apply to random walks on the model.
+// corpus takes check's configuration switches (CheckFlagSet::ConfigFlags,
+// so a new switch is a corpus option too; --impl-bug aside: the corpus runs
+// the model), bounds, budgets, seed and --out; the search and lockstep
+// options do not apply to random walks on the model.
 std::vector<Flag> CorpusFlags::CheckFlags() {
-  const std::set<std::string> taken = {
-      "--protocol",    "--read",      "--gc",      "--env",
-      "--fence",       "--bug",       "--preset",  "--shards",
-      "--generations", "--fragments", "--indexes", "--commits",
-      "--inflight",    "--seed",      "--out",     "--max-states",
-      "--time-limit"};
+  std::set<std::string> taken = {"--preset",     "--shards",    "--generations",
+                                 "--fragments",  "--indexes",   "--commits",
+                                 "--inflight",   "--seed",      "--out",
+                                 "--max-states", "--time-limit"};
+  for (const Flag& flag : CheckFlagSet::ConfigFlagTable()) {
+    if (flag.name != "--impl-bug") taken.insert(flag.name);
+  }
   std::vector<Flag> flags;
   for (Flag& flag : set.Flags()) {
     if (!taken.contains(flag.name)) continue;
@@ -532,7 +535,7 @@ Result<CorpusCommand> ParseCorpus(const std::vector<std::string>& args) {
   return command;
 }
 
-// Trace format version 2 (checker/lockstep_cli.h), as a lockstep run with no
+// Trace format version 2 (checker/cli/check.h), as a lockstep run with no
 // finding (step 0) writes it.
 std::string CorpusTraceText(const Config& config, uint64_t seed,
                             const std::vector<Action>& steps) {

@@ -1,4 +1,4 @@
-// The corpus directory (checker/corpus_dir.h).
+// The corpus directory (checker/cli/corpus_dir.h).
 #include "checker/cli/corpus_dir.h"
 
 #include <sys/stat.h>

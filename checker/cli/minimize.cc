@@ -1,4 +1,4 @@
-// Delta debugging of counterexamples (checker/minimize.h).
+// Delta debugging of counterexamples (checker/cli/minimize.h).
 #include "checker/cli/minimize.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// `bench --distributed` (checker/scale_bench.h).
+// `bench --distributed` (checker/cli/scale_bench.h).
 #include "checker/cli/scale_bench.h"
 
 #include <unistd.h>

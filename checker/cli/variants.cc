@@ -1,4 +1,4 @@
-// The variants table (checker/variants.h).
+// The variants table (checker/cli/variants.h).
 #include "checker/cli/variants.h"
 
 #include <algorithm>

@@ -5,7 +5,7 @@
 //
 // Per variant: a search (lockstep unless --model-only), the liveness check
 // after a clean search (unless --no-liveness), and the counterexample's
-// minimization (checker/minimize.h). Every counterexample is written under
+// minimization (checker/cli/minimize.h). Every counterexample is written under
 // --out DIR as <variant>/<invariant>.trace.json (as found) and
 // <variant>/<invariant>.min.trace.json (minimized).
 //
@@ -108,7 +108,7 @@ std::string VariantsText(const std::vector<VariantRow>& rows);
 std::string VariantsMarkdown(const std::vector<VariantRow>& rows);
 // An array of objects with keys variant, verdict, invariant, states, seconds,
 // counterexample_steps (null when there is none) and trace_file (null when
-// none was written), as checker/report.h's RenderVariantsPage reads them.
+// none was written), as checker/report/report.h's RenderVariantsPage reads them.
 std::string VariantsJson(const std::vector<VariantRow>& rows);
 
 // `memwal-check variants [check's bound/switch/budget options] [--only NAME]...

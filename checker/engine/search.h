@@ -2,7 +2,7 @@
 // variants, bench, corpus, minimize, liveness). Breadth-first (level-
 // synchronous, multi-threaded), depth-first, or seeded random walks over the
 // model, each model transition applied to the implementation too
-// (checker/lockstep.h) unless the run is model-only.
+// (checker/lockstep/lockstep.h) unless the run is model-only.
 //
 // Storage. The seen set (checker/engine/seen_set.h) keeps a 52-bit fingerprint
 // per state (about 7 bytes) or, in exact mode, the packed state. The frontier
@@ -133,7 +133,7 @@ struct Stats {
   uint64_t trace_bytes = 0;          // parent links
   double collision_probability = 0;  // fingerprint mode's estimate
   int symmetry_permutations = 1;     // 1: no reduction
-  // The liveness pass that follows a clean search (checker/liveness.h): the
+  // The liveness pass that follows a clean search (checker/engine/liveness.h): the
   // states of its graph (reachable and fair continuations) and its bytes.
   uint64_t liveness_states = 0;
   uint64_t liveness_bytes = 0;

@@ -1,5 +1,5 @@
 // The refinement mapping from impl::World to model terms
-// (checker/refinement.h).
+// (checker/lockstep/refinement.h).
 #include "checker/lockstep/refinement.h"
 
 #include <algorithm>

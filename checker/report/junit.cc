@@ -1,4 +1,4 @@
-// JUnit XML writer (checker/junit.h).
+// JUnit XML writer (checker/report/junit.h).
 #include "checker/report/junit.h"
 
 #include <cstdio>

@@ -1,5 +1,5 @@
 // Explanations of broken invariants, trace loading, page files and the
-// `report` subcommand (checker/report.h). The HTML itself is in
+// `report` subcommand (checker/report/report.h). The HTML itself is in
 // report_html.cc.
 #include "checker/report/report.h"
 

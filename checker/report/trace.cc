@@ -1,4 +1,4 @@
-// Trace files (checker/trace.h).
+// Trace files (checker/report/trace.h).
 //
 // ITF encoding of a model state (one ITF state per step; ints are
 // {"#bigint":"N"}, sets are

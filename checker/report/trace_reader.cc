@@ -1,4 +1,4 @@
-// The trace reader (checker/trace_reader.h): a SAX handler that builds the
+// The trace reader (checker/report/trace_reader.h): a SAX handler that builds the
 // document outside "steps" as JSON values, refusing duplicate keys and deep
 // nesting, and turns each element of the top-level "steps" array into a
 // model::Action as soon as it closes.
@@ -187,7 +187,7 @@ Status CheckVersion(const json& document) {
   return Status::Ok();
 }
 
-// The keys version 2 adds to version 1 (checker/lockstep_cli.h), taken out
+// The keys version 2 adds to version 1 (checker/cli/check.h), taken out
 // of `document`.
 Status TakeLockstepFields(json* document, LockstepTrace* out) {
   const auto lockstep = document->find("lockstep");
@@ -243,7 +243,7 @@ Result<LockstepTrace> FromParsed(TraceSax* sax) {
   MEMWAL_RETURN_IF_ERROR(CheckVersion(document));
   LockstepTrace out;
   MEMWAL_RETURN_IF_ERROR(TakeLockstepFields(&document, &out));
-  // The rest is version 1's strict format (checker/trace.h), with the steps
+  // The rest is version 1's strict format (checker/report/trace.h), with the steps
   // already read.
   document["version"] = static_cast<uint64_t>(kTraceVersion);
   MEMWAL_ASSIGN_OR_RETURN(out.trace, TraceFromJson(document));

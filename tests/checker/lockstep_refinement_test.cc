@@ -1,5 +1,5 @@
-// The refinement mapping (checker/refinement.h) and the lockstep step
-// (checker/lockstep.h): the implementation at Init maps to the model's Init,
+// The refinement mapping (checker/lockstep/refinement.h) and the lockstep step
+// (checker/lockstep/lockstep.h): the implementation at Init maps to the model's Init,
 // differences print as readable lines, states the model cannot represent are
 // ImplementationMatchesModel, and the bug switches share one layout.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The variants table (checker/variants.h): every known bug the model or the
+// The variants table (checker/cli/variants.h): every known bug the model or the
 // implementation can express is found at `small` bounds with its invariant and
 // a pinned minimized length, so that a change to the checker that loses a bug
 // fails here; the acceptance verdicts of protocols, read and gc modes; and the

@@ -1,4 +1,4 @@
-// corpus --tables and --operations (checker/corpus.h, fuzz/README.md
+// corpus --tables and --operations (checker/cli/corpus.h, fuzz/README.md
 // "Operation lists"): every written table reads back with `inspect` (exit 0),
 // and every operation list validates against fuzz/operations.schema.json.
 #include <gtest/gtest.h>
