@@ -136,7 +136,7 @@ def build(build_dir):
                                stdout=out, stderr=subprocess.STDOUT)
     if code != 0:
         fail(f"building the mutant schemata failed (see {log})")
-    return (os.path.join(build_dir, "memwal-check-mutant"),
+    return (os.path.join(build_dir, "tests", "mutate", "memwal-check-mutant"),
             os.path.join(build_dir, "tests", "mutate", "all", "mutants.json"))
 
 
@@ -172,6 +172,9 @@ def main():
     parser.add_argument("--equivalent", default=os.path.join(ROOT, "tests/mutate/equivalent.tsv"))
     parser.add_argument("--out", help="report directory (default: BUILD_DIR/report)")
     parser.add_argument("--only", help="run only these ids (3,7-9); the others are not run")
+    parser.add_argument("--every", type=int, default=1,
+                        help="run every K-th reached mutant (by id) only: a sample; the "
+                             "report says so")
     parser.add_argument("--jobs", type=int, default=2, help="mutants at once (at most 2)")
     parser.add_argument("--timeout-factor", type=float, default=10.0,
                         help="an entry's timeout: this times its unmutated seconds ...")
@@ -235,6 +238,9 @@ def main():
                     results[r["id"]] = r
     elif os.path.exists(results_path):
         os.remove(results_path)
+    if options.every > 1:
+        sample = sorted(reached)[::options.every]
+        selected = set(sample) if selected is None else selected & set(sample)
     todo = [m for m in mutants if m["id"] in reached and m["id"] not in results and
             (selected is None or m["id"] in selected)]
     lock = threading.Lock()
@@ -313,23 +319,44 @@ def summarize(mutants, reached, results, selected, equivalent, judge, baseline, 
             else:
                 row["reason"] = "gap: every gate entry passes with it"
         rows.append(row)
-    judged = [r for r in rows if r["verdict"] != "not run"]
-    non_equivalent = len([r for r in judged if not r.get("reason", "").startswith("equivalent")])
+    def equivalent_row(r):
+        return r.get("reason", "").startswith("equivalent")
+
+    run = [r for r in rows if r["verdict"] in ("killed", "survived")]
+    run_non_equivalent = len([r for r in run if not equivalent_row(r)])
+    non_equivalent = len([r for r in rows if not equivalent_row(r)])
     killed = counts["killed"]
     complete = counts["not run"] == 0
+    if complete:
+        score = {"killed": killed, "non_equivalent": non_equivalent,
+                 "percent": round(100.0 * killed / non_equivalent, 1) if non_equivalent
+                 else None,
+                 "of": "every generated mutant; unreached ones count as not killed"}
+    else:
+        unreached_non_equivalent = len([r for r in rows if r["verdict"] == "unreached" and
+                                        not equivalent_row(r)])
+        among_run = killed / run_non_equivalent if run_non_equivalent else None
+        reached_share = 1.0 - unreached_non_equivalent / non_equivalent if non_equivalent \
+            else None
+        score = {"killed": killed, "non_equivalent": run_non_equivalent,
+                 "percent": round(100.0 * among_run, 1) if among_run is not None else None,
+                 "of": "the reached mutants that were run (partial run)",
+                 "estimate_percent": round(100.0 * among_run * reached_share, 1)
+                 if among_run is not None else None,
+                 "estimate": "killed share among the run mutants times the reached share of "
+                             "all non-equivalent mutants (unreached ones count as not killed)"}
     return {
         "command": "./memwal mutate " + " ".join(sys.argv[1:]),
         "judge": [{"expected": e["expected"], "args": describe(e), "unmutated_seconds":
                    round(s, 1)} for e, s in zip(judge, baseline)],
         "binary": binary, "mutants_json": mutants_path,
         "run": "complete" if complete else
-               f"partial: {len(results)} of {counts['reached']} reached mutants run",
+               f"partial: {len(results)} of {counts['reached']} reached mutants run"
+               + (f" (a sample: every {options.every}th reached mutant by id)"
+                  if options.every > 1 else "")
+               + (" (--only)" if options.only else ""),
         "counts": counts,
-        "score": {"killed": killed, "non_equivalent": non_equivalent,
-                  "percent": round(100.0 * killed / non_equivalent, 1) if non_equivalent
-                  else None,
-                  "of": "every judged mutant (run, or unreached)" if not complete else
-                  "every generated mutant"},
+        "score": score,
         "survivors": [{k: r[k] for k in ("id", "file", "line", "function", "operator",
                                          "mutation", "original", "verdict", "reason", "key")}
                       for r in rows if r["verdict"] in ("survived", "unreached")],
@@ -345,7 +372,11 @@ def table(report):
              f"equivalent {c['equivalent']}",
              f"score: {s['killed']} killed of {s['non_equivalent']} non-equivalent"
              + (f" = {s['percent']}%" if s["percent"] is not None else "")
-             + f" ({s['of']})", ""]
+             + f" ({s['of']})"]
+    if "estimate_percent" in s:
+        lines.append(f"estimated score of ./memwal check: {s['estimate_percent']}% "
+                     f"({s['estimate']})")
+    lines.append("")
     by_operator = {}
     for r in report["mutants"]:
         slot = by_operator.setdefault(r["operator"], {"all": 0, "killed": 0})
