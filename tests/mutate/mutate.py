@@ -16,9 +16,11 @@
    survivor with file:line, the mutation and a reason: `equivalent: <argument>` from
    tests/mutate/equivalent.tsv, or `gap`.
 
-The judge is a file of entries, one a line: the expected exit code, then memwal-check's
-arguments (`--out DIR` is added to `check` lines), or `test PATH ARGS` for a test binary of
-the build (conformance_test runs as conformance-test-mutant). Default: tests/mutate/gate.txt.
+The judge is the gate file (gate.txt, `memwal-check gate`; each entry runs alone with
+--entry, then a mutant that passes them all runs the whole gate, coverage included), or a file
+of entries, one a line: the expected exit code, then memwal-check's arguments (`--out DIR` is
+added to `check` lines), or `test PATH ARGS` for a test binary of the build (conformance_test
+runs as conformance-test-mutant). Default: gate.txt once it exists, else tests/mutate/gate.txt.
 Results are appended to OUT/results.jsonl as they come, so --resume continues a cut-off run.
 """
 import argparse
@@ -43,9 +45,36 @@ def fail(message):
     sys.exit(2)
 
 
+def default_judge():
+    """The gate file (memwal-check gate) once it exists, else tests/mutate/gate.txt."""
+    gate = os.path.join(ROOT, "gate.txt")
+    if os.path.exists(gate) and is_gate_file(gate):
+        return gate
+    return os.path.join(ROOT, "tests/mutate/gate.txt")
+
+
+def is_gate_file(path):
+    with open(path) as f:
+        return any(line.startswith("[entry ") for line in f)
+
+
 def read_judge(path):
-    if path == "gate":  # memwal-check gate: the whole portfolio as one entry
-        return [{"line": 0, "expected": 0, "args": ["gate"]}]
+    if is_gate_file(path):
+        # memwal-check gate's file: each entry alone first (fastest first, to kill early),
+        # then, for a mutant that passes them all, the whole gate with its coverage verdict:
+        # the mutant survives only when `memwal-check gate` itself passes.
+        entries = []
+        with open(path) as f:
+            for number, line in enumerate(f, 1):
+                line = line.strip()
+                if line.startswith("[entry ") and line.endswith("]"):
+                    name = line[len("[entry "):-1].strip()
+                    entries.append({"line": number, "expected": 0,
+                                    "args": ["gate", "--gate", path, "--entry", name,
+                                             "--jobs", "1"]})
+        entries.append({"line": 0, "expected": 0, "final": True,
+                        "args": ["gate", "--gate", path]})
+        return entries
     entries = []
     with open(path) as f:
         for number, line in enumerate(f, 1):
@@ -166,9 +195,10 @@ def main():
     parser.add_argument("--binary", help="a schemata memwal-check (skips the build); needs "
                                          "--mutants")
     parser.add_argument("--mutants", help="the binary's mutants.json")
-    parser.add_argument("--judge", default=os.path.join(ROOT, "tests/mutate/gate.txt"),
-                        help="the entries that judge a mutant, or `gate` for memwal-check "
-                             "gate (default: %(default)s)")
+    parser.add_argument("--judge", default=default_judge(),
+                        help="the entries that judge a mutant: a gate file of memwal-check "
+                             "gate ([entry NAME] sections) or lines of `<exit code> "
+                             "<arguments>` (default: %(default)s)")
     parser.add_argument("--equivalent", default=os.path.join(ROOT, "tests/mutate/equivalent.tsv"))
     parser.add_argument("--out", help="report directory (default: BUILD_DIR/report)")
     parser.add_argument("--only", help="run only these ids (3,7-9); the others are not run")
@@ -223,7 +253,8 @@ def main():
         with open(reached_file) as f:
             for line in f:
                 reached.update(int(x) for x in line.split())
-    order = sorted(range(len(judge)), key=lambda k: (baseline[k], k))
+    order = sorted(range(len(judge)), key=lambda k: (judge[k].get("final", False),
+                                                     baseline[k], k))
     timeouts = [max(options.min_timeout, options.timeout_factor * s) for s in baseline]
 
     selected = parse_ids(options.only, len(mutants)) if options.only else None
