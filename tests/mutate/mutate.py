@@ -212,6 +212,9 @@ def main():
     parser.add_argument("--resume", action="store_true",
                         help="keep OUT/results.jsonl's results for this binary")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    parser.add_argument("--report-only", action="store_true",
+                        help="run nothing: report OUT/results.jsonl and OUT/reached-baseline "
+                             "of an earlier (perhaps cut-off) run of this binary")
     options = parser.parse_args()
     if not 1 <= options.jobs <= 2:
         fail("--jobs: 1 or 2 (the machine has 2 cores)")
@@ -238,24 +241,37 @@ def main():
 
     # The unmutated run: every entry passes; the reached marks; the entries' times.
     reached_file = os.path.join(out, "reached-baseline")
-    if os.path.exists(reached_file):
+    if options.report_only:
+        if not os.path.exists(reached_file):
+            fail(f"--report-only: no {reached_file}")
+        options.resume = True
+    elif os.path.exists(reached_file):
         os.remove(reached_file)
     work = os.path.join(out, "work-0")
     baseline = []
-    for entry in judge:
+    baseline_path = os.path.join(out, "baseline.json")
+    if options.report_only:
+        baseline = [None] * len(judge)
+        if os.path.exists(baseline_path):
+            with open(baseline_path) as f:
+                baseline = json.load(f)
+    for entry in [] if options.report_only else judge:
         verdict, detail, seconds = run_entry(entry, binary, 0, None, work, reached_file)
         if verdict != "ok":
             fail(f"the unmutated binary fails `{describe(entry)}`: {detail}")
         baseline.append(seconds)
         print(f"unmutated: {seconds:6.1f} s  {describe(entry)}", flush=True)
+    if not options.report_only:
+        with open(baseline_path, "w") as f:
+            json.dump(baseline, f)
     reached = set()
     if os.path.exists(reached_file):
         with open(reached_file) as f:
             for line in f:
                 reached.update(int(x) for x in line.split())
     order = sorted(range(len(judge)), key=lambda k: (judge[k].get("final", False),
-                                                     baseline[k], k))
-    timeouts = [max(options.min_timeout, options.timeout_factor * s) for s in baseline]
+                                                     baseline[k] or 0, k))
+    timeouts = [max(options.min_timeout, options.timeout_factor * (s or 0)) for s in baseline]
 
     selected = parse_ids(options.only, len(mutants)) if options.only else None
     digest = file_digest(binary)
@@ -273,7 +289,7 @@ def main():
         sample = sorted(reached)[::options.every]
         selected = set(sample) if selected is None else selected & set(sample)
     todo = [m for m in mutants if m["id"] in reached and m["id"] not in results and
-            (selected is None or m["id"] in selected)]
+            (selected is None or m["id"] in selected) and not options.report_only]
     lock = threading.Lock()
     slots = list(range(options.jobs))
 
@@ -379,7 +395,7 @@ def summarize(mutants, reached, results, selected, equivalent, judge, baseline, 
     return {
         "command": "./memwal mutate " + " ".join(sys.argv[1:]),
         "judge": [{"expected": e["expected"], "args": describe(e), "unmutated_seconds":
-                   round(s, 1)} for e, s in zip(judge, baseline)],
+                   None if s is None else round(s, 1)} for e, s in zip(judge, baseline)],
         "binary": binary, "mutants_json": mutants_path,
         "run": "complete" if complete else
                f"partial: {len(results)} of {counts['reached']} reached mutants run"
@@ -410,12 +426,16 @@ def table(report):
     lines.append("")
     by_operator = {}
     for r in report["mutants"]:
-        slot = by_operator.setdefault(r["operator"], {"all": 0, "killed": 0})
+        slot = by_operator.setdefault(r["operator"], {"all": 0, "reached": 0, "run": 0,
+                                                      "killed": 0})
         slot["all"] += 1
+        slot["reached"] += r["verdict"] != "unreached"
+        slot["run"] += r["verdict"] in ("killed", "survived")
         slot["killed"] += r["verdict"] == "killed"
-    lines.append(f"{'operator':12} {'mutants':>8} {'killed':>8}")
+    lines.append(f"{'operator':12} {'mutants':>8} {'reached':>8} {'run':>8} {'killed':>8}")
     for op in sorted(by_operator):
-        lines.append(f"{op:12} {by_operator[op]['all']:8} {by_operator[op]['killed']:8}")
+        o = by_operator[op]
+        lines.append(f"{op:12} {o['all']:8} {o['reached']:8} {o['run']:8} {o['killed']:8}")
     lines.append("")
     lines.append(f"{'id':>5}  {'where':28} {'verdict':9} {'mutation':44} reason")
     for r in report["survivors"]:
