@@ -9,7 +9,7 @@ runtime switch:
     a < b   becomes   (MEMWAL_MUTANT_ON(17) ? (a <= b) : MEMWAL_MUTANT_ON(18) ? (a > b) : a < b)
 
 Only one branch of a conditional is evaluated, so the operands keep their side effects and
-short-circuiting. The switch (OUT/mutant_switch.{h,cc}) reads MEMWAL_MUTANT once, before any
+short-circuiting. The switch (OUT/impl/mutant_switch.{h,cc}) reads MEMWAL_MUTANT once, before any
 static initializer of the program; 0 or unset is the original program. Each switch, when it is
 evaluated, marks its mutant as reached; MEMWAL_MUTANT_REACHED=FILE appends the reached ids to
 FILE when the process ends (exit or quick_exit).
