@@ -41,6 +41,7 @@ Result<GateArgs> ParseGateArgs(const std::vector<std::string>& args) {
   flags.push_back(Valued("--expect", [&](std::string_view text) -> Status {
     MEMWAL_ASSIGN_OR_RETURN(const Expectation expectation,
                             ParseExpectation(text));
+    MEMWAL_RETURN_IF_ERROR(CheckExpectationName(expectation.name));
     parsed.expectations.push_back(expectation);
     return Status::Ok();
   }));
@@ -160,8 +161,8 @@ report::JunitSuite Suite(const GateArgs& gate, const VariantResult& result) {
 // A verdict an outcome can have: a run's or a row's, or the name of a
 // property whose violation is meant.
 bool KnownVerdict(const std::string& verdict) {
-  for (const char* known :
-       {"ok", "violation", "incomplete", "not found", "not applicable"}) {
+  for (const char* known : {"ok", "violation", "incomplete", "not found",
+                            "not applicable", "not run", "budget"}) {
     if (verdict == known) return true;
   }
   if (model::FindInvariant(verdict) != nullptr) return true;
@@ -186,8 +187,22 @@ Result<Expectation> ParseExpectation(std::string_view text) {
   if (!KnownVerdict(expectation.verdict))
     return Usage("--expect: unknown verdict '" + expectation.verdict +
                  "' (ok, violation, incomplete, not found, not applicable, "
-                 "or an invariant's or goal's name)");
+                 "not run, budget, or an invariant's or goal's name)");
   return expectation;
+}
+
+Status CheckExpectationName(std::string_view name) {
+  if (name == "verdict" || name == lockstep::kImplementationMatchesModel ||
+      name == engine::kLivenessName ||
+      model::FindInvariant(std::string(name)) != nullptr)
+    return Status::Ok();
+  for (const model::Goal& goal : model::AllGoals()) {
+    if (name == goal.name) return Status::Ok();
+  }
+  return Usage("--expect: check decides no '" + std::string(name) +
+               "' (verdict, an invariant, a goal, " +
+               std::string(engine::kLivenessName) + " or " +
+               std::string(lockstep::kImplementationMatchesModel) + ")");
 }
 
 bool Meets(const Expectation& expected, std::string_view verdict,

@@ -24,6 +24,7 @@
 #include "checker/cli/compare.h"
 #include "checker/cli/corpus.h"
 #include "checker/cli/expect.h"
+#include "checker/cli/gate.h"
 #include "checker/report/report.h"
 #include "inspect/inspect.h"
 
@@ -44,6 +45,8 @@ constexpr Entry kSubcommands[] = {
     {"report", &memwal::checker::report::RunReportCommand},
     {"bench", &memwal::checker::cli::RunBenchCommand},
     {"inspect", &memwal::inspect::RunInspectCommand},
+    {"gate", &memwal::checker::cli::RunGateCommand},
+    {"properties", &memwal::checker::cli::RunPropertiesCommand},
 };
 
 int Run(const Args& args) {
