@@ -4,11 +4,12 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -28,8 +29,6 @@
 #include "checker/report/trace.h"
 #include "model/actions.h"
 #include "model/invariants.h"
-
-extern char** environ;
 
 namespace memwal::checker::cli {
 namespace {
@@ -320,25 +319,33 @@ Result<std::string> ReadText(const std::string& path) {
   return text.str();
 }
 
+// Starts this binary with `args`, its stdout and stderr to the two files. The
+// child dies with the gate (PR_SET_PDEATHSIG), so a gate that is stopped
+// leaves no search running.
 Status Spawn(const std::vector<std::string>& args, const std::string& out_path,
              const std::string& err_path, pid_t* pid) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, out_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
   std::vector<std::string> owned = args;
   owned.insert(owned.begin(), "memwal-check");
   std::vector<char*> argv;
   for (std::string& arg : owned) argv.push_back(arg.data());
   argv.push_back(nullptr);
-  const int error = posix_spawn(pid, "/proc/self/exe", &actions, nullptr,
-                                argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (error != 0)
+  const pid_t parent = getpid();
+  const pid_t child = fork();
+  if (child < 0)
     return Status::IoError("cannot start memwal-check: " +
-                           std::string(std::strerror(error)));
+                           std::string(std::strerror(errno)));
+  if (child == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(127);
+    const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out < 0 || err < 0 || dup2(out, STDOUT_FILENO) < 0 ||
+        dup2(err, STDERR_FILENO) < 0)
+      _exit(127);
+    execv("/proc/self/exe", argv.data());
+    _exit(127);
+  }
+  *pid = child;
   return Status::Ok();
 }
 
@@ -626,6 +633,7 @@ struct GateArgs {
   std::string junit_path{};
   bool json = false;
   bool list = false;
+  double safety_seconds = 0;  // 0: the gate file's
 };
 
 // gate.txt in the working directory, else the source tree's.
@@ -659,6 +667,8 @@ std::string GateHelp() {
          "  --junit FILE   JUnit XML: one test case per entry, and coverage\n"
          "  --json         the result as JSON\n"
          "  --list         print the entries and exit\n"
+         "  --safety-seconds S  the wall-clock stop of each entry (default: "
+         "the gate file's)\n"
          "Exit: 0 every expectation met and coverage complete; 1 an entry or "
          "coverage\nfailed; 2 bad usage or a bad gate file; 3 a wall-clock "
          "safety stop.\n";
@@ -695,6 +705,14 @@ Result<GateArgs> ParseArgs(const std::vector<std::string>& args) {
                parsed.junit_path = path;
                return Status::Ok();
              }),
+      Valued("--safety-seconds",
+             [&](std::string_view text) -> Status {
+               MEMWAL_ASSIGN_OR_RETURN(const uint64_t n,
+                                       ParseUnsigned("--safety-seconds", text));
+               if (n < 1) return Usage("--safety-seconds is at least 1");
+               parsed.safety_seconds = static_cast<double>(n);
+               return Status::Ok();
+             }),
       Switch("--json", [&] { parsed.json = true; }),
       Switch("--list", [&] { parsed.list = true; }),
   };
@@ -729,6 +747,7 @@ int RunGateCommand(const std::vector<std::string>& args, std::ostream& out,
     err << "memwal-check gate: " << file.status().message() << "\n";
     return kExitUsage;
   }
+  if (parsed->safety_seconds > 0) file->safety_seconds = parsed->safety_seconds;
   std::vector<EntryRun> runs;
   for (const std::string& name : parsed->only) {
     if (std::none_of(file->entries.begin(), file->entries.end(),
