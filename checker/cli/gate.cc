@@ -195,7 +195,8 @@ Result<GateFile> ParseGateFile(std::string_view text, const std::string& path) {
       return at(entry.line, "entry " + entry.name + " has no `check =` line");
     const Status status = FinishEntry(entry);
     if (!status.ok())
-      return at(entry.line, "entry " + entry.name + ": " + status.message());
+      return at(entry.check_line > 0 ? entry.check_line : entry.line,
+                "entry " + entry.name + ": " + status.message());
     return Status::Ok();
   };
   std::istringstream lines{std::string(text)};
@@ -251,6 +252,7 @@ Result<GateFile> ParseGateFile(std::string_view text, const std::string& path) {
       if (has_check || entry.kind == GateEntry::Kind::kProperties)
         return at(number, "one `check =` or `properties =` line per entry");
       entry.args = *words;
+      entry.check_line = number;
       has_check = true;
     } else if (key == "properties") {
       if (has_check || !words->empty())
@@ -300,7 +302,8 @@ struct EntryRun {
   Clock::time_point start{};
   double seconds = 0;  // wall, of the child
   int exit_code = -1;
-  bool killed = false;  // by the gate's own safety stop
+  bool killed = false;   // by the gate's own safety stop
+  bool stopped = false;  // by --fail-fast
   // Judged:
   std::string outcome{};  // "ok", "FAIL", "budget", "error"
   std::string got{};      // the run's verdict, as check prints it
@@ -457,14 +460,31 @@ void JudgeProperties(EntryRun* run) {
 
 // Runs `runs` at most `jobs` at a time; calls `done` in file order as soon
 // as an entry and every one before it have finished.
+// With `fail_fast`, the first entry that fails (or errs) ends the run: the
+// entries still running are stopped and the rest are not started; both read
+// "not run".
 Status RunAll(std::vector<EntryRun>* runs, const GateFile& file, int jobs,
+              bool fail_fast,
               const std::function<void(const EntryRun&)>& done) {
   std::size_t next = 0;
   std::size_t reported = 0;
   std::map<pid_t, std::size_t> running;
   const double hard_stop = file.safety_seconds + 60;
+  bool stopping = false;
   while (reported < runs->size()) {
-    while (next < runs->size() && static_cast<int>(running.size()) < jobs) {
+    if (stopping && running.empty()) {
+      for (std::size_t k = next; k < runs->size(); ++k) {
+        EntryRun& run = (*runs)[k];
+        run.exit_code = 0;
+        run.outcome = "not run";
+        run.why = "--fail-fast: an earlier entry failed";
+      }
+      next = runs->size();
+      while (reported < runs->size()) done((*runs)[reported++]);
+      break;
+    }
+    while (!stopping && next < runs->size() &&
+           static_cast<int>(running.size()) < jobs) {
       EntryRun& run = (*runs)[next];
       std::error_code error;
       fs::remove_all(run.dir, error);
@@ -504,10 +524,21 @@ Status RunAll(std::vector<EntryRun>* runs, const GateFile& file, int jobs,
     run.seconds =
         std::chrono::duration<double>(Clock::now() - run.start).count();
     run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-    if (run.entry->kind == GateEntry::Kind::kProperties) {
+    if (run.stopped) {
+      run.outcome = "not run";
+      run.why = "--fail-fast: stopped when an earlier entry failed";
+    } else if (run.entry->kind == GateEntry::Kind::kProperties) {
       JudgeProperties(&run);
     } else {
       JudgeCheck(&run);
+    }
+    if (fail_fast && !stopping &&
+        (run.outcome == "FAIL" || run.outcome == "error")) {
+      stopping = true;
+      for (const auto& [child, k] : running) {
+        kill(child, SIGKILL);
+        (*runs)[k].stopped = true;
+      }
     }
     while (reported < runs->size() && (*runs)[reported].exit_code >= 0)
       done((*runs)[reported++]);
@@ -597,6 +628,7 @@ std::string EntryLine(const EntryRun& run, std::size_t width) {
   std::string name = run.entry->name;
   if (name.size() < width) name.resize(width, ' ');
   line += name + "  ";
+  if (run.outcome == "not run") return line + run.why;
   if (run.entry->kind == GateEntry::Kind::kProperties) {
     line += "properties: " +
             (run.cases > 0
@@ -618,6 +650,11 @@ report::JunitCase EntryCase(const EntryRun& run) {
                       .name = run.entry->name,
                       .seconds = run.seconds};
   if (run.outcome == "ok") return c;
+  if (run.outcome == "not run") {
+    c.result = report::JunitCase::Result::kSkipped;
+    c.message = run.why;
+    return c;
+  }
   c.result = report::JunitCase::Result::kFailed;
   c.message = run.outcome + ": " + run.why;
   c.body = "expected: " + Expected(*run.entry) + "\ngot: " + run.got +
@@ -633,6 +670,7 @@ struct GateArgs {
   std::string junit_path{};
   bool json = false;
   bool list = false;
+  bool fail_fast = false;
   double safety_seconds = 0;  // 0: the gate file's
 };
 
@@ -667,6 +705,8 @@ std::string GateHelp() {
          "  --junit FILE   JUnit XML: one test case per entry, and coverage\n"
          "  --json         the result as JSON\n"
          "  --list         print the entries and exit\n"
+         "  --fail-fast    stop at the first entry that fails (exit 1; the "
+         "rest read\n                 `not run`; for mutation testing)\n"
          "  --safety-seconds S  the wall-clock stop of each entry (default: "
          "the gate file's)\n"
          "Exit: 0 every expectation met and coverage complete; 1 an entry or "
@@ -715,6 +755,7 @@ Result<GateArgs> ParseArgs(const std::vector<std::string>& args) {
              }),
       Switch("--json", [&] { parsed.json = true; }),
       Switch("--list", [&] { parsed.list = true; }),
+      Switch("--fail-fast", [&] { parsed.fail_fast = true; }),
   };
   MEMWAL_ASSIGN_OR_RETURN(const ParsedFlags given,
                           ParseFlags("gate", args, flags));
@@ -782,11 +823,12 @@ int RunGateCommand(const std::vector<std::string>& args, std::ostream& out,
     out.flush();
   }
   const auto start = Clock::now();
-  const Status ran = RunAll(&runs, *file, parsed->jobs, [&](const EntryRun& r) {
-    if (!text_out) return;
-    out << EntryLine(r, width) << "\n";
-    out.flush();
-  });
+  const Status ran = RunAll(&runs, *file, parsed->jobs, parsed->fail_fast,
+                            [&](const EntryRun& r) {
+                              if (!text_out) return;
+                              out << EntryLine(r, width) << "\n";
+                              out.flush();
+                            });
   if (!ran.ok()) {
     err << "memwal-check gate: " << ran.message() << "\n";
     return kExitUsage;
@@ -801,7 +843,10 @@ int RunGateCommand(const std::vector<std::string>& args, std::ostream& out,
     budget = budget || run.outcome == "budget";
     error = error || run.outcome == "error";
   }
-  const Coverage coverage = JudgeCoverage(runs, whole);
+  const bool all_ran =
+      std::none_of(runs.begin(), runs.end(),
+                   [](const EntryRun& r) { return r.outcome == "not run"; });
+  const Coverage coverage = JudgeCoverage(runs, whole && all_ran);
   failed = failed || !coverage.findings.empty();
   const int code = error    ? kExitUsage
                    : failed ? kExitViolation
@@ -821,7 +866,7 @@ int RunGateCommand(const std::vector<std::string>& args, std::ostream& out,
     for (const EntryRun& run : runs) suite.cases.push_back(EntryCase(run));
     report::JunitCase c{.classname = "memwal-gate.coverage",
                         .name = "coverage"};
-    if (!whole) {
+    if (!whole || !all_ran) {
       c.result = report::JunitCase::Result::kSkipped;
       c.message = "a subset of the portfolio: coverage not judged";
     } else if (!coverage.findings.empty()) {
@@ -865,7 +910,7 @@ int RunGateCommand(const std::vector<std::string>& args, std::ostream& out,
     return code;
   }
   for (const std::string& finding : coverage.findings) out << finding << "\n";
-  if (whole) {
+  if (whole && all_ran) {
     out << "coverage: " << kinds_fired << " of " << model::kActionKinds
         << " actions fired, " << goals_reached << " of "
         << model::AllGoals().size() << " goals reached across the portfolio\n";

@@ -63,7 +63,8 @@ struct GateEntry {
   uint64_t depth = 0;
   uint64_t cases = 0;
   std::vector<GateDeclaration> cannot_fire{};
-  int line = 0;  // where the entry starts in the gate file
+  int line = 0;        // where the entry starts in the gate file
+  int check_line = 0;  // its `check =` line
 };
 
 struct GateFile {

@@ -75,7 +75,7 @@ expect_run a_cannot_fire_declaration_on_an_incomplete_search_is_unchecked 1 \
   'declaration is unchecked' "$legacy
 cannot-fire = Restore: planted" --entry legacy
 
-expect_run a_flag_check_rejects_is_a_bad_gate_file 2 'gate.*:2: entry legacy:.*--no-such-flag' \
+expect_run a_flag_check_rejects_is_a_bad_gate_file 2 'file.txt:2: entry legacy:.*--no-such-flag' \
   "${legacy/--no-liveness/--no-liveness --no-such-flag}"
 
 expect_run a_misspelled_invariant_is_refused_before_any_search 2 "decides no 'ReadsMisNoRows'" \
@@ -95,6 +95,14 @@ expect_run a_wall_clock_stop_is_budget_not_a_verdict 3 '^budget +derived-tiny' \
 check = --preset tiny --no-liveness
 expect = verdict=ok
 budget = states 300000' --entry derived-tiny --safety-seconds 1
+
+expect_run fail_fast_stops_at_the_first_failing_entry 1 '^not run +derived-tiny' \
+  "${legacy/verdict=ReadsMissNoRows/verdict=ok}
+
+[entry derived-tiny]
+check = --preset tiny --no-liveness
+expect = verdict=ok
+budget = states 300000" --fail-fast --jobs 1
 
 expect_run the_rule_function_properties_run_as_an_entry 0 '^ok +props +properties: 10 passed' \
   '[entry props]
