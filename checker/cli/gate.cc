@@ -915,7 +915,8 @@ int RunGateCommand(const std::vector<std::string>& args, std::ostream& out,
         << " actions fired, " << goals_reached << " of "
         << model::AllGoals().size() << " goals reached across the portfolio\n";
   } else {
-    out << "coverage: not judged (a subset of the portfolio)\n";
+    out << (all_ran ? "coverage: not judged (a subset of the portfolio)\n"
+                    : "coverage: not judged (--fail-fast stopped the run)\n");
   }
   out << "time: " << Seconds(wall) << " wall, " << Seconds(entry_seconds)
       << " in entries (" << parsed->jobs << " at a time)\n";

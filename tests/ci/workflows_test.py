@@ -12,7 +12,8 @@ or an expectation the tool reports unmet fails `./memwal test`.
 
 --plant flag|expect runs a planted copy instead and succeeds only when that copy fails:
 `flag` appends `--no-such-flag` to the first memwal command of each workflow; `expect` flips
-the expectation of the gate file's first check entry, and the gate step runs that entry alone.
+the expectation of the gate file's check entry with the smallest budget, and the gate step runs
+that entry alone.
 
 usage: workflows_test.py --checker build/memwal-check --source . [--plant flag|expect]
 """
@@ -97,10 +98,13 @@ def run_workflow(path, args, scratch, plant):
     if plant == "expect":
         # Flip the first check entry's expectation and run that entry alone.
         text = gate.read_text()
-        match = re.search(r"^\[entry ([^\]]+)\]\ncheck = [^\n]*\nexpect = ([^\n]*)$",
-                          text, re.M)
-        if not match:
+        # The entry with the smallest budget, so that the planted run is quick.
+        matches = list(re.finditer(
+            r"^\[entry ([^\]]+)\]\ncheck = [^\n]*\nexpect = ([^\n]*)\n(?:#[^\n]*\n)*"
+            r"budget = states ([0-9]+)$", text, re.M))
+        if not matches:
             return fail("no check entry with an expect line to plant in gate.txt")
+        match = min(matches, key=lambda m: int(m.group(3)))
         name, expect = match.group(1), match.group(2)
         flipped = "verdict=ok" if expect != "verdict=ok" else "verdict=ReadsMissNoRows"
         gate.write_text(text[:match.start(2)] + flipped + text[match.end(2):])
@@ -118,8 +122,15 @@ def run_workflow(path, args, scratch, plant):
                             f"runs without pipefail (shell: {shell})")
             script = step["run"].replace("./memwal ", str(shim) + " ")
             if plant == "flag" and not planted and str(shim) in script:
-                script = re.sub(r"(" + re.escape(str(shim)) + r" \S+)",
-                                r"\1 --no-such-flag", script, count=1)
+                # At the end of the first memwal command (before a pipe, if any).
+                lines = script.split("\n")
+                for k, line in enumerate(lines):
+                    if str(shim) in line:
+                        head, bar, tail = line.partition(" | ")
+                        lines[k] = head.rstrip() + " --no-such-flag" + (
+                            " | " + tail if bar else "")
+                        break
+                script = "\n".join(lines)
                 planted = True
                 print(f"planted: --no-such-flag in step '{step.get('name')}'")
             script_file = scratch / "step.sh"
