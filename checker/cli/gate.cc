@@ -685,94 +685,120 @@ std::string DefaultGatePath() {
 #endif
 }
 
-std::string GateHelp() {
-  return "usage: memwal-check gate [--gate FILE] [--entry NAME]... [--jobs N]\n"
-         "                         [--out DIR] [--junit FILE] [--json] "
-         "[--list]\n"
-         "Runs the gate's portfolio (gate.txt; docs/gate.md): every entry, "
-         "each a check\nwith its expected verdict and its budget in states or "
-         "walks, or the rule-function\nproperties; prints a line per entry and "
-         "one verdict. Coverage is part of the\nverdict: every action fires "
-         "and every goal is reached in some entry.\n"
-         "  --gate FILE    the gate file (default: ./gate.txt, else the "
-         "source tree's)\n"
-         "  --entry NAME   run only this entry (repeatable); coverage is then "
-         "not judged\n"
-         "  --jobs N       entries at once, one search thread each (default "
-         "2)\n"
-         "  --out DIR      each entry's output under DIR/NAME/ (default "
-         "memwal-out/gate)\n"
-         "  --junit FILE   JUnit XML: one test case per entry, and coverage\n"
-         "  --json         the result as JSON\n"
-         "  --list         print the entries and exit\n"
-         "  --fail-fast    stop at the first entry that fails (exit 1; the "
-         "rest read\n                 `not run`; for mutation testing)\n"
-         "  --safety-seconds S  the wall-clock stop of each entry (default: "
-         "the gate file's)\n"
-         "Exit: 0 every expectation met and coverage complete; 1 an entry or "
-         "coverage\nfailed; 2 bad usage or a bad gate file; 3 a wall-clock "
-         "safety stop.\n";
+std::vector<Flag> GateFlags(GateArgs* parsed) {
+  return {
+      Valued("--gate", "FILE",
+             "the gate file (default: ./gate.txt, else the source tree's)",
+             [parsed](std::string_view path) {
+               parsed->gate_path = path;
+               return Status::Ok();
+             }),
+      Valued("--entry", "NAME",
+             "run only this entry (repeatable); coverage is then not judged",
+             [parsed](std::string_view name) {
+               parsed->only.emplace_back(name);
+               return Status::Ok();
+             }),
+      Valued("--jobs", "N",
+             "entries at once, one search thread each (default 2)",
+             [parsed](std::string_view text) -> Status {
+               MEMWAL_ASSIGN_OR_RETURN(const uint64_t n,
+                                       ParseUnsigned("--jobs", text));
+               if (n < 1 || n > 64) return Usage("--jobs is between 1 and 64");
+               parsed->jobs = static_cast<int>(n);
+               return Status::Ok();
+             }),
+      Valued("--out", "DIR",
+             "each entry's output under DIR/NAME/ (default memwal-out/gate)",
+             [parsed](std::string_view dir) {
+               parsed->out_dir = dir;
+               return Status::Ok();
+             }),
+      Valued("--junit", "FILE",
+             "JUnit XML: one test case per entry, and one for coverage",
+             [parsed](std::string_view path) {
+               parsed->junit_path = path;
+               return Status::Ok();
+             }),
+      Valued("--safety-seconds", "S",
+             "each entry's wall-clock stop (default: the gate file's); a run\n"
+             "it ends reads `budget` (exit 3), never a verdict",
+             [parsed](std::string_view text) -> Status {
+               MEMWAL_ASSIGN_OR_RETURN(const uint64_t n,
+                                       ParseUnsigned("--safety-seconds", text));
+               if (n < 1) return Usage("--safety-seconds is at least 1");
+               parsed->safety_seconds = static_cast<double>(n);
+               return Status::Ok();
+             }),
+      Switch("--json", "the result as JSON", [parsed] { parsed->json = true; }),
+      Switch("--list", "print the entries and their expectations, and exit",
+             [parsed] { parsed->list = true; }),
+      Switch("--fail-fast",
+             "stop at the first entry that fails (exit 1; the rest read\n"
+             "`not run`; for mutation testing)",
+             [parsed] { parsed->fail_fast = true; }),
+  };
 }
 
 Result<GateArgs> ParseArgs(const std::vector<std::string>& args) {
   GateArgs parsed;
-  std::vector<Flag> flags = {
-      Valued("--gate",
-             [&](std::string_view path) {
-               parsed.gate_path = path;
-               return Status::Ok();
-             }),
-      Valued("--entry",
-             [&](std::string_view name) {
-               parsed.only.emplace_back(name);
-               return Status::Ok();
-             }),
-      Valued("--jobs",
-             [&](std::string_view text) -> Status {
-               MEMWAL_ASSIGN_OR_RETURN(const uint64_t n,
-                                       ParseUnsigned("--jobs", text));
-               if (n < 1 || n > 64) return Usage("--jobs is between 1 and 64");
-               parsed.jobs = static_cast<int>(n);
-               return Status::Ok();
-             }),
-      Valued("--out",
-             [&](std::string_view dir) {
-               parsed.out_dir = dir;
-               return Status::Ok();
-             }),
-      Valued("--junit",
-             [&](std::string_view path) {
-               parsed.junit_path = path;
-               return Status::Ok();
-             }),
-      Valued("--safety-seconds",
-             [&](std::string_view text) -> Status {
-               MEMWAL_ASSIGN_OR_RETURN(const uint64_t n,
-                                       ParseUnsigned("--safety-seconds", text));
-               if (n < 1) return Usage("--safety-seconds is at least 1");
-               parsed.safety_seconds = static_cast<double>(n);
-               return Status::Ok();
-             }),
-      Switch("--json", [&] { parsed.json = true; }),
-      Switch("--list", [&] { parsed.list = true; }),
-      Switch("--fail-fast", [&] { parsed.fail_fast = true; }),
-  };
-  MEMWAL_ASSIGN_OR_RETURN(const ParsedFlags given,
-                          ParseFlags("gate", args, flags));
-  if (given.help) return Usage("help");
+  MEMWAL_RETURN_IF_ERROR(ParseFlags("gate", args, GateFlags(&parsed)).status());
   if (parsed.gate_path.empty()) parsed.gate_path = DefaultGatePath();
   return parsed;
 }
 
+struct PropertiesArgs {
+  uint64_t cases = 100;
+  uint64_t seed = 1;
+};
+
+std::vector<Flag> PropertiesFlags(PropertiesArgs* parsed) {
+  return {
+      Valued("--cases", "N", "random cases per property (default 100)",
+             [parsed](std::string_view text) -> Status {
+               MEMWAL_ASSIGN_OR_RETURN(parsed->cases,
+                                       ParseUnsigned("--cases", text));
+               return parsed->cases > 0 ? Status::Ok()
+                                        : Usage("--cases must be at least 1");
+             }),
+      Valued("--seed", "S", "rapidcheck's seed (default 1)",
+             [parsed](std::string_view text) -> Status {
+               MEMWAL_ASSIGN_OR_RETURN(parsed->seed,
+                                       ParseUnsigned("--seed", text));
+               return Status::Ok();
+             }),
+  };
+}
+
 }  // namespace
+
+std::string GateAbout() {
+  return "Runs the gate's portfolio (gate.txt; docs/gate.md): every entry, "
+         "each a check in\nlockstep with its expected verdict and its budget "
+         "in states or walks, or the\nrule-function properties; prints a "
+         "line per entry and one verdict. Coverage is\npart of the verdict: "
+         "every action fires and every goal is reached in some entry.\n"
+         "Exit 0 every expectation met and coverage complete; 1 an entry or "
+         "coverage\nfailed; 2 bad usage or a bad gate file; 3 a wall-clock "
+         "safety stop.\n";
+}
+
+std::vector<Flag> GateFlagTable() { return HelpTable<GateArgs>(&GateFlags); }
+
+std::string PropertiesAbout() {
+  return "Runs the rule-function properties (tests/conformance/rule_*_test.cc, "
+         "linked into\nmemwal-check) under rapidcheck with a fixed seed: the "
+         "implementation's rule\nfunctions against the model's on random "
+         "inputs. Exit 0 when every property\nholds, 1 when one fails, 2 when "
+         "the binary carries none.\n";
+}
+
+std::vector<Flag> PropertiesFlagTable() {
+  return HelpTable<PropertiesArgs>(&PropertiesFlags);
+}
 
 int RunGateCommand(const std::vector<std::string>& args, std::ostream& out,
                    std::ostream& err) {
-  if (std::find(args.begin(), args.end(), "--help") != args.end() ||
-      std::find(args.begin(), args.end(), "-h") != args.end()) {
-    out << GateHelp();
-    return kExitOk;
-  }
   Result<GateArgs> parsed = ParseArgs(args);
   if (!parsed.ok()) {
     err << "memwal-check gate: " << parsed.status().message() << "\n";
@@ -928,33 +954,15 @@ int RunGateCommand(const std::vector<std::string>& args, std::ostream& out,
 
 int RunPropertiesCommand(const std::vector<std::string>& args,
                          std::ostream& out, std::ostream& err) {
-  uint64_t cases = 100;
-  uint64_t seed = 1;
-  std::vector<Flag> flags = {
-      Valued("--cases",
-             [&](std::string_view text) -> Status {
-               MEMWAL_ASSIGN_OR_RETURN(cases, ParseUnsigned("--cases", text));
-               return cases > 0 ? Status::Ok()
-                                : Usage("--cases must be at least 1");
-             }),
-      Valued("--seed",
-             [&](std::string_view text) -> Status {
-               MEMWAL_ASSIGN_OR_RETURN(seed, ParseUnsigned("--seed", text));
-               return Status::Ok();
-             }),
-  };
-  Result<ParsedFlags> given = ParseFlags("properties", args, flags);
+  PropertiesArgs parsed;
+  const Status given =
+      ParseFlags("properties", args, PropertiesFlags(&parsed)).status();
   if (!given.ok()) {
-    err << "memwal-check properties: " << given.status().message() << "\n";
+    err << "memwal-check properties: " << given.message() << "\n";
     return kExitUsage;
   }
-  if (given->help) {
-    out << "usage: memwal-check properties [--cases N] [--seed S]\n"
-           "Runs the rule-function properties (tests/conformance/rule_*) "
-           "with N random cases\neach under rapidcheck's seed S "
-           "(default 100 and 1); exit 1 when one fails.\n";
-    return kExitOk;
-  }
+  const uint64_t cases = parsed.cases;
+  const uint64_t seed = parsed.seed;
   // rapidcheck reads its configuration once, at its first property.
   const std::string params = "seed=" + std::to_string(seed) +
                              " max_success=" + std::to_string(cases) +

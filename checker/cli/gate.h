@@ -42,6 +42,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/flags.h"
 #include "base/status.h"
 
 namespace memwal::checker::cli {
@@ -77,6 +78,12 @@ struct GateFile {
 // rejected flag or a misspelled expectation is an error here, before any
 // search.
 Result<GateFile> ParseGateFile(std::string_view text, const std::string& path);
+
+// The command table's rows (checker/cli/commands.h).
+std::string GateAbout();
+std::vector<Flag> GateFlagTable();
+std::string PropertiesAbout();
+std::vector<Flag> PropertiesFlagTable();
 
 // `memwal-check gate [--gate FILE] [--entry NAME]... [--jobs N] [--out DIR]
 // [--junit FILE] [--json]`. Returns the exit code.
