@@ -39,8 +39,8 @@ args=("$@")
 i=0
 while [ "$i" -lt "${#args[@]}" ]; do
   case "${args[$i]}" in
-    --entry | --jobs | --out | --junit | --gate) i=$((i + 2)) ;;
-    --json | --list) i=$((i + 1)) ;;
+    --entry | --jobs | --out | --junit | --gate | --safety-seconds) i=$((i + 2)) ;;
+    --json | --list | --fail-fast) i=$((i + 1)) ;;
     *) gate_only=0; break ;;
   esac
 done
