@@ -9,6 +9,7 @@
 #include "checker/cli/cli.h"
 #include "checker/cli/compare.h"
 #include "checker/cli/corpus.h"
+#include "checker/cli/gate.h"
 #include "checker/cli/lance_diff.h"
 #include "checker/cli/minimize.h"
 #include "checker/cli/variants.h"
@@ -45,6 +46,13 @@ const std::vector<CommandSpec>& Commands() {
        &report::ReportFlagTable, &report::RunReportCommand},
       {"bench", "[options]", "SPIN's pan against our search on the same model",
        &BenchAbout, &BenchFlagTable, &RunBenchCommand},
+      {"gate", "[options]",
+       "the gate: every entry of gate.txt, one line each and one verdict\n"
+       "(./memwal check)",
+       &GateAbout, &GateFlagTable, &RunGateCommand},
+      {"properties", "[options]",
+       "the rule-function properties under a seeded rapidcheck",
+       &PropertiesAbout, &PropertiesFlagTable, &RunPropertiesCommand},
       {"inspect", "TABLE_DIR [options]",
        "read a Lance table directory: manifests, indexes, MemWAL state,\n"
        "findings",
