@@ -125,13 +125,18 @@ Status World::CommitForeign(pb::Transaction t, Protocol protocol, BugSet bugs) {
   PrefixedStore table = Table();
   PrefixedStore archive = Archive();
   const UuidSource uuids = UuidFn();
-  MEMWAL_ASSIGN_OR_RETURN(const CommitResult result,
-                          CommitTransaction(CommitInput{.protocol = protocol,
-                                                        .bugs = bugs,
-                                                        .table = &table,
-                                                        .archive = &archive,
-                                                        .new_uuid = &uuids},
-                                            std::move(t)));
+  MEMWAL_ASSIGN_OR_RETURN(
+      const CommitResult result,
+      CommitTransaction(
+          CommitInput{.protocol = protocol,
+                      .bugs = bugs,
+                      .table = &table,
+                      .archive = &archive,
+                      .new_uuid = &uuids,
+                      .writer = protocol == options_.protocol
+                                    ? kWriterVersion
+                                    : kUnconditionalWriterVersion},
+          std::move(t)));
   last_reason_ = result.reason;
   if (result.outcome != Outcome::kPublished)
     return Status::FailedPrecondition("the env commit was not published: " +
