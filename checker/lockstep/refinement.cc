@@ -399,7 +399,12 @@ Result<VersionPtr> ReadVersionCached(const impl::World& world, uint64_t number,
   // The retained flag is part of the decoding: an archived blob is cached
   // with a mark.
   if (blob != nullptr) {
-    if (VersionPtr hit = cache.Find(blob, shards, !retained)) return hit;
+    if (VersionPtr hit = cache.Find(blob, shards, !retained)) {
+      // A hit is the decoding of this very blob: its number and retention.
+      MEMWAL_ASSERT(hit->number == number && hit->retained == retained &&
+                    hit->transaction != nullptr);
+      return hit;
+    }
   }
   MEMWAL_ASSIGN_OR_RETURN(impl::TableVersion decoded,
                           world.ReadVersion(number));
@@ -656,6 +661,9 @@ std::shared_ptr<TableEntry> CachedTable(const model::Config& config,
       AppendObjects(world, archived, &unused, &entry->keep);
       FillTable(config, world, entry.get());
     }
+    // A cached table is decoded whole or carries why not.
+    MEMWAL_ASSERT(!entry->status.ok() || !entry->abstract_status.ok() ||
+                  entry->abstract.size() == entry->versions.size());
     return entry;
   });
 }

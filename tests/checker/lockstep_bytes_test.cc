@@ -11,6 +11,7 @@
 
 #include "checker/lockstep/lockstep.h"
 #include "checker/lockstep/refinement.h"
+#include "impl/feature_flags.h"
 #include "impl/format.h"
 #include "impl/table.h"
 
@@ -18,7 +19,7 @@ namespace memwal::checker::lockstep {
 namespace {
 
 // A seed of its own per test (the decode caches are keyed by the options).
-LockstepSetup Setup(uint64_t seed) {
+LockstepSetup TinySetup(uint64_t seed) {
   LockstepSetup setup;
   setup.config.bounds = model::TinyBounds();
   setup.seed = 0xb17e5000 + seed;
@@ -37,8 +38,9 @@ struct Ran {
 // The model and the implementation after `actions`, each checked, then
 // `unchecked` applied to both without a check (so that nothing decodes the
 // versions it writes before a test plants a change in them).
-Ran Run(const LockstepSetup& setup, const std::vector<model::Action>& actions,
-        const std::vector<model::Action>& unchecked = {}) {
+Ran RunSteps(const LockstepSetup& setup,
+             const std::vector<model::Action>& actions,
+             const std::vector<model::Action>& unchecked = {}) {
   Result<impl::World> world = InitWorld(setup);
   EXPECT_TRUE(world.ok());
   model::State state = model::Init(setup.config.bounds);
@@ -102,12 +104,13 @@ std::optional<Finding> Check(const LockstepSetup& setup, const Ran& run) {
 }
 
 TEST(AbstractionFromBytes, EqualsTheModelAlongARunWithEveryKindOfField) {
-  LockstepSetup setup = Setup(1);
+  LockstepSetup setup = TinySetup(1);
   setup.config.env = model::Env::kForeign;
-  const Ran run =
-      Run(setup, {model::Activate{}, model::Commit{0}, model::FlushMemTable{0},
-                  model::CompactSsTable{0, true}, model::Commit{0},
-                  model::CreateIndex{0}, model::Append{}});
+  setup.config.bounds.fragments = 3;
+  const Ran run = RunSteps(
+      setup, {model::Activate{}, model::Commit{0}, model::FlushMemTable{0},
+              model::CompactSsTable{0, true}, model::Commit{0},
+              model::CreateIndex{0}, model::Append{}});
   const Result<model::State> abstract =
       AbstractPersisted(setup.config, run.world);
   ASSERT_TRUE(abstract.ok()) << abstract.status().ToString();
@@ -125,12 +128,13 @@ TEST(AbstractionFromBytes, EqualsTheModelAlongARunWithEveryKindOfField) {
 // compacted_sstables; the implementation's transaction file says a user
 // index repair, so the implementation's own state breaks the invariant.
 TEST(AbstractionFromBytes, AWrongOperationIsCaughtWhereTheModelsOpExempts) {
-  LockstepSetup setup = Setup(2);
+  LockstepSetup setup = TinySetup(2);
   setup.config.env = model::Env::kForeign;
-  Ran run = Run(setup,
-                {model::Activate{}, model::Commit{0}, model::FlushMemTable{0},
-                 model::CompactSsTable{0, true}, model::Commit{0}},
-                {model::ResetMemWal{}});
+  Ran run =
+      RunSteps(setup,
+               {model::Activate{}, model::Commit{0}, model::FlushMemTable{0},
+                model::CompactSsTable{0, true}, model::Commit{0}},
+               {model::ResetMemWal{}});
   EXPECT_EQ(model::Head(run.state).op.kind, model::OpKind::kResetMemWal);
   PlantTransaction(&run.world, [](impl::pb::Transaction* t) {
     t->mutable_create_index()->Clear();
@@ -146,20 +150,21 @@ TEST(AbstractionFromBytes, AWrongOperationIsCaughtWhereTheModelsOpExempts) {
 
 // Fields of a version: live fragments (the manifest's fragment list).
 TEST(AbstractionFromBytes, APlantedLiveFragmentListIsCaught) {
-  const LockstepSetup setup = Setup(3);
-  Ran run = Run(setup, {}, {model::Append{}, model::Commit{0}});
+  const LockstepSetup setup = TinySetup(3);
+  Ran run = RunSteps(setup, {}, {model::Append{}, model::Commit{0}});
   PlantManifest(&run.world, [](impl::ManifestFile* file) {
     file->manifest.mutable_fragments()->RemoveLast();
   });
   const std::optional<Finding> finding = Check(setup, run);
   ASSERT_TRUE(finding.has_value());
-  EXPECT_EQ(finding->invariant, "NoRowIsLost") << finding->detail;
+  EXPECT_TRUE(Mentions(finding, "version 2: live {0} (impl) vs {0,1} (model)"))
+      << finding->detail;
 }
 
 // The feature words.
 TEST(AbstractionFromBytes, APlantedHalfSetPairIsFeatureBitsArePaired) {
-  const LockstepSetup setup = Setup(4);
-  Ran run = Run(setup, {}, {model::Append{}, model::Commit{0}});
+  const LockstepSetup setup = TinySetup(4);
+  Ran run = RunSteps(setup, {}, {model::Append{}, model::Commit{0}});
   PlantManifest(&run.world, [](impl::ManifestFile* file) {
     file->manifest.set_reader_feature_flags(
         file->manifest.reader_feature_flags() | impl::kFlagMemWalIndexCatchup);
@@ -171,8 +176,8 @@ TEST(AbstractionFromBytes, APlantedHalfSetPairIsFeatureBitsArePaired) {
 
 // The system index's presence.
 TEST(AbstractionFromBytes, APlantedSystemIndexDropIsCaught) {
-  const LockstepSetup setup = Setup(5);
-  Ran run = Run(setup, {}, {model::Append{}, model::Commit{0}});
+  const LockstepSetup setup = TinySetup(5);
+  Ran run = RunSteps(setup, {}, {model::Append{}, model::Commit{0}});
   PlantManifest(&run.world, [](impl::ManifestFile* file) {
     auto* indices = file->index_section.mutable_indices();
     for (int k = indices->size() - 1; k >= 0; --k) {
@@ -182,22 +187,23 @@ TEST(AbstractionFromBytes, APlantedSystemIndexDropIsCaught) {
   });
   const std::optional<Finding> finding = Check(setup, run);
   ASSERT_TRUE(finding.has_value());
-  EXPECT_TRUE(Mentions(finding, "__lance_mem_wal dropped true (impl) vs false"))
+  EXPECT_TRUE(
+      Mentions(finding, "version 2: __lance_mem_wal dropped 1 (impl) vs 0"))
       << finding->detail;
 }
 
 // next_fragment: the head manifest's max_fragment_id.
 TEST(AbstractionFromBytes, APlantedFragmentHighWaterMarkIsCaught) {
-  const LockstepSetup setup = Setup(6);
-  Ran run = Run(setup, {}, {model::Append{}, model::Commit{0}});
+  const LockstepSetup setup = TinySetup(6);
+  Ran run = RunSteps(setup, {}, {model::Append{}, model::Commit{0}});
   PlantManifest(&run.world, [](impl::ManifestFile* file) {
-    file->manifest.set_max_fragment_id(0);
+    file->manifest.set_max_fragment_id(3);
   });
   const std::optional<Finding> finding = Check(setup, run);
   ASSERT_TRUE(finding.has_value());
   EXPECT_EQ(finding->invariant, "ImplementationMatchesModel");
   EXPECT_TRUE(Mentions(finding,
-                       "next fragment id (max_fragment_id + 1): 1 "
+                       "next fragment id (max_fragment_id + 1): 4 "
                        "(impl) vs 2 (model)"))
       << finding->detail;
 }
@@ -205,8 +211,8 @@ TEST(AbstractionFromBytes, APlantedFragmentHighWaterMarkIsCaught) {
 // activated: an activation in the transaction file whose manifest carries no
 // bit breaks ActivationIsPermanent on the implementation.
 TEST(AbstractionFromBytes, APlantedActivationWithoutTheBitIsCaught) {
-  const LockstepSetup setup = Setup(7);
-  Ran run = Run(setup, {}, {model::Append{}, model::Commit{0}});
+  const LockstepSetup setup = TinySetup(7);
+  Ran run = RunSteps(setup, {}, {model::Append{}, model::Commit{0}});
   PlantTransaction(&run.world, [](impl::pb::Transaction* t) {
     t->mutable_update_mem_wal_state()->set_require_index_catchup(true);
   });
@@ -218,11 +224,11 @@ TEST(AbstractionFromBytes, APlantedActivationWithoutTheBitIsCaught) {
 // foreign_legacy and the op kind: a merge-insert whose manifest names the
 // `unconditional`-era writer is the R64 foreign compactor's.
 TEST(AbstractionFromBytes, APlantedForeignWriterVersionIsCaught) {
-  LockstepSetup setup = Setup(8);
+  LockstepSetup setup = TinySetup(8);
   setup.config.env = model::Env::kForeign;
-  Ran run =
-      Run(setup, {model::Activate{}, model::Commit{0}, model::FlushMemTable{0}},
-          {model::CompactSsTable{0, true}, model::Commit{0}});
+  Ran run = RunSteps(
+      setup, {model::Activate{}, model::Commit{0}, model::FlushMemTable{0}},
+      {model::CompactSsTable{0, true}, model::Commit{0}});
   PlantManifest(&run.world, [](impl::ManifestFile* file) {
     file->manifest.mutable_writer_version()->set_version("12.0.0");
     file->manifest.mutable_writer_version()->clear_prerelease();
@@ -238,9 +244,9 @@ TEST(AbstractionFromBytes, APlantedForeignWriterVersionIsCaught) {
 
 // The op's details: the fragment a Delete names.
 TEST(AbstractionFromBytes, APlantedDeletedFragmentIdIsCaught) {
-  const LockstepSetup setup = Setup(9);
-  Ran run = Run(setup, {model::Append{}, model::Commit{0}},
-                {model::DeleteFragment{1}, model::Commit{0}});
+  const LockstepSetup setup = TinySetup(9);
+  Ran run = RunSteps(setup, {model::Append{}, model::Commit{0}},
+                     {model::DeleteFragment{1}, model::Commit{0}});
   PlantTransaction(&run.world, [](impl::pb::Transaction* t) {
     t->mutable_delete_()->set_deleted_fragment_ids(0, 0);
   });
@@ -254,8 +260,8 @@ TEST(AbstractionFromBytes, APlantedDeletedFragmentIdIsCaught) {
 
 // committed: a version more in the lineage.
 TEST(AbstractionFromBytes, APlantedExtraVersionIsCaught) {
-  const LockstepSetup setup = Setup(10);
-  Ran run = Run(setup, {}, {model::Append{}, model::Commit{0}});
+  const LockstepSetup setup = TinySetup(10);
+  Ran run = RunSteps(setup, {}, {model::Append{}, model::Commit{0}});
   const std::string head = HeadPath(run.world);
   const Result<impl::Blob> blob = run.world.store().Get(head);
   ASSERT_TRUE(blob.ok());
@@ -276,8 +282,8 @@ TEST(AbstractionFromBytes, APlantedExtraVersionIsCaught) {
 
 // In-flight transactions: the staged transaction decides the model's Txn.
 TEST(AbstractionFromBytes, APlantedStagedTransactionIsCaught) {
-  const LockstepSetup setup = Setup(11);
-  Ran run = Run(setup, {model::CreateIndex{0}});
+  const LockstepSetup setup = TinySetup(11);
+  Ran run = RunSteps(setup, {model::CreateIndex{0}});
   run.world.mutable_inflight_for_testing(0)
       ->mutable_create_index()
       ->clear_removed_indices();
@@ -288,20 +294,39 @@ TEST(AbstractionFromBytes, APlantedStagedTransactionIsCaught) {
       << finding->detail;
 }
 
-// The WAL: a shard manifest that lists no flushed SSTable.
+// The WAL: the shard manifest stops listing the flushed SSTable (as a
+// retirement would), which the model did not retire.
 TEST(AbstractionFromBytes, APlantedShardManifestIsCaught) {
-  const LockstepSetup setup = Setup(12);
-  Ran run = Run(setup, {model::FlushMemTable{0}});
-  const Result<model::State> abstract =
-      AbstractPersisted(setup.config, run.world);
-  ASSERT_TRUE(abstract.ok());
-  EXPECT_EQ(abstract->flushed[0], 1);
-  model::State unflushed = run.state;
-  unflushed.flushed[0] = 0;
-  const std::optional<Finding> finding =
-      CheckRefinement(setup.config, run.world, unflushed);
+  const LockstepSetup setup = TinySetup(12);
+  Ran run = RunSteps(setup, {model::FlushMemTable{0}});
+  const std::string dir = run.world.wal_root() +
+                          impl::ShardManifestDir(run.world.shard_uuid(0)) +
+                          "manifest/";
+  std::string latest;
+  uint64_t version = 0;
+  for (const auto& [path, blob] : run.world.store().objects()) {
+    if (path.rfind(dir, 0) != 0) continue;
+    const std::optional<uint64_t> named = impl::ParseShardManifestName(path);
+    ASSERT_TRUE(named.has_value()) << path;
+    if (*named > version) {
+      version = *named;
+      latest = path;
+    }
+  }
+  ASSERT_FALSE(latest.empty());
+  Result<impl::pb::ShardManifest> manifest =
+      impl::DecodeShardManifest(*run.world.store().objects().at(latest));
+  ASSERT_TRUE(manifest.ok());
+  ASSERT_EQ(manifest->sstables_size(), 1);
+  manifest->clear_sstables();
+  ASSERT_TRUE(run.world.mutable_store()
+                  ->Put(latest, impl::EncodeShardManifest(*manifest))
+                  .ok());
+  const std::optional<Finding> finding = Check(setup, run);
   ASSERT_TRUE(finding.has_value());
-  EXPECT_TRUE(Mentions(finding, "shard 0: flushed 1 (impl) vs 0 (model)"))
+  EXPECT_TRUE(Mentions(finding,
+                       "shard 0: retired generations (bit g-1) {0} (impl) vs "
+                       "{} (model)"))
       << finding->detail;
 }
 
