@@ -467,7 +467,17 @@ struct TableEntry {
   // if the reader could not answer every shape.
   bool reader_asked = false;
   std::optional<model::ReaderWatermarks> reader{};
+  // In-flight transactions abstracted on this table, by the staged
+  // transactions (immutable, kept alive here, so an address is not reused
+  // while cached): a step that leaves both alone abstracts them once.
+  struct Staged {
+    std::vector<std::shared_ptr<const impl::pb::Transaction>> keep{};
+    Status status = Status::Ok();
+    std::array<model::Txn, model::kInflightMax> txns{};
+  };
+  std::vector<Staged> staged{};  // newest last, at most kStagedMax
 };
+constexpr std::size_t kStagedMax = 8;
 
 struct WalEntry {
   std::vector<impl::Blob> keep{};
@@ -533,12 +543,36 @@ ShardNumbers ShardNumbersOf(const impl::World& world) {
 }
 
 // The table-wide fields of TableEntry from the lineage and its ops.
+// `keep`: for each lineage entry that is a shared decoded version, its
+// pointer (null for the others, which are not memoized).
 Status AbstractLineage(const model::Config& config,
                        const std::vector<const impl::TableVersion*>& lineage,
+                       const std::vector<VersionPtr>& keep,
                        const ShardNumbers& shards, TableEntry* entry) {
-  MEMWAL_ASSIGN_OR_RETURN(const std::vector<model::Op> ops,
-                          OpsOf(config, lineage, shards));
-  MEMWAL_ASSERT(ops.size() == lineage.size());
+  // A version's op is a function of its bytes and of the versions before it
+  // in its lineage, all immutable: decoded once per thread, kept by the
+  // decoded version's address (the entry keeps it alive, so the address is
+  // not reused while cached).
+  struct OpEntry {
+    std::shared_ptr<const impl::TableVersion> keep;
+    model::Op op;
+  };
+  thread_local impl::TwoGenerations<const impl::TableVersion*, OpEntry, 200'000>
+      memo;
+  std::vector<model::Op> ops;
+  ops.reserve(lineage.size());
+  for (std::size_t k = 0; k < lineage.size(); ++k) {
+    if (const OpEntry* hit = memo.Find(lineage[k])) {
+      ops.push_back(hit->op);
+      continue;
+    }
+    MEMWAL_ASSIGN_OR_RETURN(const model::Op op,
+                            OpOfVersion(config, lineage, k, shards,
+                                        k == 0 ? nullptr : &ops.back()));
+    ops.push_back(op);
+    if (k < keep.size() && keep[k] != nullptr)
+      memo.Put(lineage[k], OpEntry{keep[k], op});
+  }
   const std::size_t own = entry->versions.size();
   MEMWAL_ASSERT(lineage.size() >= own && entry->abstract.size() == own);
   for (std::size_t k = 0; k < own; ++k)
@@ -612,12 +646,18 @@ void FillTable(const model::Config& config, const impl::World& world,
     entry->abstract.push_back(*abstract);
   }
   std::vector<const impl::TableVersion*> lineage;
+  std::vector<VersionPtr> keep(rows->sources.size());
   for (const impl::TableVersion& source : rows->sources)
     lineage.push_back(&source);
-  for (const VersionPtr& version : entry->versions)
+  for (const VersionPtr& version : entry->versions) {
     lineage.push_back(version.get());
+    keep.push_back(version);
+  }
+  // Only a table's own versions are memoized, and only when no source
+  // precedes them (a source's versions are decoded per table).
+  if (!rows->sources.empty()) keep.assign(lineage.size(), nullptr);
   const Status table_wide =
-      AbstractLineage(config, lineage, ShardNumbersOf(world), entry);
+      AbstractLineage(config, lineage, keep, ShardNumbersOf(world), entry);
   if (!table_wide.ok()) {
     entry->abstract_status = table_wide;
     return;
@@ -694,12 +734,10 @@ std::shared_ptr<WalEntry> CachedWal(const impl::World& world) {
 // The in-flight transactions (World::inflight(): the staged Lance
 // transactions, in begin order) in model terms, their new segments' uuids
 // numbered after the versions' (model::Canonicalize's order).
-Status AbstractInflight(const model::Config& config, const impl::World& world,
-                        const TableEntry& table, State* out) {
+Status AbstractInflightOf(const model::Config& config, const impl::World& world,
+                          const TableEntry& table,
+                          std::array<model::Txn, model::kInflightMax>* out) {
   const auto& staged = world.inflight();
-  if (staged.size() > model::kInflightMax)
-    return Unrepresentable(std::to_string(staged.size()) +
-                           " transactions in flight");
   std::vector<const impl::TableVersion*> versions;
   versions.reserve(table.versions.size());
   for (const VersionPtr& version : table.versions)
@@ -724,18 +762,45 @@ Status AbstractInflight(const model::Config& config, const impl::World& world,
     if (!txn.ok())
       return Status::FailedPrecondition("in-flight " + std::to_string(k) +
                                         ": " + txn.status().ToString());
-    out->inflight[k] = *txn;
+    (*out)[k] = *txn;
   }
-  out->inflight_count = static_cast<uint8_t>(staged.size());
   return Status::Ok();
+}
+
+// The in-flight transactions (World::inflight(): the staged Lance
+// transactions, in begin order) in model terms, their new segments' uuids
+// numbered after the versions' (model::Canonicalize's order); once per
+// table and set of staged transactions.
+Status AbstractInflight(const model::Config& config, const impl::World& world,
+                        TableEntry* table, State* out) {
+  const auto& staged = world.inflight();
+  if (staged.size() > model::kInflightMax)
+    return Unrepresentable(std::to_string(staged.size()) +
+                           " transactions in flight");
+  out->inflight_count = static_cast<uint8_t>(staged.size());
+  if (staged.empty()) return Status::Ok();
+  for (const TableEntry::Staged& entry : table->staged) {
+    if (entry.keep == staged) {
+      out->inflight = entry.txns;
+      return entry.status;
+    }
+  }
+  if (table->staged.size() == kStagedMax)
+    table->staged.erase(table->staged.begin());
+  TableEntry::Staged& entry = table->staged.emplace_back();
+  entry.keep = staged;
+  entry.status = AbstractInflightOf(config, world, *table, &entry.txns);
+  out->inflight = entry.txns;
+  return entry.status;
 }
 
 // The abstraction function (AbstractPersisted) from the cached table and
 // WAL: every field from the implementation's persisted state, none from the
 // model's.
 Result<State> AbstractFrom(const model::Config& config,
-                           const impl::World& world, const TableEntry& table,
+                           const impl::World& world, TableEntry* entry,
                            const impl::WalState& wal) {
+  const TableEntry& table = *entry;
   MEMWAL_RETURN_IF_ERROR(table.abstract_status);
   // Lockstep's contract with the cache: an entry that decoded is complete.
   MEMWAL_ASSERT(!table.abstract.empty() &&
@@ -751,7 +816,7 @@ Result<State> AbstractFrom(const model::Config& config,
   out.activated = table.activated;
   out.foreign_legacy = table.foreign_legacy;
   MEMWAL_RETURN_IF_ERROR(AbstractWal(config, wal, world.pending(), &out));
-  MEMWAL_RETURN_IF_ERROR(AbstractInflight(config, world, table, &out));
+  MEMWAL_RETURN_IF_ERROR(AbstractInflight(config, world, entry, &out));
   // retire_cover: no byte records which indexes covered a row when the GC
   // retired its SSTable (docs/ghost-fields.md); every retired row counts as
   // covered by every index, so the retirement clause of ReadsMissNoRows asks
@@ -1011,7 +1076,7 @@ Result<State> AbstractPersisted(const model::Config& config,
   const std::shared_ptr<WalEntry> wal = CachedWal(world);
   MEMWAL_RETURN_IF_ERROR(table->status);
   MEMWAL_RETURN_IF_ERROR(wal->wal.status());
-  return AbstractFrom(config, world, *table, *wal->wal);
+  return AbstractFrom(config, world, table.get(), *wal->wal);
 }
 
 namespace {
@@ -1091,7 +1156,7 @@ std::optional<Finding> CheckRefinement(const model::Config& config,
         std::string(kImplementationMatchesModel),
         "cannot decode the implementation's state: " + decoded.ToString()};
   }
-  Result<State> abstract = AbstractFrom(config, world, *table, *wal->wal);
+  Result<State> abstract = AbstractFrom(config, world, table.get(), *wal->wal);
   if (!abstract.ok()) {
     return Finding{std::string(kImplementationMatchesModel),
                    abstract.status().message()};

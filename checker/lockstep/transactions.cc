@@ -298,6 +298,19 @@ int ShardNumbers::Of(const std::string& uuid) const {
   return -1;
 }
 
+Result<Op> OpOfVersion(const model::Config& config,
+                       const std::vector<const impl::TableVersion*>& lineage,
+                       std::size_t at, const ShardNumbers& shards,
+                       const Op* previous) {
+  MEMWAL_ASSERT(at < lineage.size() && (at == 0) == (previous == nullptr));
+  if (lineage[at]->transaction->operation_case() == Transaction::kClone) {
+    // R37: the clone's version is the head it copied, op included.
+    if (previous == nullptr) return Unexpected("a clone without its source");
+    return *previous;
+  }
+  return OpOf(config, lineage, at, shards);
+}
+
 Result<std::vector<Op>> OpsOf(
     const model::Config& config,
     const std::vector<const impl::TableVersion*>& lineage,
@@ -305,14 +318,8 @@ Result<std::vector<Op>> OpsOf(
   std::vector<Op> ops;
   ops.reserve(lineage.size());
   for (std::size_t k = 0; k < lineage.size(); ++k) {
-    const Transaction& t = *lineage[k]->transaction;
-    if (t.operation_case() == Transaction::kClone) {
-      // R37: the clone's version is the head it copied, op included.
-      if (k == 0) return Unexpected("a clone without its source");
-      ops.push_back(ops.back());
-      continue;
-    }
-    MEMWAL_ASSIGN_OR_RETURN(Op op, OpOf(config, lineage, k, shards));
+    MEMWAL_ASSIGN_OR_RETURN(Op op, OpOfVersion(config, lineage, k, shards,
+                                               k == 0 ? nullptr : &ops.back()));
     ops.push_back(op);
   }
   return ops;

@@ -56,6 +56,13 @@ Result<std::vector<model::Op>> OpsOf(
     const std::vector<const impl::TableVersion*>& lineage,
     const ShardNumbers& shards);
 
+// The op of lineage[at] alone; `previous` is the op of lineage[at - 1] (a
+// clone's version takes it), null when at is 0. OpsOf is this in a loop.
+Result<model::Op> OpOfVersion(
+    const model::Config& config,
+    const std::vector<const impl::TableVersion*>& lineage, std::size_t at,
+    const ShardNumbers& shards, const model::Op* previous);
+
 // Numbers a raw segment uuid (model::Canonicalize's order: the caller numbers
 // the versions' uuids first, then calls this for each in-flight transaction's
 // removed segment, then its new one).
