@@ -301,8 +301,10 @@ class World {
   // Commits an env action's transaction (R62-R64) through the commit path as
   // `protocol` with `bugs`; anything but a publish is an error, as the model
   // publishes them always.
+  // `writer`: the committing writer's writer_version (impl/format.h); a
+  // `protocol` other than the run's is the `unconditional`-era writer's.
   Status CommitForeign(pb::Transaction transaction, Protocol protocol,
-                       BugSet bugs);
+                       BugSet bugs, std::string_view writer = kWriterVersion);
   // `table`: the store of the table `snapshot` belongs to (its transaction
   // file's).
   Result<TableVersion> ToTableVersion(const Store& table,

@@ -178,7 +178,9 @@ Result<Op> IndexOpOf(const std::vector<const impl::TableVersion*>& lineage,
   if (AnySystem(op.new_indices())) {
     if (op.new_indices_size() != 1)
       return Unexpected("a MemWAL install with a user segment");
-    if (AnySystem(op.removed_indices()))
+    // R62's reset is another writer's install (its writer_version); this
+    // protocol's re-install (R39) removes the old entry too, once rebased.
+    if (version.writer != impl::kWriterVersion)
       return Op{.kind = OpKind::kResetMemWal, .index = model::kForeignIndex};
     // R39: published rebased when it read an older version than the one it
     // follows.

@@ -10,13 +10,13 @@
 //   RecordProgress), Update (UpdateColumns when REWRITE_COLUMNS, else a
 //   merge-insert: CompactSsTable, or ForeignCompaction (R64) when the
 //   manifest's writer_version is not this implementation's).
-// - CreateIndex: installing __lance_mem_wal is ResetMemWal (R62) when it also
-//   removes the old one, else ReinstallMemWal (R39); removing it alone is
-//   DropMemWal (R63); naming nothing (no segment, no advance, no repair
-//   property) is ForeignHalfSet (R60); otherwise a user index op: with a new
-//   segment it is CreateIndex when it removes every segment the read version
-//   had for that index (R25), else OptimizeIndex (R26: a delta, or a merge
-//   removing the newest); without one, DropIndex when it removes segments
+// - CreateIndex: installing __lance_mem_wal is ResetMemWal (R62) when another
+//   writer's writer_version stamps it, else ReinstallMemWal (R39); removing it
+//   alone is DropMemWal (R63); naming nothing (no segment, no advance, no
+//   repair property) is ForeignHalfSet (R60); otherwise a user index op: with a
+//   new segment it is CreateIndex when it removes every segment the read
+//   version had for that index (R25), else OptimizeIndex (R26: a delta, or a
+//   merge removing the newest); without one, DropIndex when it removes segments
 //   (R27), else OptimizeIndex (a no-work repair or an advance).
 // - A shallow clone's first version (Clone) stands for the op of the version
 //   it copied (R37: the model keeps the source head's op).
