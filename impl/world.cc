@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "impl/feature_flags.h"
+#include "impl/lance_export.h"
 
 namespace memwal::impl {
 namespace {
@@ -173,7 +174,9 @@ Status World::WriteTo(DirectoryStore* directory) const {
     }
     MEMWAL_RETURN_IF_ERROR(directory->Put(relative, *blob));
   }
-  return Status::Ok();
+  // Lance's own data and index files in place of the row files the store
+  // keeps for every transition's cheap reads (lance_export.h).
+  return WriteLanceFiles(directory, shard_uuids_);
 }
 
 Result<Outcome> World::Restore(uint64_t version) {

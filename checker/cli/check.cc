@@ -7,6 +7,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/output_file.h"
 #include "checker/cli/commands.h"
 #include "checker/engine/interrupt.h"
 #include "checker/engine/liveness.h"
@@ -61,11 +62,7 @@ lockstep::LockstepSetup SetupOf(const CheckOptions& check,
 Result<Written> WriteCounterexample(const CheckOptions& check,
                                     const RunOptions& run,
                                     const engine::SearchViolation& violation) {
-  std::error_code error;
-  std::filesystem::create_directories(check.out_dir, error);
-  if (error)
-    return Status::IoError("cannot create " + check.out_dir + ": " +
-                           error.message());
+  MEMWAL_RETURN_IF_ERROR(MakeOutputDirectory(check.out_dir));
   const std::string stem =
       (std::filesystem::path(check.out_dir) / violation.invariant).string();
   Written written{stem + ".trace.json", stem + ".itf.json"};
@@ -361,6 +358,8 @@ void RunLiveness(const CheckOptions& check, const RunOptions& run,
   if (!live.complete) {
     result->verdict = engine::Verdict::kIncomplete;
     result->stopped_by = live.stopped_by;
+    // The spill file's error (a full disk, issue 42), said, not hidden.
+    if (!live.note.empty()) result->stopped_by += ": " + Escaped(live.note);
     return;
   }
   if (live.holds) return;

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "base/output_file.h"
 #include "checker/cli/check.h"
 #include "checker/cli/cli.h"
 #include "checker/cli/commands.h"
@@ -101,10 +102,7 @@ Result<std::string> WriteTrace(const std::string& dir, const std::string& file,
                                const std::string& detail,
                                std::optional<std::size_t> loop,
                                std::optional<std::size_t> window) {
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error)
-    return Status::IoError("cannot create " + dir + ": " + error.message());
+  MEMWAL_RETURN_IF_ERROR(MakeOutputDirectory(dir));
   const std::string path = (std::filesystem::path(dir) / file).string();
   const report::LockstepTrace trace{
       .trace = report::Trace{.config = setup.config,
@@ -437,12 +435,11 @@ Result<VariantsArgs> ParseVariantsArgs(const std::vector<std::string>& args) {
   if (parsed.run.impl_only_bugs != 0)
     return Status::InvalidArgument(
         "--impl-bug belongs to check; variants runs every bug row itself");
-  if (parsed.run.walks_given && parsed.run.order != engine::Order::kRandom)
-    return Status::InvalidArgument("--walks and --depth need --mode random");
   if (parsed.run.keep_going)
     return Status::InvalidArgument(
         "--continue belongs to check; a variants row reports one verdict");
-  MEMWAL_RETURN_IF_ERROR(CheckBugsApply(parsed.check.config, 0));
+  // check's own refusals: one function for check, compare and variants.
+  MEMWAL_RETURN_IF_ERROR(RefuseContradictions(parsed.check, parsed.run));
   if (parsed.check.json && parsed.markdown)
     return Status::InvalidArgument("--json and --markdown exclude each other");
   return parsed;
@@ -493,7 +490,8 @@ int RunVariantsCommand(const std::vector<std::string>& args, std::ostream& out,
         std::any_of(variants.begin(), variants.end(),
                     [&](const Variant& v) { return v.name == name; });
     if (!known) {
-      err << "memwal-check variants: unknown variant '" << name << "'\n";
+      err << "memwal-check variants: unknown variant '" << Escaped(name)
+          << "'\n";
       return kExitUsage;
     }
   }

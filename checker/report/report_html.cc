@@ -11,6 +11,7 @@
 #include <map>
 #include <sstream>
 
+#include "base/escape.h"
 #include "checker/report/report.h"
 #include "model/actions.h"
 #include "model/read.h"
@@ -31,33 +32,6 @@ std::string Cat(const Parts&... parts) {
 using model::Config;
 using model::State;
 using model::Version;
-
-std::string Escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 // JSON safe to place inside <script>: no "</" can close the element.
 std::string ScriptJson(const nlohmann::json& json) {
@@ -160,7 +134,7 @@ std::string PageStart(std::string_view title) {
   html << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
           "<meta name=\"viewport\" content=\"width=device-width\">"
           "<title>"
-       << Escape(title) << "</title><style>" << kStyle << "</style>"
+       << MarkupEscaped(title) << "</title><style>" << kStyle << "</style>"
        << kErrorHook << "</head><body>\n";
   return html.str();
 }
@@ -350,7 +324,7 @@ struct Geometry {
 std::string SvgText(int x, int y, std::string_view text,
                     std::string_view attrs) {
   return "<text x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y) +
-         "\" " + std::string(attrs) + ">" + Escape(text) + "</text>";
+         "\" " + std::string(attrs) + ">" + MarkupEscaped(text) + "</text>";
 }
 
 std::string Timeline(const Trace& trace, const std::vector<State>& states,
@@ -394,7 +368,7 @@ std::string Timeline(const Trace& trace, const std::vector<State>& states,
                    "head v" + std::to_string(story.head_number[k]),
                    "text-anchor=\"middle\" fill=\"#667\"")
         << "<title>"
-        << Escape(k == 0 ? "Init" : model::ToString(trace.steps[k - 1]))
+        << MarkupEscaped(k == 0 ? "Init" : model::ToString(trace.steps[k - 1]))
         << "</title></g>";
   }
   // Lane labels and separators.
@@ -406,7 +380,7 @@ std::string Timeline(const Trace& trace, const std::vector<State>& states,
     std::string shown(text);
     if (shown.size() > 36) shown = shown.substr(0, 34) + "…";
     svg << "<g>" << SvgText(6, lane_y(lane) + 4, shown, "fill=\"#223\"")
-        << "<title>" << Escape(title) << "</title></g>";
+        << "<title>" << MarkupEscaped(title) << "</title></g>";
   };
   lane_label(0, "table versions", "a dot where a version is published");
   for (int s = 0; s < shards; ++s) {
@@ -444,7 +418,7 @@ std::string Timeline(const Trace& trace, const std::vector<State>& states,
     svg << "<g><rect x=\"" << x - 5 << "\" y=\"" << y - 5
         << "\" width=\"10\" height=\"10\" fill=\"" << mark.css << "\"/>"
         << SvgText(x + 8, y + 4, mark.label, "fill=\"#223\"") << "<title>"
-        << Escape(mark.title) << "</title></g>";
+        << MarkupEscaped(mark.title) << "</title></g>";
   }
   // Transactions.
   for (const Span& span : story.spans) {
@@ -540,7 +514,7 @@ class PanelWriter {
     if (changed) css += css.empty() ? "chg" : " chg";
     return Cat("<td", css.empty() ? "" : Cat(" class=\"", css, "\""),
                changed ? " title=\"changed in this step\"" : "", ">",
-               Escape(text), "</td>");
+               MarkupEscaped(text), "</td>");
   }
   Cells& cells() { return cells_; }
 
@@ -663,11 +637,11 @@ std::string FragmentsTable(const Config& config, const State& state,
     if (pointed) {
       html << "◀ row " << RowName(why->shard, why->generation) << " "
            << (why->invariant == "ReadsMissNoRows"
-                   ? "missed by the " + Escape(why->query) + " query"
+                   ? "missed by the " + MarkupEscaped(why->query) + " query"
                : why->invariant == "CatchupWithinCoverage"
                    ? "not covered by idx_" + std::to_string(why->index) +
                          ": its position is not backed"
-                   : "(" + Escape(why->invariant) + ")");
+                   : "(" + MarkupEscaped(why->invariant) + ")");
     }
     html << "</td></tr>";
   }
@@ -689,7 +663,8 @@ std::string SsTablesTable(const Config& config, const State& state,
           "or retired</h3><div class=\"scroll\"><table><tr><th>SSTable "
           "(s,g)</th><th>state</th>";
   for (int q = 0; q < shapes.count; ++q) {
-    html << "<th>" << Escape(QueryShapeName(config, state, q)) << "<br>W=";
+    html << "<th>" << MarkupEscaped(QueryShapeName(config, state, q))
+         << "<br>W=";
     for (int s = 0; s < b.shards; ++s)
       html << (s ? "," : "")
            << model::Watermark(config, state, shapes.shapes[q], s);
@@ -755,9 +730,9 @@ std::string InflightTable(const State& state, const std::vector<int>& ids,
   for (int t = 0; t < state.inflight_count; ++t) {
     const int id = t < static_cast<int>(ids.size()) ? ids[t] : -1;
     html << "<tr><td>" << t << "</td><td class=\"mono\">"
-         << (id >= 0
-                 ? "t" + std::to_string(id + 1) + " " + Escape(spans[id].label)
-                 : std::string(model::Name(state.inflight[t].kind)))
+         << (id >= 0 ? "t" + std::to_string(id + 1) + " " +
+                           MarkupEscaped(spans[id].label)
+                     : std::string(model::Name(state.inflight[t].kind)))
          << "</td><td>v" << int(state.inflight[t].read_version) << "</td></tr>";
   }
   return html.str() + "</table>";
@@ -767,12 +742,15 @@ std::string FindingsHtml(const std::vector<Explanation>& why) {
   std::ostringstream html;
   for (std::size_t k = 0; k < why.size(); ++k) {
     const Explanation& e = why[k];
-    html << "<div class=\"finding\" data-invariant=\"" << Escape(e.invariant)
-         << "\"><span class=\"name\">" << Escape(e.invariant) << "</span>"
+    html << "<div class=\"finding\" data-invariant=\""
+         << MarkupEscaped(e.invariant) << "\"><span class=\"name\">"
+         << MarkupEscaped(e.invariant) << "</span>"
          << (k == 0 ? " <span class=\"badge bad\">broken</span>"
                     : " <span class=\"badge warn\">also broken</span>")
-         << "<div class=\"statement\">" << Escape(e.statement) << "</div>"
-         << "<div class=\"detail\">" << Escape(e.detail) << "</div></div>";
+         << "<div class=\"statement\">" << MarkupEscaped(e.statement)
+         << "</div>"
+         << "<div class=\"detail\">" << MarkupEscaped(e.detail)
+         << "</div></div>";
   }
   return html.str();
 }
@@ -833,7 +811,7 @@ std::string LassoSvg(const Trace& trace, std::size_t loop) {
     svg << "<circle cx=\"" << x1 << "\" cy=\"" << y1 << "\" r=\"9\" "
         << "fill=\"" << (k == 0 ? "#c62828" : "#ffffff")
         << "\" stroke=\"#c62828\"/><text x=\"" << tx << "\" y=\"" << ty
-        << "\" text-anchor=\"middle\">" << Escape(label) << "</text>";
+        << "\" text-anchor=\"middle\">" << MarkupEscaped(label) << "</text>";
   }
   svg << "<text x=\"" << center << "\" y=\"" << center << "\" "
       << "text-anchor=\"middle\">state after step " << loop
@@ -860,18 +838,19 @@ std::string RenderCounterexamplePage(const Trace& trace,
                           std::to_string(last);
   std::ostringstream html;
   html << PageStart("memwal-check: " + headline);
-  html << "<header><h1>memwal-check counterexample: " << Escape(headline)
-       << "</h1><div class=\"config\">" << Escape(model::ToString(config))
-       << " · seed " << trace.seed << " · recorded invariant "
-       << Escape(trace.invariant.empty() ? "—" : trace.invariant)
+  html << "<header><h1>memwal-check counterexample: " << MarkupEscaped(headline)
+       << "</h1><div class=\"config\">"
+       << MarkupEscaped(model::ToString(config)) << " · seed " << trace.seed
+       << " · recorded invariant "
+       << MarkupEscaped(trace.invariant.empty() ? "—" : trace.invariant)
        << "</div></header><main>\n";
   html << "<section class=\"" << (why.empty() ? "" : "violation")
        << "\" id=\"violation\"><h2>"
        << (why.empty() ? "No invariant is broken in the last state"
                        : "The violated invariant")
        << "</h2>" << FindingsHtml(why)
-       << "<div>Reproduce:</div><pre id=\"reproduce\">" << Escape(reproduce)
-       << "</pre></section>\n";
+       << "<div>Reproduce:</div><pre id=\"reproduce\">"
+       << MarkupEscaped(reproduce) << "</pre></section>\n";
   if (trace.loop) {
     html << "<section class=\"violation\" id=\"lasso\"><h2>The cycle</h2><p>"
          << "Steps 1-" << *trace.loop << " lead to the filled state; steps "
@@ -914,8 +893,8 @@ std::string RenderCounterexamplePage(const Trace& trace,
   for (int k = 0; k <= last; ++k) {
     html << "<li data-step=\"" << k << "\" class=\"" << (k == last ? "on" : "")
          << (k == last && primary ? " bad" : "") << "\" title=\""
-         << Escape(StepTitle(trace, story, k)) << "\">" << k << ". "
-         << Escape(StepTitle(trace, story, k)) << "</li>";
+         << MarkupEscaped(StepTitle(trace, story, k)) << "\">" << k << ". "
+         << MarkupEscaped(StepTitle(trace, story, k)) << "</li>";
   }
   html << "</ol><div>";
   Cells previous;
@@ -926,10 +905,11 @@ std::string RenderCounterexamplePage(const Trace& trace,
     html << "<div class=\"panel" << (k == last ? " on" : "") << "\" id=\"step-"
          << k << "\" data-step=\"" << k << "\"><h3 style=\"margin-top:0\">Step "
          << k << " of " << last << ": <span class=\"mono\">"
-         << Escape(StepTitle(trace, story, k)) << "</span> · head v"
+         << MarkupEscaped(StepTitle(trace, story, k)) << "</span> · head v"
          << story.head_number[k] << "</h3>";
     if (!story.narrative[k].empty()) {
-      html << "<p class=\"narrative\">" << Escape(story.narrative[k]) << "</p>";
+      html << "<p class=\"narrative\">" << MarkupEscaped(story.narrative[k])
+           << "</p>";
     }
     if (pointed != nullptr) {
       html << "<div class=\"violation\" style=\"padding:6px "
@@ -1042,7 +1022,8 @@ std::string VerdictBadge(const std::string& verdict) {
                           : verdict == "violation"  ? "bad"
                           : verdict == "incomplete" ? "warn"
                                                     : "info";
-  return "<span class=\"badge " + css + "\">" + Escape(verdict) + "</span>";
+  return "<span class=\"badge " + css + "\">" + MarkupEscaped(verdict) +
+         "</span>";
 }
 
 }  // namespace
@@ -1063,16 +1044,18 @@ std::string RenderVariantsPage(const nlohmann::json& rows) {
     for (const nlohmann::json& row : rows) {
       ++count;
       const std::string page = CounterexamplePageName(row);
-      html << "<tr><td class=\"mono\">" << Escape(Field(row, "variant"))
+      html << "<tr><td class=\"mono\">" << MarkupEscaped(Field(row, "variant"))
            << "</td><td>" << VerdictBadge(Field(row, "verdict"))
-           << "</td><td class=\"mono\">" << Escape(Field(row, "invariant"))
-           << "</td><td>" << Escape(Field(row, "states")) << "</td><td>"
-           << Escape(Field(row, "seconds")) << "</td><td>"
-           << Escape(Field(row, "counterexample_steps")) << "</td><td>";
+           << "</td><td class=\"mono\">"
+           << MarkupEscaped(Field(row, "invariant")) << "</td><td>"
+           << MarkupEscaped(Field(row, "states")) << "</td><td>"
+           << MarkupEscaped(Field(row, "seconds")) << "</td><td>"
+           << MarkupEscaped(Field(row, "counterexample_steps")) << "</td><td>";
       if (page.empty()) {
         html << "—";
       } else {
-        html << "<a href=\"" << Escape(page) << "\">" << Escape(page) << "</a>";
+        html << "<a href=\"" << MarkupEscaped(page) << "\">"
+             << MarkupEscaped(page) << "</a>";
       }
       html << "</td></tr>";
     }
@@ -1086,10 +1069,10 @@ std::string RenderSummaryPage(const RunSummary& summary) {
   const engine::Stats& stats = summary.stats;
   std::ostringstream html;
   html << PageStart("memwal-check check: " + summary.verdict)
-       << "<header><h1>memwal-check check: " << Escape(summary.verdict)
+       << "<header><h1>memwal-check check: " << MarkupEscaped(summary.verdict)
        << "</h1><div class=\"config\">"
-       << Escape(model::ToString(summary.config)) << " · seed " << summary.seed
-       << "</div></header><main>";
+       << MarkupEscaped(model::ToString(summary.config)) << " · seed "
+       << summary.seed << "</div></header><main>";
   html << "<section id=\"run\"><h2>Run</h2><table><tr><th>verdict</th><td>"
        << VerdictBadge(summary.verdict)
        << "</td></tr><tr><th>distinct states</th><td>" << stats.states_distinct
@@ -1104,15 +1087,15 @@ std::string RenderSummaryPage(const RunSummary& summary) {
        << "</td></tr>";
   if (!summary.invariant.empty()) {
     html << "<tr><th>violation</th><td class=\"mono\">"
-         << Escape(summary.invariant);
+         << MarkupEscaped(summary.invariant);
     if (!summary.counterexample_page.empty()) {
-      html << " · <a href=\"" << Escape(summary.counterexample_page)
+      html << " · <a href=\"" << MarkupEscaped(summary.counterexample_page)
            << "\">counterexample</a>";
     }
     html << "</td></tr>";
   }
-  html << "</table><div>Reproduce:</div><pre>" << Escape(summary.command_line)
-       << "</pre></section>";
+  html << "</table><div>Reproduce:</div><pre>"
+       << MarkupEscaped(summary.command_line) << "</pre></section>";
   // Distinct states per depth: a bar chart and the numbers.
   html << "<section id=\"depths\"><h2>Distinct states per depth</h2>";
   if (stats.states_per_depth.empty()) {
@@ -1160,7 +1143,7 @@ std::string RenderSummaryPage(const RunSummary& summary) {
   for (int kind = 0; kind < model::kActionKinds; ++kind) {
     if (!model::KindApplies(summary.config, kind)) continue;
     const uint64_t n = stats.coverage[kind];
-    html << "<tr><td class=\"mono\">" << Escape(model::KindName(kind))
+    html << "<tr><td class=\"mono\">" << MarkupEscaped(model::KindName(kind))
          << "</td><td>"
          << (n == 0 ? "<span class=\"badge warn\">never taken</span>"
                     : std::to_string(n))
@@ -1174,11 +1157,11 @@ std::string RenderSummaryPage(const RunSummary& summary) {
           "goals</h2><table><tr><th>goal</th><th>"
           "</th></tr>";
   for (const std::string& goal : stats.goals_reached)
-    html << "<tr><td class=\"mono\">" << Escape(goal)
+    html << "<tr><td class=\"mono\">" << MarkupEscaped(goal)
          << "</td><td><span class=\"badge ok\">"
             "reached</span></td></tr>";
   for (const std::string& goal : stats.goals_missed)
-    html << "<tr><td class=\"mono\">" << Escape(goal)
+    html << "<tr><td class=\"mono\">" << MarkupEscaped(goal)
          << "</td><td><span class=\"badge bad\">"
             "never reached</span></td></tr>";
   html << "</table></section></main>" << PageEnd();

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "base/escape.h"
 #include "checker/cli/check.h"
 #include "checker/cli/commands.h"
 #include "checker/cli/expect.h"
@@ -154,9 +155,9 @@ TEST(XmlChecker, RejectsBrokenDocuments) {
   EXPECT_NE(XmlChecker("<a/><b/>").Check(), "");
 }
 
-TEST(Junit, EscapesMarkupQuotesAndForbiddenControlCharacters) {
-  EXPECT_EQ(report::XmlEscape("a<b>&\"c'\x01\td"),
-            "a&lt;b&gt;&amp;&quot;c&apos;\td");
+TEST(Junit, EscapesMarkupQuotesAndShowsForbiddenControlCharacters) {
+  EXPECT_EQ(MarkupEscaped("a<b>&\"c'\x01\td"),
+            "a&lt;b&gt;&amp;&quot;c&apos;\\x01\td");
 }
 
 TEST(Junit, ADocumentWithEveryKindOfCaseIsWellFormed) {
