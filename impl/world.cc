@@ -387,10 +387,11 @@ Result<TableVersion> World::ReadVersion(uint64_t version) const {
   const bool retained = table.Get(VersionFileNameIn(version, &scratch)).ok();
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot snapshot,
                           LoadVersion(table, &archive, version, true));
-  return ToTableVersion(snapshot, retained);
+  return ToTableVersion(table, snapshot, retained);
 }
 
-Result<TableVersion> World::ToTableVersion(const Snapshot& snapshot,
+Result<TableVersion> World::ToTableVersion(const Store& table,
+                                           const Snapshot& snapshot,
                                            bool retained) const {
   TableVersion out;
   out.number = snapshot.version();
@@ -438,8 +439,13 @@ Result<TableVersion> World::ToTableVersion(const Snapshot& snapshot,
   }
   MEMWAL_ASSIGN_OR_RETURN(
       const std::shared_ptr<const pb::Transaction> transaction,
-      LoadSharedTransaction(Table(), snapshot));
+      LoadSharedTransaction(table, snapshot));
   out.op = KindOf(*transaction);
+  out.transaction = transaction;
+  out.max_fragment_id = snapshot.file->manifest.max_fragment_id();
+  const pb::WriterVersion& writer = snapshot.file->manifest.writer_version();
+  out.writer = writer.version();
+  if (!writer.prerelease().empty()) out.writer += "-" + writer.prerelease();
   return out;
 }
 

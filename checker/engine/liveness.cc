@@ -1136,6 +1136,32 @@ Status LassoStates(const model::Config& config,
   return Status::Ok();
 }
 
+namespace {
+
+// A weakly fair action `state` enables that the implementation (`world`,
+// left untouched) refuses, as an ImplementationMatchesModel finding.
+std::optional<lockstep::Finding> FairActionRefused(const model::Config& config,
+                                                   const State& state,
+                                                   const impl::World& world) {
+  std::vector<Action> actions;
+  model::EnabledActions(config, state, &actions);
+  for (const Action& action : actions) {
+    if (FairClass(action) == kNoClass) continue;
+    if (std::holds_alternative<model::Commit>(action)) continue;  // any slot
+    impl::World copy = world;
+    const Result<model::Outcome> tried = lockstep::ApplyToWorld(action, &copy);
+    if (tried.ok()) continue;
+    return lockstep::Finding{
+        std::string(lockstep::kImplementationMatchesModel),
+        "the implementation refuses " + model::ToString(action) +
+            ", a weakly fair action the model enables on the cycle: " +
+            tried.status().ToString()};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<LassoReplay> ReplayLassoOnImplementation(
     const lockstep::LockstepSetup& setup, const std::vector<Action>& trace,
     std::size_t loop, std::optional<std::size_t> window) {
@@ -1228,9 +1254,33 @@ Result<LassoReplay> ReplayLassoOnImplementation(
         retirable = retirable || *answer;
       }
     }
-    if (retirable) ++replay.retirable_on_impl;
+    if (retirable && replay.retirable_on_impl++ == 0)
+      replay.first_retirable_step = j + 1;
+    // The fair actions the model enables here, the implementation must too.
+    if (std::optional<lockstep::Finding> refused =
+            FairActionRefused(raised.config, after, world)) {
+      replay.finding = std::move(refused);
+      return replay;
+    }
   }
   return replay;
+}
+
+std::string LassoReplay::Parting() const {
+  if (Reproduced()) return "";
+  if (finding) {
+    return "at step " + std::to_string(step) + " of the replay (" +
+           std::to_string(unrolled.size()) + " steps: the stem and " +
+           std::to_string(turns) +
+           " turn(s) of the cycle) the implementation " +
+           "disagrees: " + finding->invariant + ": " + finding->detail;
+  }
+  if (turns == 0) return "no whole turn of the cycle was replayed";
+  return "at step " + std::to_string(first_retirable_step) +
+         " of the replay the implementation's persisted state has a stuck "
+         "generation of " +
+         stuck + " retirable (" + std::to_string(retirable_on_impl) + " of " +
+         std::to_string(checked) + " states along the cycle)";
 }
 
 }  // namespace memwal::checker::engine
