@@ -17,7 +17,7 @@ namespace {
 namespace v2 = lance::file::v2;
 namespace enc = lance::encodings21;
 
-constexpr std::string_view kMagic = "LANC";
+constexpr std::string_view kLanceMagic = "LANC";
 constexpr size_t kFooterBytes = 40;
 constexpr size_t kPageAlignment = 64;
 constexpr size_t kChunkAlignment = 8;
@@ -38,7 +38,7 @@ void PutLe(uint64_t value, int bytes, std::string* out) {
   for (int k = 0; k < bytes; ++k)
     out->push_back(static_cast<char>(value >> (8 * k)));
 }
-uint64_t GetLe(std::string_view bytes, size_t at, int width) {
+uint64_t LanceLe(std::string_view bytes, size_t at, int width) {
   uint64_t value = 0;
   for (int k = 0; k < width; ++k)
     value |= uint64_t{static_cast<unsigned char>(bytes[at + k])} << (8 * k);
@@ -101,7 +101,7 @@ v2::ColumnMetadata WritePage(const LanceColumn& column, std::string* out) {
   return metadata;
 }
 
-Status Corrupt(const std::string& why) {
+Status CorruptLanceFile(const std::string& why) {
   return Status::Corruption("lance file: " + why);
 }
 
@@ -109,11 +109,11 @@ Status Corrupt(const std::string& why) {
 Status ReadPage(std::string_view bytes, const v2::ColumnMetadata::Page& page,
                 int width, std::vector<uint64_t>* values) {
   if (page.buffer_offsets_size() != 2 || page.buffer_sizes_size() != 2)
-    return Corrupt("a page without two buffers");
+    return CorruptLanceFile("a page without two buffers");
   for (int b = 0; b < 2; ++b) {
     if (page.buffer_offsets(b) > bytes.size() ||
         page.buffer_sizes(b) > bytes.size() - page.buffer_offsets(b))
-      return Corrupt("a page buffer past the end");
+      return CorruptLanceFile("a page buffer past the end");
   }
   const std::string_view lookup =
       bytes.substr(page.buffer_offsets(0), page.buffer_sizes(0));
@@ -121,19 +121,20 @@ Status ReadPage(std::string_view bytes, const v2::ColumnMetadata::Page& page,
       bytes.substr(page.buffer_offsets(1), page.buffer_sizes(1));
   size_t at = 0;
   for (size_t c = 0; c + 2 <= lookup.size(); c += 2) {
-    const uint64_t word = GetLe(lookup, c, 2);
+    const uint64_t word = LanceLe(lookup, c, 2);
     const size_t size = ((word >> 4) + 1) * kChunkAlignment;
     if (at + size > chunks.size() || size < kChunkAlignment)
-      return Corrupt("a chunk past its buffer");
-    const uint64_t value_bytes = GetLe(chunks, at + 2, 2);
-    if (GetLe(chunks, at, 2) != 0 || value_bytes % width != 0 ||
+      return CorruptLanceFile("a chunk past its buffer");
+    const uint64_t value_bytes = LanceLe(chunks, at + 2, 2);
+    if (LanceLe(chunks, at, 2) != 0 || value_bytes % width != 0 ||
         value_bytes + kChunkAlignment > size)
-      return Corrupt("a chunk header this writer does not write");
+      return CorruptLanceFile("a chunk header this writer does not write");
     for (uint64_t k = 0; k < value_bytes; k += width)
-      values->push_back(GetLe(chunks, at + kChunkAlignment + k, width));
+      values->push_back(LanceLe(chunks, at + kChunkAlignment + k, width));
     at += size;
   }
-  if (values->size() != page.length()) return Corrupt("page length disagrees");
+  if (values->size() != page.length())
+    return CorruptLanceFile("page length disagrees");
   return Status::Ok();
 }
 
@@ -190,26 +191,28 @@ std::string EncodeLanceFile(
   PutLe(columns.size(), 4, &out);
   PutLe(2, 2, &out);
   PutLe(1, 2, &out);
-  out.append(kMagic);
+  out.append(kLanceMagic);
   return out;
 }
 
 namespace {
 
 Result<v2::FileDescriptor> Descriptor(std::string_view bytes) {
-  if (bytes.size() < kFooterBytes || bytes.substr(bytes.size() - 4) != kMagic)
-    return Corrupt("no footer");
+  if (bytes.size() < kFooterBytes ||
+      bytes.substr(bytes.size() - 4) != kLanceMagic)
+    return CorruptLanceFile("no footer");
   const size_t footer = bytes.size() - kFooterBytes;
-  const uint64_t table = GetLe(bytes, footer + 16, 8);
-  if (GetLe(bytes, footer + 24, 4) < 1 || table > footer || footer - table < 16)
-    return Corrupt("no global buffer");
-  const uint64_t at = GetLe(bytes, table, 8);
-  const uint64_t size = GetLe(bytes, table + 8, 8);
+  const uint64_t table = LanceLe(bytes, footer + 16, 8);
+  if (LanceLe(bytes, footer + 24, 4) < 1 || table > footer ||
+      footer - table < 16)
+    return CorruptLanceFile("no global buffer");
+  const uint64_t at = LanceLe(bytes, table, 8);
+  const uint64_t size = LanceLe(bytes, table + 8, 8);
   if (at > bytes.size() || size > bytes.size() - at)
-    return Corrupt("global buffer 0 past the end");
+    return CorruptLanceFile("global buffer 0 past the end");
   v2::FileDescriptor descriptor;
   if (!descriptor.ParseFromArray(bytes.data() + at, static_cast<int>(size)))
-    return Corrupt("global buffer 0 does not parse");
+    return CorruptLanceFile("global buffer 0 does not parse");
   return descriptor;
 }
 
@@ -225,23 +228,25 @@ Result<std::map<std::string, std::string>> LanceFileMetadata(
 }
 
 Result<std::vector<LanceColumn>> DecodeLanceFile(std::string_view bytes) {
-  if (bytes.size() < kFooterBytes || bytes.substr(bytes.size() - 4) != kMagic)
-    return Corrupt("no footer");
+  if (bytes.size() < kFooterBytes ||
+      bytes.substr(bytes.size() - 4) != kLanceMagic)
+    return CorruptLanceFile("no footer");
   const size_t footer = bytes.size() - kFooterBytes;
-  const uint64_t column_table_at = GetLe(bytes, footer + 8, 8);
-  const uint64_t global_table_at = GetLe(bytes, footer + 16, 8);
-  const uint64_t globals = GetLe(bytes, footer + 24, 4);
-  const uint64_t count = GetLe(bytes, footer + 28, 4);
-  if (GetLe(bytes, footer + 32, 2) != 2 || GetLe(bytes, footer + 34, 2) != 1)
-    return Corrupt("not version 2.1");
+  const uint64_t column_table_at = LanceLe(bytes, footer + 8, 8);
+  const uint64_t global_table_at = LanceLe(bytes, footer + 16, 8);
+  const uint64_t globals = LanceLe(bytes, footer + 24, 4);
+  const uint64_t count = LanceLe(bytes, footer + 28, 4);
+  if (LanceLe(bytes, footer + 32, 2) != 2 ||
+      LanceLe(bytes, footer + 34, 2) != 1)
+    return CorruptLanceFile("not version 2.1");
   if (globals < 1 || global_table_at + 16 * globals > footer ||
       column_table_at + 16 * count > global_table_at)
-    return Corrupt("offset tables past the footer");
+    return CorruptLanceFile("offset tables past the footer");
   auto slice = [&](uint64_t table, uint64_t k) -> Result<std::string_view> {
-    const uint64_t at = GetLe(bytes, table + 16 * k, 8);
-    const uint64_t size = GetLe(bytes, table + 16 * k + 8, 8);
+    const uint64_t at = LanceLe(bytes, table + 16 * k, 8);
+    const uint64_t size = LanceLe(bytes, table + 16 * k + 8, 8);
     if (at > bytes.size() || size > bytes.size() - at)
-      return Corrupt("a table entry past the end");
+      return CorruptLanceFile("a table entry past the end");
     return bytes.substr(at, size);
   };
   MEMWAL_ASSIGN_OR_RETURN(const std::string_view global,
@@ -250,7 +255,7 @@ Result<std::vector<LanceColumn>> DecodeLanceFile(std::string_view bytes) {
   if (!descriptor.ParseFromArray(global.data(),
                                  static_cast<int>(global.size())) ||
       static_cast<uint64_t>(descriptor.schema().fields_size()) != count)
-    return Corrupt("its schema does not name its columns");
+    return CorruptLanceFile("its schema does not name its columns");
   std::vector<LanceColumn> columns;
   for (uint64_t c = 0; c < count; ++c) {
     const v2::Field& field = descriptor.schema().fields(c);
@@ -260,16 +265,16 @@ Result<std::vector<LanceColumn>> DecodeLanceFile(std::string_view bytes) {
                        .nullable = field.nullable(),
                        .values = {}};
     const int bits = BitsOf(column.logical_type);
-    if (bits == 0) return Corrupt("a type this writer does not write");
+    if (bits == 0) return CorruptLanceFile("a type this writer does not write");
     MEMWAL_ASSIGN_OR_RETURN(const std::string_view text,
                             slice(column_table_at, c));
     v2::ColumnMetadata metadata;
     if (!metadata.ParseFromArray(text.data(), static_cast<int>(text.size())))
-      return Corrupt("column metadata does not parse");
+      return CorruptLanceFile("column metadata does not parse");
     for (const v2::ColumnMetadata::Page& page : metadata.pages())
       MEMWAL_RETURN_IF_ERROR(ReadPage(bytes, page, bits / 8, &column.values));
     if (column.values.size() != descriptor.length())
-      return Corrupt("a column's length disagrees with the file's");
+      return CorruptLanceFile("a column's length disagrees with the file's");
     columns.push_back(std::move(column));
   }
   return columns;

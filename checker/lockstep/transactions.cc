@@ -372,10 +372,12 @@ Result<uint8_t> AdvanceOf(const Transaction& t, const impl::TableVersion* read,
   for (const auto& [shard, generation] : claims)
     oldest = oldest && generation == 1 && own.count(shard) != 0;
   if (oldest) return uint8_t{1 + 1};
-  const auto first = own.find(0);
-  if (claims.size() == 1 && first != own.end() && claims.count(0) != 0 &&
-      claims[0] == first->second)
-    return uint8_t{1 + 2};
+  // first-shard keeps shard 0's claim only: none when shard 0 has no
+  // progress yet (impl/world_env.cc BeginCallerAdvance).
+  std::map<int, uint64_t> first_only;
+  if (const auto first = own.find(0); first != own.end())
+    first_only[0] = first->second;
+  if (claims == first_only) return uint8_t{1 + 2};
   return Unexpected("an advance claiming what no offer claims");
 }
 

@@ -237,7 +237,7 @@ RC_GTEST_PROP(RuleFunctions,
 // explicit zero claim too. The model cannot express that claim (R34 skips a
 // zero), so the property above never writes one, and this pins the
 // implementation's refusal alone (it is what kills the mutant
-// advance-no-progress-ok of tests/mutate/mutants.tsv).
+// advance-no-progress-ok of the former hand-written mutant list).
 TEST(RuleFunctions, AZeroClaimForAShardWithoutProgressIsRefused) {
   impl::AdvanceInput input;
   input.head_requires_catchup = true;

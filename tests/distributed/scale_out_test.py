@@ -200,7 +200,7 @@ def case_refuse():
         data.write(bytes([byte[0] ^ 0xFF]))
     corrupt = run(args + ["--resume", snapshots], expect=(2,))
     errors = [line for line in corrupt.stderr.splitlines()
-              if line.startswith("memwal-check:")]
+              if line.startswith("memwal-check check:")]
     if len(errors) != 1 or "checksum" not in errors[0]:
         fail("no one-line refusal of a corrupt snapshot: %r" % corrupt.stderr)
     print("refused: " + other.stderr.strip().splitlines()[-1] + " | " +
