@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "checker/lockstep/refinement.h"
+#include "checker/lockstep/transactions.h"
 #include "impl/bitmap.h"
 #include "impl/format.h"
 #include "impl/rows.h"
@@ -39,17 +40,6 @@ std::optional<LanceOp> ClassOf(const impl::pb::Transaction& t) {
     default:
       return std::nullopt;
   }
-}
-
-// "idx_3" -> 3.
-std::optional<int> IndexOf(const std::string& name) {
-  if (name.rfind("idx_", 0) != 0 || name.size() == 4) return std::nullopt;
-  int value = 0;
-  for (std::size_t k = 4; k < name.size(); ++k) {
-    if (name[k] < '0' || name[k] > '9' || value > 1000) return std::nullopt;
-    value = value * 10 + (name[k] - '0');
-  }
-  return value;
 }
 
 int ShardOf(const impl::World& world, const model::Config& config,

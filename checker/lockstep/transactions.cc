@@ -21,18 +21,6 @@ Status Unexpected(const std::string& what) {
   return Status::Corruption("a transaction no action writes: " + what);
 }
 
-// "idx_3" -> 3.
-std::optional<int> IndexOf(const std::string& name) {
-  if (name.rfind("idx_", 0) != 0 || name.size() == 4 || name.size() > 7)
-    return std::nullopt;
-  int value = 0;
-  for (std::size_t k = 4; k < name.size(); ++k) {
-    if (name[k] < '0' || name[k] > '9') return std::nullopt;
-    value = value * 10 + (name[k] - '0');
-  }
-  return value;
-}
-
 bool IsSystem(const impl::pb::IndexMetadata& segment) {
   return segment.name() == impl::kMemWalIndexName;
 }
@@ -506,6 +494,18 @@ uint8_t VisibleAdvance(const model::Config& config, const model::Version& read,
     if (offer == 2 && s != 0) differs = true;           // first-shard
   }
   return differs ? txn.advance : 0;
+}
+
+// "idx_3" -> 3 (transactions.h).
+std::optional<int> IndexOf(const std::string& name) {
+  if (name.rfind("idx_", 0) != 0 || name.size() == 4 || name.size() > 7)
+    return std::nullopt;
+  int value = 0;
+  for (std::size_t k = 4; k < name.size(); ++k) {
+    if (name[k] < '0' || name[k] > '9') return std::nullopt;
+    value = value * 10 + (name[k] - '0');
+  }
+  return value;
 }
 
 }  // namespace memwal::checker::lockstep

@@ -30,6 +30,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,10 @@ Result<model::Txn> TxnOf(const model::Config& config, const impl::World& world,
 // differs). Applied to the model's Txn before comparison.
 uint8_t VisibleAdvance(const model::Config& config, const model::Version& read,
                        const model::Txn& txn);
+
+// A user index's number from its name ("idx_3" -> 3); nullopt for any other
+// name (the system index, a name the model does not number).
+std::optional<int> IndexOf(const std::string& name);
 
 }  // namespace memwal::checker::lockstep
 
