@@ -71,7 +71,9 @@ bool AsksForHelp(const std::vector<std::string>& args,
   for (std::size_t k = 0; k < args.size(); ++k) {
     if (args[k] == "--help" || args[k] == "-h") return true;
     for (const Flag& flag : flags) {
-      if (flag.name == args[k] && flag.takes_value) ++k;
+      if (flag.name != args[k]) continue;
+      if (flag.takes_value) ++k;  // its value is not a request for help
+      break;
     }
   }
   return false;
