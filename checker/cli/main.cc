@@ -25,6 +25,7 @@
 #include "checker/cli/corpus.h"
 #include "checker/cli/expect.h"
 #include "checker/report/report.h"
+#include "checker/validate/validate.h"
 #include "inspect/inspect.h"
 
 namespace {
@@ -44,6 +45,7 @@ constexpr Entry kSubcommands[] = {
     {"report", &memwal::checker::report::RunReportCommand},
     {"bench", &memwal::checker::cli::RunBenchCommand},
     {"inspect", &memwal::inspect::RunInspectCommand},
+    {"validate", &memwal::checker::validate::RunValidateCommand},
 };
 
 int Run(const Args& args) {
