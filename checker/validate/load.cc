@@ -39,7 +39,11 @@ Status CopyTree(const std::string& dir, const std::string& prefix,
       continue;
     }
     if (!S_ISREG(info.st_mode)) continue;
-    if (entry.name.starts_with(".tmp-")) continue;
+    // Temporary files, and Lance's version hints (a reader's shortcut to the
+    // newest version, never part of a commit).
+    if (entry.name.starts_with(".tmp-") || entry.name == "version_hint.json" ||
+        entry.name == "latest_version_hint.json")
+      continue;
     MEMWAL_ASSIGN_OR_RETURN(std::string bytes, inspect::ReadWholeFile(path));
     MEMWAL_RETURN_IF_ERROR(store->Put(relative, std::move(bytes)));
   }
@@ -99,9 +103,15 @@ Result<LoadedTable> LoadTable(const std::string& dir,
   out.protocol_reason = report.protocol_reason;
   for (const inspect::Note& note : report.notes)
     out.notes.push_back(note.where + ": " + note.what);
+  // Shards numbered as impl::World::OpenFrom numbers them: by raw uuid.
+  std::vector<std::string> shard_uuids;
   for (const inspect::ShardReport& shard : report.shards) {
-    if (shard.manifest.has_value()) ++out.shards;
+    if (shard.manifest.has_value()) {
+      ++out.shards;
+      shard_uuids.push_back(shard.manifest->shard_id);
+    }
   }
+  std::sort(shard_uuids.begin(), shard_uuids.end());
   uint32_t indexes = 0;
   for (const inspect::DatasetVersion& version : report.versions) {
     for (const inspect::IndexMetadata& index : version.contents.indices) {
@@ -131,6 +141,14 @@ Result<LoadedTable> LoadTable(const std::string& dir,
     if (txn.has_value()) {
       loaded.read_version = txn->read_version;
       loaded.restore_version = txn->restore_version;
+      for (const auto& [uuid, generation] : txn->compacted_sstables) {
+        const auto it = std::find(shard_uuids.begin(), shard_uuids.end(), uuid);
+        const uint32_t shard =
+            it == shard_uuids.end()
+                ? UINT32_MAX
+                : static_cast<uint32_t>(it - shard_uuids.begin());
+        loaded.progress.emplace(shard, generation);
+      }
     }
     if (!world.ok()) {
       loaded.unreadable =
@@ -142,6 +160,11 @@ Result<LoadedTable> LoadTable(const std::string& dir,
         loaded.table = std::move(*table);
       } else {
         loaded.unreadable = table.status().message();
+        if (loaded.unreadable.starts_with("unexpected index name")) {
+          loaded.unreadable +=
+              " (the model's user indexes are idx_0, idx_1, idx_2 on field "
+              "ids 0, 1, 2, as impl/ names them)";
+        }
       }
     }
     out.versions.push_back(std::move(loaded));

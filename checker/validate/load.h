@@ -13,6 +13,7 @@
 #define MEMWAL_CHECKER_VALIDATE_LOAD_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,10 @@ struct LoadedVersion {
   bool has_transaction = false;
   uint64_t read_version = 0;
   uint64_t restore_version = 0;  // Restore only.
+  // The compaction progress the transaction carries (Update's or
+  // UpdateMemWalState's compacted_sstables), by shard number; an entry for a
+  // shard the table does not know is kept as shard UINT32_MAX.
+  std::map<uint32_t, uint64_t> progress;
   // The version as the implementation's reader decodes it; nullopt with the
   // reason when it cannot (an index the model does not name, a shard it does
   // not know, ...).

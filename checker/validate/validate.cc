@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "checker/lockstep/refinement.h"
 #include "checker/validate/load.h"
@@ -71,10 +72,21 @@ class Validator {
   void Run();
 
  private:
+  // One explanation of the chain so far: the WAL and ghost fields it
+  // carries, and the model's op for each version it explained. Several
+  // actions can explain one step with the same manifest (an UpdateColumns of
+  // either fragment prunes the same bitmaps), and a later step may tell them
+  // apart, so every explanation is kept (up to kAlternativesMax), as trace
+  // validation keeps every state consistent with the trace so far.
+  struct Alternative {
+    State ghost{};
+    std::map<uint64_t, StoredOp> ops{};
+  };
+  static constexpr std::size_t kAlternativesMax = 16;
   struct Chain {
     bool active = false;
     std::size_t start = 0;  // index into table_.versions
-    State ghost{};          // WAL and ghost fields carried from step to step
+    std::vector<Alternative> alternatives{};
   };
 
   bool rows_known() const { return table_.rows.has_value(); }
@@ -96,7 +108,7 @@ class Validator {
   const LoadedTable& table_;
   Validation* out_;
   Chain chain_;
-  std::map<uint64_t, StoredOp> ops_;
+  const std::map<uint64_t, StoredOp> no_ops_;
   std::vector<uint64_t> final_flushed_;
 };
 
@@ -136,12 +148,14 @@ void Validator::Start(std::size_t k) {
     return;
   }
   const Result<State> state = AbstractWindow(
-      config, *window, StartGhost(*version.table), ops_, rows_known());
+      config, *window, StartGhost(*version.table), no_ops_, rows_known());
   if (!state.ok()) {
     AddGap(k, k, state.status().message());
     return;
   }
-  chain_ = Chain{.active = true, .start = k, .ghost = *state};
+  chain_ = Chain{.active = true,
+                 .start = k,
+                 .alternatives = {Alternative{.ghost = *state, .ops = {}}}};
   if (version.number == 1) {
     // R4: the model's Init, on the versions (the WAL and rows of Init are
     // the chain's own ghost).
@@ -215,139 +229,181 @@ void Validator::Step(std::size_t k) {
     return;
   }
   const Window before_window = WithoutLast(*window);
-  Result<State> before =
-      AbstractWindow(config, before_window, chain_.ghost, ops_, rows_known());
-  if (!before.ok()) {
-    AddGap(k - 1, k, before.status().message());
-    return;
-  }
-  before->committed = 0;  // the commit budget counts within the window
-  const std::size_t read_position =
-      next.has_transaction && next.read_version != 0
-          ? static_cast<std::size_t>(next.read_version - first_number)
-          : before->version_count - 1u;
-
-  // Flush vectors from the chain's to the WAL's final one, fewest first.
-  std::vector<std::array<uint8_t, model::kShardsMax>> flushes;
-  {
-    std::array<uint8_t, model::kShardsMax> low{}, high{};
-    for (int s = 0; s < config.bounds.shards; ++s) {
-      low[s] = before->flushed[s];
-      high[s] = static_cast<uint8_t>(std::max<uint64_t>(
-          low[s],
-          std::min<uint64_t>(final_flushed_[s], config.bounds.generations)));
-    }
-    for (int a = low[0]; a <= high[0]; ++a) {
-      for (int b = low[1]; b <= high[1]; ++b) {
-        flushes.push_back({static_cast<uint8_t>(a), static_cast<uint8_t>(b)});
-      }
-    }
-    std::stable_sort(
-        flushes.begin(), flushes.end(),
-        [](const auto& x, const auto& y) { return x[0] + x[1] < y[0] + y[1]; });
-  }
+  const auto read_position_of = [&](const State& before) {
+    return next.has_transaction && next.read_version != 0
+               ? static_cast<std::size_t>(next.read_version - first_number)
+               : before.version_count - 1u;
+  };
 
   std::vector<Candidate> tried;
-  std::optional<std::pair<State, std::string>> match;
+  // Every explanation: the state after the step, its actions, and the
+  // alternative it extends.
+  struct Match {
+    State after;
+    std::string name;
+    std::size_t alternative = 0;
+  };
+  std::vector<Match> matches;
   std::vector<std::string> closest_lines;
   std::string closest_actions;
   std::size_t closest = SIZE_MAX;
   std::vector<model::Action> actions;
-  const auto judge = [&](const State& after, const std::string& name,
-                         model::Outcome outcome) {
-    Candidate candidate;
-    candidate.actions = name;
-    candidate.outcome = std::string(model::Name(outcome));
-    if (outcome != model::Outcome::kPublished &&
-        outcome != model::Outcome::kDone) {
-      candidate.differences = SIZE_MAX;
-      tried.push_back(candidate);
+
+  for (std::size_t a = 0; a < chain_.alternatives.size(); ++a) {
+    const Alternative& alternative = chain_.alternatives[a];
+    Result<State> before =
+        AbstractWindow(config, before_window, alternative.ghost,
+                       alternative.ops, rows_known());
+    if (!before.ok()) {
+      AddGap(k - 1, k, before.status().message());
       return;
     }
-    const Result<State> abstract =
-        AbstractWindow(config, *window, after, ops_, rows_known());
-    std::vector<std::string> lines;
-    if (!abstract.ok()) {
-      lines.push_back(abstract.status().message());
-    } else {
-      lines = TableLines(
-          lockstep::Diff(config, *abstract, window->snapshot, after));
-    }
-    candidate.differences = lines.size();
-    tried.push_back(candidate);
-    if (lines.size() < closest) {
-      closest = lines.size();
-      closest_lines = lines;
-      closest_actions = name;
-    }
-    if (lines.empty() && !match.has_value()) match.emplace(after, name);
-  };
+    before->committed = 0;  // the commit budget counts within the window
+    const std::size_t read_position = read_position_of(*before);
+    const std::size_t matched_before = matches.size();
 
-  for (const auto& flushed : flushes) {
-    State base = *before;
-    std::string silent;
-    bool enabled = true;
-    for (int s = 0; s < config.bounds.shards && enabled; ++s) {
-      while (base.flushed[s] < flushed[s]) {
-        const model::Action flush = model::FlushMemTable{.shard = s};
-        if (!model::IsEnabled(config, base, flush)) {
-          enabled = false;
-          break;
+    // Flush vectors from the chain's to the WAL's final one, fewest first.
+    std::vector<std::array<uint8_t, model::kShardsMax>> flushes;
+    {
+      std::array<uint8_t, model::kShardsMax> low{}, high{};
+      for (int s = 0; s < config.bounds.shards; ++s) {
+        low[s] = before->flushed[s];
+        high[s] = static_cast<uint8_t>(std::max<uint64_t>(
+            low[s],
+            std::min<uint64_t>(final_flushed_[s], config.bounds.generations)));
+      }
+      for (int x = low[0]; x <= high[0]; ++x) {
+        for (int y = low[1]; y <= high[1]; ++y) {
+          flushes.push_back({static_cast<uint8_t>(x), static_cast<uint8_t>(y)});
         }
-        model::Outcome unused;
-        model::Apply(config, flush, &base, &unused);
-        silent += model::ToString(flush) + ", ";
       }
+      std::stable_sort(flushes.begin(), flushes.end(),
+                       [](const auto& x, const auto& y) {
+                         return x[0] + x[1] < y[0] + y[1];
+                       });
     }
-    if (!enabled) continue;
-    // The transaction's read version as the head.
-    State read = base;
-    for (std::size_t v = read_position + 1; v < read.version_count; ++v)
-      read.versions[v] = model::Version{};
-    read.version_count = static_cast<uint8_t>(read_position + 1);
-    model::EnabledActions(config, read, &actions);
-    for (const model::Action& begin : actions) {
-      if (!IsBegin(begin)) continue;
-      model::Outcome outcome;
-      State begun = model::Apply(config, read, begin, &outcome);
-      model::Txn txn = begun.inflight[begun.inflight_count - 1];
-      // A fresh segment is fresh against every version up to the commit.
-      if (txn.segment.uuid != 0 && txn.segment.uuid != txn.removed_uuid)
-        txn.segment.uuid = model::FreshUuid(base, nullptr);
-      State pending = base;
-      pending.inflight[pending.inflight_count++] = txn;
-      const model::Action commit =
-          model::Commit{.slot = pending.inflight_count - 1};
-      const std::string name =
-          silent + model::ToString(begin) + ", " + model::ToString(commit);
-      if (!model::IsEnabled(config, pending, commit)) continue;
-      State after = model::Apply(config, pending, commit, &outcome);
-      judge(after, name, outcome);
-    }
-    model::EnabledActions(config, base, &actions);
-    for (const model::Action& atomic : actions) {
-      if (!IsAtomicCommit(atomic)) continue;
-      model::Outcome outcome;
-      State after = model::Apply(config, base, atomic, &outcome);
-      if (after.version_count != base.version_count + 1) {
-        tried.push_back(
-            Candidate{.actions = silent + model::ToString(atomic),
-                      .differences = SIZE_MAX,
-                      .outcome = std::string(model::Name(outcome))});
-        continue;
+
+    const auto judge = [&](const State& after, const std::string& name,
+                           model::Outcome outcome) {
+      Candidate candidate;
+      candidate.actions = name;
+      candidate.outcome = std::string(model::Name(outcome));
+      if (outcome != model::Outcome::kPublished &&
+          outcome != model::Outcome::kDone) {
+        candidate.differences = SIZE_MAX;
+        if (a == 0) tried.push_back(candidate);
+        return;
       }
-      judge(after, silent + model::ToString(atomic), outcome);
+      const Result<State> abstract =
+          AbstractWindow(config, *window, after, alternative.ops, rows_known());
+      std::vector<std::string> lines;
+      if (!abstract.ok()) {
+        lines.push_back(abstract.status().message());
+      } else {
+        lines = TableLines(
+            lockstep::Diff(config, *abstract, window->snapshot, after));
+      }
+      // The transaction file's progress against the commit's (the manifest
+      // alone does not say whether a merge-insert carried it).
+      const model::Op& op = model::Head(after).op;
+      std::map<uint32_t, uint64_t> carried;
+      if (op.progress_generation > 0)
+        carried.emplace(op.progress_shard, op.progress_generation);
+      if (carried != next.progress) {
+        const auto format = [](const std::map<uint32_t, uint64_t>& entries) {
+          std::string text = "{";
+          for (const auto& [shard, generation] : entries) {
+            if (text.size() > 1) text += ", ";
+            text += "shard " + std::to_string(shard) + ": " +
+                    std::to_string(generation);
+          }
+          return text + "}";
+        };
+        lines.push_back("version " + std::to_string(next.number) +
+                        ": transaction compacted_sstables " +
+                        format(next.progress) + " (table) vs " +
+                        format(carried) + " (model)");
+      }
+      candidate.differences = lines.size();
+      if (a == 0) tried.push_back(candidate);
+      if (lines.size() < closest) {
+        closest = lines.size();
+        closest_lines = lines;
+        closest_actions = name;
+      }
+      if (lines.empty()) matches.push_back(Match{after, name, a});
+    };
+
+    for (const auto& flushed : flushes) {
+      State base = *before;
+      std::string silent;
+      bool enabled = true;
+      for (int s = 0; s < config.bounds.shards && enabled; ++s) {
+        while (base.flushed[s] < flushed[s]) {
+          const model::Action flush = model::FlushMemTable{.shard = s};
+          if (!model::IsEnabled(config, base, flush)) {
+            enabled = false;
+            break;
+          }
+          model::Outcome unused;
+          model::Apply(config, flush, &base, &unused);
+          silent += model::ToString(flush) + ", ";
+        }
+      }
+      if (!enabled) continue;
+      // The transaction's read version as the head.
+      State read = base;
+      for (std::size_t v = read_position + 1; v < read.version_count; ++v)
+        read.versions[v] = model::Version{};
+      read.version_count = static_cast<uint8_t>(read_position + 1);
+      model::EnabledActions(config, read, &actions);
+      for (const model::Action& begin : actions) {
+        if (!IsBegin(begin)) continue;
+        model::Outcome outcome;
+        State begun = model::Apply(config, read, begin, &outcome);
+        model::Txn txn = begun.inflight[begun.inflight_count - 1];
+        // A fresh segment is fresh against every version up to the commit.
+        if (txn.segment.uuid != 0)
+          txn.segment.uuid = model::FreshUuid(base, nullptr);
+        State pending = base;
+        pending.inflight[pending.inflight_count++] = txn;
+        const model::Action commit =
+            model::Commit{.slot = pending.inflight_count - 1};
+        const std::string name =
+            silent + model::ToString(begin) + ", " + model::ToString(commit);
+        if (!model::IsEnabled(config, pending, commit)) continue;
+        State after = model::Apply(config, pending, commit, &outcome);
+        judge(after, name, outcome);
+      }
+      model::EnabledActions(config, base, &actions);
+      for (const model::Action& atomic : actions) {
+        if (!IsAtomicCommit(atomic)) continue;
+        model::Outcome outcome;
+        State after = model::Apply(config, base, atomic, &outcome);
+        if (after.version_count != base.version_count + 1) {
+          if (a == 0) {
+            tried.push_back(
+                Candidate{.actions = silent + model::ToString(atomic),
+                          .differences = SIZE_MAX,
+                          .outcome = std::string(model::Name(outcome))});
+          }
+          continue;
+        }
+        judge(after, silent + model::ToString(atomic), outcome);
+      }
+      if (matches.size() > matched_before) break;  // fewest flushes first
     }
-    if (match.has_value()) break;
   }
 
-  if (!match.has_value()) {
+  if (matches.empty()) {
     std::string reason = "no model action explains version " +
                          std::to_string(next.number) + " (operation " +
                          next.operation + ")";
     // The next version on its own, with the chain's ghost.
+    const Alternative& first_alternative = chain_.alternatives.front();
     const Result<State> alone =
-        AbstractWindow(config, *window, chain_.ghost, ops_, rows_known());
+        AbstractWindow(config, *window, first_alternative.ghost,
+                       first_alternative.ops, rows_known());
     if (alone.ok()) {
       if (const model::Invariant* broken =
               model::FirstBrokenInvariant(config, *alone)) {
@@ -360,24 +416,48 @@ void Validator::Step(std::size_t k) {
     out_->invalid->difference = std::move(closest_lines);
     return;
   }
-  const Result<State> abstract =
-      AbstractWindow(config, *window, match->first, ops_, rows_known());
-  MEMWAL_ASSERT(abstract.ok());
-  if (const model::Invariant* broken =
-          model::FirstBrokenInvariant(config, *abstract)) {
-    SetInvalid(k - 1, k,
-               Describe(*broken, next.number) + " (the step is explained by " +
-                   match->second + ")");
+  // Every invariant on the next version, under each explanation.
+  std::vector<Alternative> next_alternatives;
+  std::set<std::string> seen;
+  std::string broken_reason;
+  std::string explained_by;
+  for (const Match& match : matches) {
+    const Alternative& alternative = chain_.alternatives[match.alternative];
+    const Result<State> abstract = AbstractWindow(
+        config, *window, match.after, alternative.ops, rows_known());
+    MEMWAL_ASSERT(abstract.ok());
+    if (const model::Invariant* broken =
+            model::FirstBrokenInvariant(config, *abstract)) {
+      if (broken_reason.empty()) {
+        broken_reason = Describe(*broken, next.number) +
+                        " (the step is explained by " + match.name + ")";
+      }
+      continue;
+    }
+    std::string key;
+    model::Encode(match.after, &key);
+    if (!seen.insert(key).second) continue;
+    if (next_alternatives.size() == kAlternativesMax) continue;
+    Alternative extended{.ghost = match.after, .ops = alternative.ops};
+    extended.ops[next.number] = StoreOp(model::Head(match.after).op, *window);
+    next_alternatives.push_back(std::move(extended));
+    if (explained_by.empty()) explained_by = match.name;
+  }
+  if (next_alternatives.empty()) {
+    SetInvalid(k - 1, k, broken_reason);
     out_->invalid->tried = std::move(tried);
     return;
+  }
+  if (next_alternatives.size() > 1) {
+    explained_by += " (or " + std::to_string(next_alternatives.size() - 1) +
+                    " other explanation" +
+                    (next_alternatives.size() > 2 ? "s" : "") + ")";
   }
   out_->explained.push_back(Explained{.from = table_.versions[k - 1].number,
                                       .to = next.number,
                                       .operation = next.operation,
-                                      .actions = match->second});
-  const State& after = match->first;
-  ops_[next.number] = StoreOp(model::Head(after).op, *window);
-  chain_.ghost = after;
+                                      .actions = explained_by});
+  chain_.alternatives = std::move(next_alternatives);
 }
 
 void Validator::Finish() {
@@ -397,8 +477,9 @@ void Validator::Finish() {
                              .reason = window.status().message()});
     return;
   }
-  const Result<State> head =
-      AbstractWindow(config, *window, chain_.ghost, ops_, rows_known());
+  const Alternative& alternative = chain_.alternatives.front();
+  const Result<State> head = AbstractWindow(config, *window, alternative.ghost,
+                                            alternative.ops, rows_known());
   if (!head.ok()) return;
   State state = *head;
   const uint64_t number = table_.versions[last].number;

@@ -149,6 +149,9 @@ Result<model::State> AbstractWindow(const model::Config& config,
     borrowed.versions[k].op = op;
   }
   lockstep::ImplSnapshot snapshot = window.snapshot;
+  // The model has at least one shard; a table without a MemWAL has none.
+  snapshot.wal.flushed.assign(config.bounds.shards, 0);
+  snapshot.wal.retired.assign(config.bounds.shards, {});
   for (int s = 0; s < config.bounds.shards; ++s) {
     snapshot.wal.flushed[s] = ghost.flushed[s];
     snapshot.wal.retired[s].clear();
