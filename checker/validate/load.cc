@@ -136,6 +136,8 @@ Result<LoadedTable> LoadTable(const std::string& dir,
     const std::optional<inspect::Transaction>& txn =
         version.contents.transaction;
     loaded.has_transaction = txn.has_value();
+    loaded.reader_flags = version.contents.manifest.reader_feature_flags;
+    loaded.writer_flags = version.contents.manifest.writer_feature_flags;
     loaded.operation = txn.has_value() ? inspect::OperationName(txn->operation)
                                        : std::string("no transaction");
     if (txn.has_value()) {

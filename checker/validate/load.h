@@ -36,6 +36,10 @@ struct LoadedVersion {
   // UpdateMemWalState's compacted_sstables), by shard number; an entry for a
   // shard the table does not know is kept as shard UINT32_MAX.
   std::map<uint32_t, uint64_t> progress;
+  // The manifest's feature words, as inspect/ decodes them (read even where
+  // the implementation's reader refuses the version).
+  uint64_t reader_flags = 0;
+  uint64_t writer_flags = 0;
   // The version as the implementation's reader decodes it; nullopt with the
   // reason when it cannot (an index the model does not name, a shard it does
   // not know, ...).

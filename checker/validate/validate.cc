@@ -59,6 +59,14 @@ std::vector<std::string> TableLines(std::vector<std::string> lines) {
   return out;
 }
 
+// The Lance operations the model's actions commit (model::LanceOp).
+bool OperationInModel(const std::string& operation) {
+  return operation == "Append" || operation == "Delete" ||
+         operation == "Update" || operation == "Rewrite" ||
+         operation == "CreateIndex" || operation == "UpdateMemWalState" ||
+         operation == "Restore";
+}
+
 std::string Describe(const model::Invariant& invariant, uint64_t version) {
   return "invariant " + std::string(invariant.name) + " is broken on version " +
          std::to_string(version);
@@ -543,6 +551,29 @@ void Validator::Run() {
   }
   for (std::size_t k = 0; k < table_.versions.size() && !out_->invalid; ++k) {
     const LoadedVersion& version = table_.versions[k];
+    // FeatureBitsArePaired on the raw words: decided even where the
+    // implementation's reader refuses the table (Lance refuses to load a
+    // half-set head, and so does impl/).
+    if (model::IsBitProtocol(config.protocol) &&
+        ((version.reader_flags ^ version.writer_flags) & 128) != 0) {
+      SetInvalid(k == 0 ? 0 : k - 1, k,
+                 "invariant FeatureBitsArePaired is broken on version " +
+                     std::to_string(version.number) +
+                     ": bit 128 is set in the " +
+                     ((version.reader_flags & 128) != 0 ? "reader" : "writer") +
+                     " feature word only");
+      break;
+    }
+    if (k > 0 && !OperationInModel(version.operation)) {
+      AddGap(
+          k - 1, k,
+          "operation " + version.operation +
+              " is outside the model (its Lance operations: Append, "
+              "Delete, Update, Rewrite, CreateIndex, UpdateMemWalState, "
+              "Restore; Overwrite only as the first version)" +
+              (version.table.has_value() ? "" : "; and " + version.unreadable));
+      continue;
+    }
     if (!version.table.has_value()) {
       AddGap(k == 0 ? 0 : k - 1, k, "outside the model: " + version.unreadable);
       continue;

@@ -329,7 +329,19 @@ struct BugCase {
   model::Protocol protocol;
   model::Bounds bounds;
   model::Env env = model::Env::kNone;
+  // Empty: the buggy table is invalid. Else why the table the trace leaves is
+  // a behaviour of the spec (validate says valid), pinned.
+  std::string_view not_in_bytes = "";
 };
+
+constexpr std::string_view kRefusal =
+    "the deviation is a refusal: the implementation writes nothing where the "
+    "model commits, and a table holds no trace of a commit that never "
+    "happened";
+constexpr std::string_view kSameManifest =
+    "the deviation is a commit the model refuses whose manifest equals the "
+    "one a permitted OptimizeIndex publishes; only the transaction's "
+    "IndexCatchupAdvance differs, which validate does not compare";
 
 model::Bounds TinyWith(int commits, int indexes = 1) {
   model::Bounds bounds = model::TinyBounds();
@@ -359,17 +371,19 @@ const BugCase kBugCases[] = {
     {Bug::kRestoreWalksBack, kDerived, TinyWith(4)},
     {Bug::kUnchangedByUuidOnly, kDerived, TinyWith(4)},
     {Bug::kAdvanceBoundAtCommit, kAdvance, TinyWith(4)},
-    {Bug::kNoWorkRepairRecordsNothing, kDerived, TinyWith(4)},
+    {Bug::kNoWorkRepairRecordsNothing, kDerived, TinyWith(4), model::Env::kNone,
+     kRefusal},
     {Bug::kClaimPastReadVersion, kDerived, TinyWith(4)},
-    {Bug::kRepairSpansLiveAtCommit, kAdvance, TinyWith(4)},
+    {Bug::kRepairSpansLiveAtCommit, kAdvance, TinyWith(4), model::Env::kNone,
+     kRefusal},
     {Bug::kProgressCommitDropsFragments, kDerived, TinyWith(4)},
     {Bug::kBitsOneWord, kDerived, TinyWith(4)},
     {Bug::kProgressRegresses, model::Protocol::kUnconditional,
      TwoShardBounds()},
     {Bug::kAdvanceWithoutInspected, kAdvance, SerialBounds(TinyWith(3, 2)),
-     kForeign},
+     kForeign, kSameManifest},
     {Bug::kIndexWorkPerTransaction, kAdvance, SerialBounds(TinyWith(3, 2)),
-     kForeign},
+     kForeign, kSameManifest},
     {Bug::kAdvanceDroppedWithoutSystemIndex, kAdvance, TinyWith(3), kForeign},
 };
 
@@ -427,6 +441,11 @@ TEST_P(BugSwitch, ATableWrittenUnderItIsInvalidAtANamedStep) {
   Write(buggy, dir.path());
   const Result<Validation> validation = Validate(dir.path(), options);
   ASSERT_TRUE(validation.ok());
+  if (!c.not_in_bytes.empty()) {
+    EXPECT_EQ(validation->verdict, Verdict::kValid) << c.not_in_bytes << "\n"
+                                                    << Text(*validation);
+    return;
+  }
   ASSERT_EQ(validation->verdict, Verdict::kInvalid)
       << found.violation->invariant << ": " << found.violation->detail << "\n"
       << Text(*validation);
