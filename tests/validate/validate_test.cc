@@ -462,3 +462,54 @@ INSTANTIATE_TEST_SUITE_P(EveryBugThatChangesTheBytes, BugSwitch,
 
 }  // namespace
 }  // namespace memwal::checker::validate
+
+namespace memwal::checker::validate {
+namespace {
+
+// ---- the LanceDB fixtures (docs/validate.md: each reason checked against
+// what Lance does) ----
+
+bool AnyGapSays(const Validation& validation, uint64_t to,
+                std::string_view words) {
+  for (const Gap& gap : validation.gaps) {
+    if (gap.to == to && gap.reason.find(words) != std::string::npos)
+      return true;
+  }
+  return false;
+}
+
+TEST(LanceDbFixtures, EachMemWalTableIsIncompleteWithEveryStepNamed) {
+  for (const std::string name :
+       {"lance12_memwal_bucket", "memwal_bucket", "memwal_unsharded"}) {
+    SCOPED_TRACE(name);
+    const Result<Validation> validation =
+        Validate(kTables + name + ".lance", ValidateOptions{});
+    ASSERT_TRUE(validation.ok()) << validation.status().ToString();
+    EXPECT_EQ(validation->verdict, Verdict::kIncomplete) << Text(*validation);
+    EXPECT_EQ(validation->steps, 4u);
+    EXPECT_EQ(validation->gaps.size(), 4u) << Text(*validation);
+    // Lance creates the table without __lance_mem_wal (Overwrite); the
+    // model's Init (R4) has it from version 1.
+    EXPECT_TRUE(AnyGapSays(*validation, 1, "__lance_mem_wal dropped"))
+        << Text(*validation);
+    // The BTree index is named id_idx; the model's are idx_0..idx_2.
+    EXPECT_TRUE(AnyGapSays(*validation, 2, "id_idx")) << Text(*validation);
+    // setUnenforcedPrimaryKey commits UpdateConfig, which no model action
+    // commits.
+    EXPECT_TRUE(AnyGapSays(*validation, 3, "UpdateConfig is outside"))
+        << Text(*validation);
+  }
+}
+
+TEST(LanceDbFixtures, ThePlainTablesAppendIsExplained) {
+  const Result<Validation> validation =
+      Validate(kTables + "plain.lance", ValidateOptions{});
+  ASSERT_TRUE(validation.ok());
+  EXPECT_EQ(validation->verdict, Verdict::kIncomplete);
+  ASSERT_FALSE(validation->explained.empty()) << Text(*validation);
+  EXPECT_EQ(validation->explained.front().to, 2u);
+  EXPECT_EQ(validation->explained.front().operation, "Append");
+}
+
+}  // namespace
+}  // namespace memwal::checker::validate
