@@ -583,10 +583,16 @@ void Validator::Run() {
           Gap{.from = 1,
               .to = version.number,
               .operation = version.operation,
-              .reason = "versions 1.." + std::to_string(version.number - 1) +
-                        " are not in _versions/ (cleaned up); validation "
-                        "starts at version " +
-                        std::to_string(version.number)});
+              .reason =
+                  (version.operation == "Clone"
+                       ? "the table is a clone (operation Clone): versions "
+                         "1.." + std::to_string(version.number - 1) +
+                             " are the source table's, not in this "
+                             "directory"
+                       : "versions 1.." + std::to_string(version.number - 1) +
+                             " are not in _versions/ (cleaned up)") +
+                  "; validation starts at version " +
+                  std::to_string(version.number)});
     }
     if (chain_.active && version.number != table_.versions[k - 1].number + 1) {
       AddGap(k - 1, k,
