@@ -431,8 +431,12 @@ void Validator::Step(std::size_t k) {
   std::string explained_by;
   for (const Match& match : matches) {
     const Alternative& alternative = chain_.alternatives[match.alternative];
-    const Result<State> abstract = AbstractWindow(
-        config, *window, match.after, alternative.ops, rows_known());
+    // The next version's op is the explanation's (its kind decides which
+    // invariants exempt the step: a Restore, a MemWAL reset, ...).
+    Alternative extended{.ghost = match.after, .ops = alternative.ops};
+    extended.ops[next.number] = StoreOp(model::Head(match.after).op, *window);
+    const Result<State> abstract = AbstractWindow(config, *window, match.after,
+                                                  extended.ops, rows_known());
     MEMWAL_ASSERT(abstract.ok());
     if (const model::Invariant* broken =
             model::FirstBrokenInvariant(config, *abstract)) {
@@ -446,8 +450,6 @@ void Validator::Step(std::size_t k) {
     model::Encode(match.after, &key);
     if (!seen.insert(key).second) continue;
     if (next_alternatives.size() == kAlternativesMax) continue;
-    Alternative extended{.ghost = match.after, .ops = alternative.ops};
-    extended.ops[next.number] = StoreOp(model::Head(match.after).op, *window);
     next_alternatives.push_back(std::move(extended));
     if (explained_by.empty()) explained_by = match.name;
   }
@@ -579,20 +581,20 @@ void Validator::Run() {
       continue;
     }
     if (k == 0 && version.number != 1) {
-      out_->gaps.push_back(
-          Gap{.from = 1,
-              .to = version.number,
-              .operation = version.operation,
-              .reason =
-                  (version.operation == "Clone"
-                       ? "the table is a clone (operation Clone): versions "
-                         "1.." + std::to_string(version.number - 1) +
-                             " are the source table's, not in this "
-                             "directory"
-                       : "versions 1.." + std::to_string(version.number - 1) +
-                             " are not in _versions/ (cleaned up)") +
-                  "; validation starts at version " +
-                  std::to_string(version.number)});
+      out_->gaps.push_back(Gap{
+          .from = 1,
+          .to = version.number,
+          .operation = version.operation,
+          .reason = (version.operation == "Clone"
+                         ? "the table is a clone (operation Clone): versions "
+                           "1.." +
+                               std::to_string(version.number - 1) +
+                               " are the source table's, not in this "
+                               "directory"
+                         : "versions 1.." + std::to_string(version.number - 1) +
+                               " are not in _versions/ (cleaned up)") +
+                    "; validation starts at version " +
+                    std::to_string(version.number)});
     }
     if (chain_.active && version.number != table_.versions[k - 1].number + 1) {
       AddGap(k - 1, k,

@@ -112,7 +112,7 @@ TEST_P(LockstepTables, EveryTableTheImplementationWritesValidatesAsValid) {
   setup.config.bounds = c.bounds;
   setup.refusals = false;
   std::size_t steps_explained = 0;
-  for (uint64_t seed = 1; seed <= 40; ++seed) {
+  for (uint64_t seed = 1; seed <= 25; ++seed) {
     const impl::World world = Walk(setup, seed, 24);
     TempDir dir;
     Write(world, dir.path());
@@ -124,7 +124,7 @@ TEST_P(LockstepTables, EveryTableTheImplementationWritesValidatesAsValid) {
     EXPECT_EQ(validation->explained.size(), validation->steps);
     steps_explained += validation->explained.size();
   }
-  EXPECT_GT(steps_explained, 40u * 2);
+  EXPECT_GT(steps_explained, 25u * 2);
 }
 
 model::Bounds Tiny() { return model::TinyBounds(); }
@@ -385,7 +385,17 @@ const BugCase kBugCases[] = {
     {Bug::kIndexWorkPerTransaction, kAdvance, SerialBounds(TinyWith(3, 2)),
      kForeign, kSameManifest},
     {Bug::kAdvanceDroppedWithoutSystemIndex, kAdvance, TinyWith(3), kForeign},
+    {Bug::kInvalidationOnLegacy, kDerived, SerialBounds(model::SmallBounds()),
+     kForeign},
 };
+// Not here, with the reason (docs/validate.md): shallow-clone-zeroes-bits (the
+// clone's directory starts at the clone; the source's activated history is in
+// another directory), half-set-folded (the deviation is a begin the model
+// disables on a foreign writer's half-set head, which validate reports as
+// FeatureBitsArePaired on that head whatever follows), single-index-watermark
+// and reader-ignores-bit (reader bugs: the implementation writes the same
+// bytes). advance-replaces-position and coverage-past-compaction:
+// BugSwitchReplayed below.
 
 std::string BugName(const testing::TestParamInfo<BugCase>& info) {
   std::string out;
@@ -459,6 +469,63 @@ TEST_P(BugSwitch, ATableWrittenUnderItIsInvalidAtANamedStep) {
 
 INSTANTIATE_TEST_SUITE_P(EveryBugThatChangesTheBytes, BugSwitch,
                          testing::ValuesIn(kBugCases), BugName);
+
+// The two env bugs whose shortest traces need five or six commits (the traces
+// of tests/checker/lockstep_bugs_test.cc, ReplayCases): replayed without the
+// switch the table is valid, with it invalid.
+TEST(BugSwitchReplayed, TheLongEnvTracesAreInvalidOnlyUnderTheirSwitch) {
+  using namespace model;  // NOLINT: the action names read as the spec's
+  const Action flush = FlushMemTable{0};
+  const Action compact = CompactSsTable{0, true};
+  struct Case {
+    Bug bug;
+    Protocol protocol;
+    int commits, fragments, inflight;
+    std::vector<Action> trace;
+  };
+  const Case cases[] = {
+      {Bug::kAdvanceReplacesPosition,
+       kAdvance,
+       5,
+       3,
+       1,
+       {flush, flush, Activate{}, Commit{0}, compact, Commit{0}, compact,
+        Commit{0}, OptimizeIndex{0}, Commit{0},
+        CallerAdvance{0, static_cast<int>(AdvanceOffer::kOldest)}, Commit{0}}},
+      {Bug::kCoveragePastCompaction,
+       kDerived,
+       6,
+       4,
+       2,
+       {flush, flush, Activate{}, Commit{0}, compact, Commit{0}, compact,
+        Commit{0}, CreateIndex{0}, ResetMemWal{}, compact, Commit{1},
+        Commit{0}}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(Name(c.bug)));
+    lockstep::LockstepSetup setup;
+    setup.config.protocol = c.protocol;
+    setup.config.env = kForeign;
+    setup.config.bounds = SmallBounds();
+    setup.config.bounds.commits = c.commits;
+    setup.config.bounds.fragments = c.fragments;
+    setup.config.bounds.inflight = c.inflight;
+    const ValidateOptions options{.protocol = c.protocol, .env = kForeign};
+    {
+      TempDir dir;
+      Write(Replay(setup, c.trace), dir.path());
+      const Result<Validation> validation = Validate(dir.path(), options);
+      ASSERT_TRUE(validation.ok());
+      EXPECT_EQ(validation->verdict, Verdict::kValid) << Text(*validation);
+    }
+    setup.impl_only_bugs = BugBit(c.bug);
+    TempDir dir;
+    Write(Replay(setup, c.trace), dir.path());
+    const Result<Validation> validation = Validate(dir.path(), options);
+    ASSERT_TRUE(validation.ok());
+    EXPECT_EQ(validation->verdict, Verdict::kInvalid) << Text(*validation);
+  }
+}
 
 }  // namespace
 }  // namespace memwal::checker::validate
