@@ -1,6 +1,7 @@
 // The command-line parser (base/flags.h).
 #include "base/flags.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "base/output_file.h"
@@ -22,6 +23,60 @@ Flag Valued(std::string name,
       .name = std::move(name), .takes_value = true, .apply = std::move(apply)};
 }
 
+Flag Switch(std::string name, std::string help, std::function<void()> apply) {
+  return Described(Switch(std::move(name), std::move(apply)), "",
+                   std::move(help));
+}
+
+Flag Valued(std::string name, std::string value_name, std::string help,
+            std::function<Status(std::string_view value)> apply) {
+  return Described(Valued(std::move(name), std::move(apply)),
+                   std::move(value_name), std::move(help));
+}
+
+Flag Described(Flag flag, std::string value_name, std::string help) {
+  flag.value_name = std::move(value_name);
+  flag.help = std::move(help);
+  return flag;
+}
+
+std::string FlagsHelp(const std::vector<Flag>& flags) {
+  constexpr std::size_t kColumn = 24;
+  std::string text;
+  for (const Flag& flag : flags) {
+    std::string head = "  " + flag.name;
+    if (!flag.value_name.empty()) head += " " + flag.value_name;
+    text += head;
+    std::size_t start = 0;
+    bool first = true;
+    while (start <= flag.help.size() && !flag.help.empty()) {
+      const std::size_t end =
+          std::min(flag.help.find('\n', start), flag.help.size());
+      if (first && head.size() + 2 <= kColumn) {
+        text += std::string(kColumn - head.size(), ' ');
+      } else {
+        text += "\n" + std::string(kColumn, ' ');
+      }
+      text += flag.help.substr(start, end - start);
+      first = false;
+      start = end + 1;
+    }
+    text += "\n";
+  }
+  return text;
+}
+
+bool AsksForHelp(const std::vector<std::string>& args,
+                 const std::vector<Flag>& flags) {
+  for (std::size_t k = 0; k < args.size(); ++k) {
+    if (args[k] == "--help" || args[k] == "-h") return true;
+    for (const Flag& flag : flags) {
+      if (flag.name == args[k] && flag.takes_value) ++k;
+    }
+  }
+  return false;
+}
+
 Result<ParsedFlags> ParseFlags(std::string_view command,
                                const std::vector<std::string>& args,
                                const std::vector<Flag>& flags,
@@ -37,9 +92,9 @@ Result<ParsedFlags> ParseFlags(std::string_view command,
     if (arg.empty() || arg[0] != '-') {
       if (parsed.positional.size() >= max_positional) {
         return Status::InvalidArgument(
-            name +
-            (max_positional == 0 ? ": unexpected argument '"
-                                 : ": more than one argument: unexpected '") +
+            std::string(max_positional == 0
+                            ? "unexpected argument '"
+                            : "more than one argument: unexpected '") +
             Escaped(arg, 40) + "' (see " + name + " --help)");
       }
       parsed.positional.push_back(arg);
@@ -53,9 +108,8 @@ Result<ParsedFlags> ParseFlags(std::string_view command,
       }
     }
     if (flag == nullptr) {
-      return Status::InvalidArgument(name + ": unknown option '" +
-                                     Escaped(arg, 40) + "' (see " + name +
-                                     " --help)");
+      return Status::InvalidArgument("unknown option '" + Escaped(arg, 40) +
+                                     "' (see " + name + " --help)");
     }
     std::string_view value;
     if (flag->takes_value) {

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,13 +38,22 @@ struct Flag {
   // Called with the flag's value ("" for a switch); an error ends parsing
   // with that error.
   std::function<Status(std::string_view value)> apply;
+  // For --help (FlagsHelp): the value's placeholder ("N"; "" for a switch)
+  // and what the flag does ('\n' starts a continuation line).
+  std::string value_name{};
+  std::string help{};
 };
 
 // A flag without a value.
 Flag Switch(std::string name, std::function<void()> apply);
+Flag Switch(std::string name, std::string help, std::function<void()> apply);
 // A flag with a value.
 Flag Valued(std::string name,
             std::function<Status(std::string_view value)> apply);
+Flag Valued(std::string name, std::string value_name, std::string help,
+            std::function<Status(std::string_view value)> apply);
+// `flag` with its help text.
+Flag Described(Flag flag, std::string value_name, std::string help);
 
 struct ParsedFlags {
   bool help = false;                    // --help or -h was given
@@ -51,11 +61,35 @@ struct ParsedFlags {
 };
 
 // Parses `args` (the subcommand's arguments, its name excluded) against
-// `flags`. Errors are InvalidArgument with one line, naming `command`.
+// `flags`. Errors are InvalidArgument with one line; the caller prefixes
+// "memwal-check COMMAND: " (checker/cli/commands.h), so the message does not
+// name `command` again except in its "(see COMMAND --help)" hint.
 Result<ParsedFlags> ParseFlags(std::string_view command,
                                const std::vector<std::string>& args,
                                const std::vector<Flag>& flags,
                                std::size_t max_positional = 0);
+
+// The options section of a command's --help: one entry per flag of `flags`,
+// in the table's order, "  --name VALUE  help" with the help aligned.
+std::string FlagsHelp(const std::vector<Flag>& flags);
+
+// Whether `args` asks for --help (or -h) where ParseFlags would see it: not
+// as the value of a flag that takes one. Applies no flag.
+bool AsksForHelp(const std::vector<std::string>& args,
+                 const std::vector<Flag>& flags);
+
+// `make`'s table bound to a fresh T that the flags' actions keep alive: the
+// table a command lists in --help without parsing anything.
+template <typename T>
+std::vector<Flag> HelpTable(std::vector<Flag> (*make)(T* options)) {
+  const std::shared_ptr<T> options = std::make_shared<T>();
+  std::vector<Flag> flags = make(options.get());
+  for (Flag& flag : flags) {
+    flag.apply = [options, apply = std::move(flag.apply)](
+                     std::string_view value) { return apply(value); };
+  }
+  return flags;
+}
 
 // A non-negative decimal integer of at most 18 digits, for `flag`'s value.
 Result<uint64_t> ParseUnsigned(std::string_view flag, std::string_view text);

@@ -18,7 +18,6 @@ struct Args {
   std::string table_dir;
   InspectOptions options;
   bool json = false;
-  bool help = false;
 };
 
 Result<impl::Protocol> ParseProtocol(std::string_view text) {
@@ -42,25 +41,31 @@ Result<uint64_t> ParseVersion(std::string_view text) {
   return value;
 }
 
+std::vector<Flag> InspectFlags(Args* out) {
+  return {Switch("--json", "one JSON object on stdout instead of text",
+                 [out] { out->json = true; }),
+          Valued("--version", "N", "read version N (default: the newest)",
+                 [out](std::string_view value) -> Status {
+                   MEMWAL_ASSIGN_OR_RETURN(out->options.version,
+                                           ParseVersion(value));
+                   return Status::Ok();
+                 }),
+          Valued("--protocol", "NAME",
+                 "derived, advance, unconditional or legacy: overrides the\n"
+                 "protocol inferred from the writer version",
+                 [out](std::string_view value) -> Status {
+                   MEMWAL_ASSIGN_OR_RETURN(out->options.protocol,
+                                           ParseProtocol(value));
+                   return Status::Ok();
+                 })};
+}
+
 Result<Args> ParseArgs(const std::vector<std::string>& args) {
   Args out;
-  const std::vector<Flag> flags = {
-      Switch("--json", [&out] { out.json = true; }),
-      Valued("--version",
-             [&out](std::string_view value) -> Status {
-               MEMWAL_ASSIGN_OR_RETURN(out.options.version,
-                                       ParseVersion(value));
-               return Status::Ok();
-             }),
-      Valued("--protocol", [&out](std::string_view value) -> Status {
-        MEMWAL_ASSIGN_OR_RETURN(out.options.protocol, ParseProtocol(value));
-        return Status::Ok();
-      })};
   MEMWAL_ASSIGN_OR_RETURN(const ParsedFlags parsed,
-                          ParseFlags("inspect", args, flags, 1));
-  out.help = parsed.help;
+                          ParseFlags("inspect", args, InspectFlags(&out), 1));
   if (!parsed.positional.empty()) out.table_dir = parsed.positional[0];
-  if (out.table_dir.empty() && !out.help)
+  if (out.table_dir.empty())
     return Status::InvalidArgument("missing TABLE_DIR");
   return out;
 }
@@ -73,6 +78,19 @@ std::string OneLine(const Status& status) {
 
 }  // namespace
 
+std::vector<Flag> InspectFlagTable() { return HelpTable(&InspectFlags); }
+
+std::string InspectAbout() {
+  return "Reads a Lance table directory (the newest version, or --version N) "
+         "and reports its\nversions, fragments, indexes, MemWAL details, "
+         "shard manifests and SSTables, the\nexclusion watermark of every "
+         "shard, query shape and read mode (spec R40), which\nSSTables the "
+         "retirement rule allows to retire (R12), and each invariant one "
+         "table\ncan answer, as ok or a finding.\n"
+         "Exit 0 when the table was read (findings included), 2 on bad usage "
+         "or unreadable\nor corrupt input.\n";
+}
+
 int RunInspectCommand(const std::vector<std::string>& args, std::ostream& out,
                       std::ostream& err) {
   const Result<Args> parsed = ParseArgs(args);
@@ -80,23 +98,6 @@ int RunInspectCommand(const std::vector<std::string>& args, std::ostream& out,
     err << "memwal-check inspect: " << OneLine(parsed.status()) << " ("
         << kUsage << ")\n";
     return 2;
-  }
-  if (parsed->help) {
-    out << kUsage << "\n"
-        << "Reads a Lance table directory (the newest version, or --version N) "
-           "and reports its\n"
-        << "versions, fragments, indexes, MemWAL details, shard manifests and "
-           "SSTables, the\n"
-        << "exclusion watermark of every shard, query shape and read mode "
-           "(spec R40), which\n"
-        << "SSTables the retirement rule allows to retire (R12), and each "
-           "invariant one table\n"
-        << "can answer, as ok or a finding. --protocol overrides the protocol "
-           "inferred from the\n"
-        << "writer version. Exit 0 when the table was read (findings "
-           "included), 2 on bad\n"
-        << "usage or unreadable or corrupt input.\n";
-    return 0;
   }
   const Result<TableReport> report =
       Inspect(parsed->table_dir, parsed->options);

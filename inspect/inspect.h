@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "base/flags.h"
 #include "base/status.h"
 #include "impl/catchup.h"
 #include "inspect/report.h"
@@ -38,6 +39,9 @@ Result<TableReport> Inspect(const std::string& table_dir,
 // one line on `err`.
 int RunInspectCommand(const std::vector<std::string>& args, std::ostream& out,
                       std::ostream& err);
+// Its row in memwal-check's command table (checker/cli/commands.h).
+std::string InspectAbout();
+std::vector<Flag> InspectFlagTable();
 
 }  // namespace memwal::inspect
 

@@ -227,51 +227,70 @@ struct BenchOptions {
   std::string spin_optimization = "-O2";  // pan's cc flags before -DSAFETY
 };
 
-Result<BenchOptions> ParseBench(const std::vector<std::string>& args) {
-  BenchOptions options;
-  // An integer flag within [low, high].
-  auto number = [](std::string name, auto* field, uint64_t low, uint64_t high) {
-    return Valued(name, [name, field, low, high](std::string_view value) {
-      Result<uint64_t> n = ParseUnsigned(name, value);
-      if (!n.ok()) return n.status();
-      if (*n < low || *n > high)
-        return Status::InvalidArgument(name + " must be " +
-                                       std::to_string(low) + ".." +
-                                       std::to_string(high));
-      *field = static_cast<std::remove_reference_t<decltype(*field)>>(*n);
-      return Status::Ok();
-    });
-  };
-  const std::vector<Flag> flags = {
-      Switch("--json", [&options] { options.json = true; }),
-      Switch("--no-default-check",
-             [&options] { options.default_check = false; }),
-      Valued("--preset",
-             [&options](std::string_view value) {
-               options.preset = value;
+// An integer flag within [low, high].
+template <typename T>
+Flag BenchNumber(std::string name, T* field, uint64_t low, uint64_t high,
+                 std::string help) {
+  return Valued(name, "N", std::move(help),
+                [name, field, low, high](std::string_view value) {
+                  Result<uint64_t> n = ParseUnsigned(name, value);
+                  if (!n.ok()) return n.status();
+                  if (*n < low || *n > high)
+                    return Status::InvalidArgument(name + " must be " +
+                                                   std::to_string(low) + ".." +
+                                                   std::to_string(high));
+                  *field = static_cast<T>(*n);
+                  return Status::Ok();
+                });
+}
+
+std::vector<Flag> BenchFlags(BenchOptions* options) {
+  return {
+      Switch("--json", "one JSON object on stdout instead of text",
+             [options] { options->json = true; }),
+      Switch("--no-default-check", "skip timing ./memwal check's gate",
+             [options] { options->default_check = false; }),
+      Valued("--preset", "NAME", "tiny, small, medium (default) or large",
+             [options](std::string_view value) {
+               options->preset = value;
                return Status::Ok();
              }),
-      number("--reps", &options.reps, 1, 20),
-      number("--threads", &options.threads, 1, 64),
-      Valued("--work-dir",
-             [&options](std::string_view value) {
+      BenchNumber("--reps", &options->reps, 1, 20,
+                  "repetitions of each pair (default 5)"),
+      BenchNumber("--threads", &options->threads, 1, 64,
+                  "threads of the speed-up run (default 2)"),
+      Valued("--work-dir", "DIR",
+             "where pan is built and run (default /tmp/memwal-bench)",
+             [options](std::string_view value) {
                if (value.empty())
                  return Status::InvalidArgument("--work-dir needs a directory");
-               options.work_dir = value;
+               options->work_dir = value;
                return Status::Ok();
              }),
-      number("--lockstep-states", &options.lockstep_states, 1, UINT64_MAX),
-      Valued("--spin-optimization",
-             [&options](std::string_view value) {
+      BenchNumber("--lockstep-states", &options->lockstep_states, 1, UINT64_MAX,
+                  "the lockstep sample's states (default 60000)"),
+      Valued("--spin-optimization", "-On",
+             "pan's cc optimization, -O0..-O3 (default -O2; the tests use\n"
+             "-O0: compiling is most of their time)",
+             [options](std::string_view value) {
                if (value != "-O0" && value != "-O1" && value != "-O2" &&
                    value != "-O3")
                  return Status::InvalidArgument(
                      "--spin-optimization must be -O0, -O1, -O2 or -O3");
-               options.spin_optimization = value;
+               options->spin_optimization = value;
                return Status::Ok();
              }),
+      Switch("--distributed",
+             "instead: the distributed search under mpirun -np 1 and 2\n"
+             "(checker/cli/scale_bench.h; takes --json only)",
+             [] {}),
   };
-  MEMWAL_RETURN_IF_ERROR(ParseFlags("bench", args, flags).status());
+}
+
+Result<BenchOptions> ParseBench(const std::vector<std::string>& args) {
+  BenchOptions options;
+  MEMWAL_RETURN_IF_ERROR(
+      ParseFlags("bench", args, BenchFlags(&options)).status());
   MEMWAL_RETURN_IF_ERROR(model::ParsePreset(options.preset).status());
   return options;
 }
@@ -615,37 +634,28 @@ Result<SpinRun> RunSpin(const model::Config& config,
   return run;
 }
 
+std::vector<Flag> BenchFlagTable() { return HelpTable(&BenchFlags); }
+
+std::string BenchAbout() {
+  return "Runs our model-only search (exact and fingerprint storage, one "
+         "thread) and SPIN's\npan on bench/spin's Promela model of the "
+         "same bounds (-DSAFETY, -DSAFETY -DHC4),\neach of ours right "
+         "before the pan run it is compared with, N repetitions;\nprints "
+         "states/s (medians), the ratios (the median of the repetitions' "
+         "ratios),\nbytes per stored state, the thread speed-up, the "
+         "symmetry reduction, the\nlockstep search's transitions/s and the "
+         "time of ./memwal check's gate.\n"
+         "Exit 0 measured, 2 bad usage or when the state counts disagree.\n";
+}
+
 int RunBenchCommand(const std::vector<std::string>& args, std::ostream& out,
                     std::ostream& err) {
   for (const std::string& arg : args) {
     if (arg == "--distributed") return RunScaleBench(args, out, err);
   }
-  for (const std::string& arg : args) {
-    if (arg == "--help" || arg == "-h") {
-      out << "usage: memwal-check bench [--preset tiny|small|medium|large] "
-             "[--reps N] [--threads N]\n"
-             "         [--work-dir DIR] [--lockstep-states N] "
-             "[--no-default-check]\n"
-             "         [--spin-optimization -O0|-O1|-O2|-O3] [--json]\n"
-             "Runs our model-only search (exact and fingerprint storage, one "
-             "thread) and SPIN's\npan on bench/spin's Promela model of the "
-             "same bounds (-DSAFETY, -DSAFETY -DHC4),\neach of ours right "
-             "before the pan run it is compared with, N repetitions\n"
-             "(default 5); prints states/s (medians), the ratios (the median "
-             "of the\nrepetitions' ratios), bytes per stored state, the "
-             "thread speed-up, the\nsymmetry reduction, the lockstep "
-             "search's transitions/s and the time of\n./memwal check's gate. "
-             "Exit 2 when the state counts disagree. pan is\ncompiled with "
-             "-O2 unless --spin-optimization says otherwise (the tests use\n"
-             "-O0: compiling is most of their time).\n"
-             "bench --distributed [--json]: the distributed search under "
-             "mpirun -np 1 and 2\n(checker/scale_bench.h).\n";
-      return 0;
-    }
-  }
   Result<BenchOptions> options = ParseBench(args);
   if (!options.ok()) {
-    err << options.status().ToString() << "\n";
+    err << "memwal-check bench: " << options.status().message() << "\n";
     return 2;
   }
   Measured measured;

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "base/flags.h"
 #include "base/status.h"
 #include "model/config.h"
 
@@ -58,6 +59,9 @@ Result<SpinRun> RunSpin(const model::Config& config,
 // [--json]: exit 0, or 2 with one line on err (bad usage, SPIN missing).
 int RunBenchCommand(const std::vector<std::string>& args, std::ostream& out,
                     std::ostream& err);
+// Its row in the command table (checker/cli/commands.h).
+std::string BenchAbout();
+std::vector<Flag> BenchFlagTable();
 
 }  // namespace memwal::checker::cli
 

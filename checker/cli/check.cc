@@ -7,6 +7,7 @@
 #include <sstream>
 #include <thread>
 
+#include "checker/cli/commands.h"
 #include "checker/engine/interrupt.h"
 #include "checker/engine/liveness.h"
 #include "checker/report/report.h"
@@ -399,44 +400,6 @@ json DistributedJson(const CheckRun& done) {
 
 }  // namespace
 
-std::string LockstepHelp() {
-  return "  --model-only     explore the model alone (default: lockstep with "
-         "the implementation)\n"
-         "  --mode M         bfs (default; shortest counterexample), dfs, or "
-         "random (seeded walks)\n"
-         "  --walks N        random: number of walks (default 1000)\n"
-         "  --depth D        random: steps per walk (default 30)\n"
-         "  --threads N      worker threads (default: cores, at most 8); any N "
-         "gives the same "
-         "counts and trace\n"
-         "  --memory-limit MB  stop (exit 3) when resident memory exceeds MB\n"
-         "  --storage S      fingerprint (default: 52 bits, about 7 bytes per "
-         "state,\n"
-         "                   collision probability printed) or exact (every "
-         "state packed)\n"
-         "  --no-symmetry    store every state, not one per orbit of shard and "
-         "index\n"
-         "                   permutations (on where the configuration treats "
-         "them alike)\n"
-         "  --no-layers      build the whole liveness graph at once, not one "
-         "layer of\n"
-         "                   MemWAL progress at a time (spec R74)\n"
-         "  --impl-bug NAME  switch a known bug on in the implementation only "
-         "(repeatable)\n"
-         "  --no-liveness    skip CompactedGenerationsEventuallyRetire "
-         "(checked "
-         "on the model\n"
-         "                   graph after a clean bfs/dfs run; --liveness "
-         "turns it back on)\n"
-         "  --html DIR       write summary.html and the counterexample's page "
-         "to DIR\n"
-         "  --continue       bfs: go on after a violation and report every "
-         "distinct broken\n"
-         "                   invariant with its shortest trace (TLC's "
-         "-continue)\n" +
-         engine::ScaleOutHelp();
-}
-
 std::string LockstepCommandLine(const CheckOptions& check,
                                 const RunOptions& run) {
   std::string line = CheckCommandLine(check);
@@ -485,9 +448,7 @@ Result<CheckRun> RunCheckSearch(const CheckOptions& given,
   const bool rank0 = !run.scale_out.active() || engine::WorldRank() == 0;
   engine::CatchInterrupts();
   done.env_note = EnableRequiredEnv(&check.config, run.impl_only_bugs);
-  if (!done.env_note.empty() && rank0)
-    err << "memwal-check: " << done.env_note << "\n";
-  if (rank0) err << "seed=" << check.seed << "\n";
+  if (!done.env_note.empty() && rank0) Fail(err, "check", done.env_note);
   if (!check.json && rank0) {
     out << "seed=" << check.seed
         << "\nconfig: " << model::ToString(check.config)
@@ -578,10 +539,7 @@ int ReportCheckRun(const CheckRun& done, const RunOptions& run,
         .invariant = result.violation ? result.violation->invariant : ""};
     const Status html =
         report::WriteCheckPages(run.html_dir, summary, done.trace_file);
-    if (!html.ok()) {
-      err << "memwal-check: " << html.message() << "\n";
-      return kExitUsage;
-    }
+    if (!html.ok()) return Fail(err, "check", html);
   }
   return ExitCode(result.verdict);
 }
@@ -593,7 +551,7 @@ int RunLockstepCheck(const CheckOptions& given, const RunOptions& run,
   const bool rank0 = !ranks || engine::WorldRank() == 0;
   int code = kExitUsage;
   if (!done.ok()) {
-    if (rank0) err << "memwal-check: " << done.status().message() << "\n";
+    if (rank0) Fail(err, "check", done.status());
   } else if (rank0) {
     code = ReportCheckRun(*done, run, CheckExtras{}, out, err);
   }
@@ -618,8 +576,7 @@ int ReplayLasso(const report::LockstepTrace& trace,
   const Status model =
       engine::CheckLasso(setup.config, trace.trace.steps, loop, window, &note);
   if (model.code() == StatusCode::kInvalidArgument) {
-    err << "memwal-check replay: " << model.message() << "\n";
-    return kExitUsage;
+    return Fail(err, "replay", model);
   }
   std::optional<engine::LassoReplay> impl;
   std::string impl_error;
@@ -702,8 +659,7 @@ int ReplayLasso(const report::LockstepTrace& trace,
 int RunLockstepReplay(const std::string& path, bool json_output,
                       std::ostream& out, std::ostream& err) {
   auto fail = [&err](const Status& status) {
-    err << "memwal-check replay: " << status.message() << "\n";
-    return kExitUsage;
+    return Fail(err, "replay", status);
   };
   Result<report::LockstepTrace> trace = report::ReadTraceFile(path);
   if (!trace.ok()) return fail(trace.status());
@@ -753,26 +709,39 @@ int RunLockstepReplay(const std::string& path, bool json_output,
   return finding ? kExitViolation : kExitOk;
 }
 
-int RunMemwalCheck(const std::vector<std::string>& args, std::ostream& out,
-                   std::ostream& err) {
-  Result<Command> command = ParseCommandLine(args);
-  if (!command.ok()) {
-    err << "memwal-check: " << command.status().message() << "\n";
-    return kExitUsage;
+std::vector<Flag> CheckCommand::Flags() {
+  std::vector<Flag> flags = set.Flags();
+  for (Flag& flag : GateFlags(&gate)) flags.push_back(std::move(flag));
+  return flags;
+}
+
+std::vector<Flag> CheckFlagTable() {
+  return HelpTable<CheckCommand>(
+      [](CheckCommand* command) { return command->Flags(); });
+}
+
+int RunCheckCommand(const std::vector<std::string>& args, std::ostream& out,
+                    std::ostream& err) {
+  CheckCommand command;
+  Status parsed = ParseFlags("check", args, command.Flags()).status();
+  if (parsed.ok()) parsed = command.set.Finish();
+  if (!parsed.ok()) return Fail(err, "check", parsed);
+  if (command.gate.active()) {
+    return RunGateCheck(command.set.check, command.set.run, command.gate, out,
+                        err);
   }
-  switch (command->kind) {
-    case Command::Kind::kCheck:
-      return RunLockstepCheck(command->check, command->run, out, err);
-    case Command::Kind::kReplay:
-      return RunLockstepReplay(command->replay.trace_path, command->replay.json,
-                               out, err);
-    case Command::Kind::kCheckHelp:
-      out << CheckHelp() << "\nlockstep and search options:\n"
-          << LockstepHelp();
-      return kExitOk;
-    default:
-      return RunCommand(*command, out, err);
-  }
+  return RunLockstepCheck(command.set.check, command.set.run, out, err);
+}
+
+int RunReplayCommand(const std::vector<std::string>& args, std::ostream& out,
+                     std::ostream& err) {
+  ReplayOptions options;
+  const Result<ParsedFlags> parsed =
+      ParseFlags("replay", args, ReplayFlags(&options), 1);
+  if (!parsed.ok()) return Fail(err, "replay", parsed.status());
+  if (parsed->positional.empty())
+    return Fail(err, "replay", "needs a TRACE file");
+  return RunLockstepReplay(parsed->positional[0], options.json, out, err);
 }
 
 }  // namespace memwal::checker::cli

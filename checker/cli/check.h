@@ -45,6 +45,7 @@
 
 #include "base/status.h"
 #include "checker/cli/cli.h"
+#include "checker/cli/expect.h"
 #include "checker/engine/distributed.h"
 #include "checker/engine/search.h"
 #include "checker/engine/seen_set.h"
@@ -55,9 +56,6 @@ namespace memwal::checker::cli {
 // The engine's options for `check` (CheckOptions and RunOptions as parsed).
 engine::Options SearchOptionsOf(const CheckOptions& check,
                                 const RunOptions& run);
-
-// Help lines for the options above.
-std::string LockstepHelp();
 
 // InvalidArgument (one line) for options that contradict each other:
 // --model-only with --impl-bug, a bug that does not apply to the protocol
@@ -109,11 +107,21 @@ int RunLockstepCheck(const CheckOptions& check, const RunOptions& run,
 int RunLockstepReplay(const std::string& path, bool json, std::ostream& out,
                       std::ostream& err);
 
-// The whole command line (argv without the program name), parsed by
-// ParseCommandLine (checker/cli/cli.h); `check`, `replay` and `check --help`
-// run here, everything else through RunCommand (checker/cli/cli.h).
-int RunMemwalCheck(const std::vector<std::string>& args, std::ostream& out,
-                   std::ostream& err);
+// `check` as the command line gives it: check's table plus the gate's
+// --junit, --expect and --no-minimize (checker/cli/expect.h).
+struct CheckCommand {
+  CheckFlagSet set{};
+  GateOptions gate{};
+  std::vector<Flag> Flags();
+};
+
+// The rows of `check` and `replay` in the command table
+// (checker/cli/commands.h): the flags and the runs.
+std::vector<Flag> CheckFlagTable();
+int RunCheckCommand(const std::vector<std::string>& args, std::ostream& out,
+                    std::ostream& err);
+int RunReplayCommand(const std::vector<std::string>& args, std::ostream& out,
+                     std::ostream& err);
 
 // The `check` command line that reproduces a run.
 std::string LockstepCommandLine(const CheckOptions& check,

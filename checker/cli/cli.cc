@@ -43,76 +43,89 @@ Flag Number(std::string name, T* field, uint64_t low, uint64_t high,
       });
 }
 
-Result<Command> ParseCheck(const std::vector<std::string>& args) {
-  CheckFlagSet set;
-  MEMWAL_ASSIGN_OR_RETURN(const ParsedFlags parsed,
-                          ParseFlags("check", args, set.Flags()));
-  if (parsed.help) return Command{.kind = Command::Kind::kCheckHelp};
-  MEMWAL_RETURN_IF_ERROR(set.Finish());
-  return Command{
-      .kind = Command::Kind::kCheck, .check = set.check, .run = set.run};
-}
-
-Result<Command> ParseReplay(const std::vector<std::string>& args) {
-  Command command{.kind = Command::Kind::kReplay};
-  const std::vector<Flag> flags = {
-      Switch("--json", [&command] { command.replay.json = true; })};
-  MEMWAL_ASSIGN_OR_RETURN(const ParsedFlags parsed,
-                          ParseFlags("replay", args, flags, 1));
-  if (parsed.help) return Command{.kind = Command::Kind::kReplayHelp};
-  if (parsed.positional.empty()) return Usage("replay needs a TRACE file");
-  command.replay.trace_path = parsed.positional[0];
-  return command;
+// A --shards-like bound override.
+Flag Bound(std::string name, int* field, std::string help) {
+  return Valued(name, "N", std::move(help),
+                [name, field](std::string_view value) -> Status {
+                  MEMWAL_ASSIGN_OR_RETURN(*field, ParseBound(name, value));
+                  return Status::Ok();
+                });
 }
 
 }  // namespace
 
-std::vector<Flag> CheckFlagSet::Flags() {
+// The configuration (spec sections 1 and 8).
+std::vector<Flag> CheckFlagSet::ConfigFlags() {
   model::Config& config = check.config;
-  std::vector<Flag> flags = {
-      // The configuration (spec sections 1 and 8).
-      Parsed("--protocol", &config.protocol, model::ParseProtocol),
-      Parsed("--read", &config.read, model::ParseReadMode),
-      Parsed("--gc", &config.gc, model::ParseGcMode),
-      Parsed("--env", &config.env, model::ParseEnv),
-      Parsed("--fence", &config.fence, model::ParseFence),
-      Valued("--bug",
+  return {
+      Described(Parsed("--protocol", &config.protocol, model::ParseProtocol),
+                "P", "derived (default), advance, unconditional, legacy"),
+      Described(Parsed("--read", &config.read, model::ParseReadMode), "R",
+                "strict (default), min, single-index"),
+      Described(Parsed("--gc", &config.gc, model::ParseGcMode), "G",
+                "atomic (default), stale-read, recheck"),
+      Described(Parsed("--env", &config.env, model::ParseEnv), "E",
+                "none (default), foreign: add the environment actions of\n"
+                "spec section 10 (ForeignHalfSet, CallerAdvance, "
+                "ResetMemWal,\nDropMemWal, ForeignCompaction)"),
+      Described(Parsed("--fence", &config.fence, model::ParseFence), "F",
+                "none (default), data-pass: the proposed fence of R65\n"
+                "(docs/exploring-a-change.md)"),
+      Valued("--bug", "NAME",
+             "switch on a known bug (repeatable); see the list above",
              [&config](std::string_view value) -> Status {
                MEMWAL_ASSIGN_OR_RETURN(const model::Bug bug,
                                        model::ParseBug(std::string(value)));
                config.bugs |= model::BugBit(bug);
                return Status::Ok();
              }),
-      Valued("--impl-bug",
+      Valued("--impl-bug", "NAME",
+             "switch a known bug on in the implementation only (repeatable)",
              [this](std::string_view value) -> Status {
                MEMWAL_ASSIGN_OR_RETURN(const model::Bug bug,
                                        model::ParseBug(std::string(value)));
                run.impl_only_bugs |= model::BugBit(bug);
                return Status::Ok();
              }),
-      // The bounds (spec section 2).
-      Parsed("--preset", &config.bounds, model::ParsePreset),
-      Parsed("--shards", &overrides_.shards,
-             [](const std::string& v) { return ParseBound("--shards", v); }),
-      Parsed(
-          "--generations", &overrides_.generations,
-          [](const std::string& v) { return ParseBound("--generations", v); }),
-      Parsed("--fragments", &overrides_.fragments,
-             [](const std::string& v) { return ParseBound("--fragments", v); }),
-      Parsed("--indexes", &overrides_.indexes,
-             [](const std::string& v) { return ParseBound("--indexes", v); }),
-      Parsed("--commits", &overrides_.commits,
-             [](const std::string& v) { return ParseBound("--commits", v); }),
-      Parsed("--inflight", &overrides_.inflight,
-             [](const std::string& v) { return ParseBound("--inflight", v); }),
-      Parsed(
-          "--reinstalls", &overrides_.reinstalls,
-          [](const std::string& v) { return ParseBound("--reinstalls", v); }),
-      // The run.
-      Switch("--model-only", [this] { check.model_only = true; }),
-      Switch("--json", [this] { check.json = true; }),
+  };
+}
+
+// The bounds (spec section 2): a bound given beside --preset overrides the
+// preset's, in any order (Finish applies them).
+std::vector<Flag> CheckFlagSet::BoundFlags() {
+  return {
+      Described(Parsed("--preset", &check.config.bounds, model::ParsePreset),
+                "NAME",
+                "tiny, small (default), medium, large, gate (tiny with 2 "
+                "shards\nand 2 indexes)"),
+      Bound("--shards", &overrides_.shards, "override the preset's shards"),
+      Bound("--generations", &overrides_.generations,
+            "override the preset's generations per shard"),
+      Bound("--fragments", &overrides_.fragments,
+            "override the preset's fragments"),
+      Bound("--indexes", &overrides_.indexes, "override the preset's indexes"),
+      Bound("--commits", &overrides_.commits, "override the preset's commits"),
+      Bound("--inflight", &overrides_.inflight,
+            "override the preset's in-flight transactions"),
+      Bound("--reinstalls", &overrides_.reinstalls,
+            "at most N MemWAL re-installs (R39) per run (gate: 1, others: "
+            "0)"),
+  };
+}
+
+// The run: what is checked, its budgets, its output.
+std::vector<Flag> CheckFlagSet::RunFlags() {
+  return {
+      Switch("--model-only",
+             "explore the model alone (default: lockstep with the "
+             "implementation)",
+             [this] { check.model_only = true; }),
+      Switch("--json", "one JSON object on stdout instead of text",
+             [this] { check.json = true; }),
       // 0 is refused, not read as "no limit": omit the flag for none.
-      Valued("--max-states",
+      Valued("--max-states", "N",
+             "stop (exit 3) after N distinct states (default: 50,000,000 in\n"
+             "the search, none in the liveness pass)",
              [this](std::string_view value) -> Status {
                MEMWAL_ASSIGN_OR_RETURN(const uint64_t number,
                                        ParseUnsigned("--max-states", value));
@@ -121,17 +134,44 @@ std::vector<Flag> CheckFlagSet::Flags() {
                check.explore.liveness_max_states = number;
                return Status::Ok();
              }),
-      Number("--time-limit", &check.explore.time_limit_s, 1, UINT64_MAX,
-             "at least 1"),
-      Number("--seed", &check.seed, 0, UINT64_MAX, "a non-negative integer"),
-      Valued("--out",
+      Described(Number("--time-limit", &check.explore.time_limit_s, 1,
+                       UINT64_MAX, "at least 1"),
+                "S", "stop the search (exit 3) after S seconds"),
+      Described(Number("--seed", &check.seed, 0, UINT64_MAX,
+                       "a non-negative integer"),
+                "N", "the run's seed (in the report and the traces)"),
+      Valued("--out", "DIR", "where counterexamples go (default memwal-out/)",
              [this](std::string_view value) -> Status {
                if (value.empty()) return Usage("--out needs a directory");
                check.out_dir = value;
                return Status::Ok();
              }),
-      // The search (checker/engine/search.h) and lockstep.
-      Valued("--mode",
+      Valued("--html", "DIR",
+             "write summary.html and the counterexample's page to DIR",
+             [this](std::string_view value) -> Status {
+               if (value.empty()) return Usage("--html needs a directory");
+               run.html_dir = value;
+               return Status::Ok();
+             }),
+      Switch("--continue",
+             "bfs: go on after a violation and report every distinct "
+             "broken\ninvariant with its shortest trace (TLC's -continue)",
+             [this] { run.keep_going = true; }),
+      Switch("--liveness",
+             "check CompactedGenerationsEventuallyRetire on the model graph\n"
+             "after a clean bfs/dfs run (the default)",
+             [this] { run.liveness = true; }),
+      Switch("--no-liveness", "skip the liveness pass",
+             [this] { run.liveness = false; }),
+  };
+}
+
+// The search (checker/engine/search.h).
+std::vector<Flag> CheckFlagSet::SearchFlags() {
+  return {
+      Valued("--mode", "M",
+             "bfs (default; shortest counterexample), dfs, or random "
+             "(seeded walks)",
              [this](std::string_view value) -> Status {
                if (value == "bfs") {
                  run.order = engine::Order::kBfs;
@@ -144,8 +184,10 @@ std::vector<Flag> CheckFlagSet::Flags() {
                }
                return Status::Ok();
              }),
-      Number("--threads", &run.threads, 1, 256, "1..256"),
-      Valued("--walks",
+      Described(Number("--threads", &run.threads, 1, 256, "1..256"), "N",
+                "worker threads (default: cores, at most 8); any N gives "
+                "the\nsame counts and trace"),
+      Valued("--walks", "N", "random: number of walks (default 1000)",
              [this](std::string_view value) -> Status {
                MEMWAL_ASSIGN_OR_RETURN(run.walks,
                                        ParseUnsigned("--walks", value));
@@ -153,7 +195,7 @@ std::vector<Flag> CheckFlagSet::Flags() {
                run.walks_given = true;
                return Status::Ok();
              }),
-      Valued("--depth",
+      Valued("--depth", "D", "random: steps per walk (default 30)",
              [this](std::string_view value) -> Status {
                MEMWAL_ASSIGN_OR_RETURN(const uint64_t depth,
                                        ParseUnsigned("--depth", value));
@@ -163,15 +205,12 @@ std::vector<Flag> CheckFlagSet::Flags() {
                run.walks_given = true;
                return Status::Ok();
              }),
-      Number("--memory-limit", &run.memory_limit_mb, 1, UINT64_MAX,
-             "at least 1 (MB)"),
-      Switch("--continue", [this] { run.keep_going = true; }),
-      Switch("--liveness", [this] { run.liveness = true; }),
-      Switch("--no-liveness", [this] { run.liveness = false; }),
-      Switch("--symmetry", [this] { run.symmetry = true; }),
-      Switch("--no-symmetry", [this] { run.symmetry = false; }),
-      Switch("--no-layers", [this] { run.layered = false; }),
-      Valued("--storage",
+      Described(Number("--memory-limit", &run.memory_limit_mb, 1, UINT64_MAX,
+                       "at least 1 (MB)"),
+                "MB", "stop (exit 3) when resident memory exceeds MB"),
+      Valued("--storage", "S",
+             "fingerprint (default: 52 bits, about 7 bytes per state,\n"
+             "collision probability printed) or exact (every state packed)",
              [this](std::string_view value) -> Status {
                if (value == "fingerprint") {
                  run.storage = engine::Storage::kFingerprint;
@@ -182,34 +221,76 @@ std::vector<Flag> CheckFlagSet::Flags() {
                }
                return Status::Ok();
              }),
-      Valued("--html",
-             [this](std::string_view value) -> Status {
-               if (value.empty()) return Usage("--html needs a directory");
-               run.html_dir = value;
-               return Status::Ok();
-             }),
+      Switch("--symmetry",
+             "store one state per orbit of shard and index permutations\n"
+             "where the configuration treats them alike (the default)",
+             [this] { run.symmetry = true; }),
+      Switch("--no-symmetry", "store every state",
+             [this] { run.symmetry = false; }),
+      Switch("--no-layers",
+             "build the whole liveness graph at once, not one layer of\n"
+             "MemWAL progress at a time (spec R74)",
+             [this] { run.layered = false; }),
   };
-  // --distributed, --checkpoint, --checkpoint-every, --resume and the
-  // bench's --rederive-moved (the level engine's own parser,
-  // checker/engine/distributed.h).
-  for (const auto& [name, valued] : {std::pair{"--distributed", false},
-                                     {"--checkpoint", true},
-                                     {"--checkpoint-every", true},
-                                     {"--resume", true},
-                                     {"--pause-after-snapshot", true},
-                                     {"--rederive-moved", false}}) {
+}
+
+// --distributed, --checkpoint, --checkpoint-every, --resume and the
+// bench's --pause-after-snapshot and --rederive-moved (the level engine's
+// own parser, checker/engine/distributed.h).
+std::vector<Flag> CheckFlagSet::ScaleOutFlags() {
+  struct Row {
+    const char* name;
+    const char* value_name;
+    const char* help;
+  };
+  static constexpr Row kRows[] = {
+      {"--distributed", "",
+       "partition the bfs over the ranks of mpirun -np N (one rank\n"
+       "without mpirun); same counts, verdict and trace as threads"},
+      {"--checkpoint", "DIR",
+       "write a snapshot (seen set, frontier, counters) to DIR\n"
+       "between levels"},
+      {"--checkpoint-every", "S",
+       "snapshot at most every S seconds (default 300; 0: every level)"},
+      {"--resume", "DIR",
+       "continue DIR's snapshot (same configuration and rank count)"},
+      {"--pause-after-snapshot", "S",
+       "bench: sleep S seconds after each snapshot (a kill test's window)"},
+      {"--rederive-moved", "",
+       "bench: re-derive a moved state's lockstep World instead of\n"
+       "shipping it"},
+  };
+  std::vector<Flag> flags;
+  for (const Row& row : kRows) {
     flags.push_back(
-        Flag{.name = name,
-             .takes_value = valued,
-             .apply = [this, flag = std::string(name)](std::string_view value) {
-               return engine::ParseScaleOutFlag(
-                          flag,
-                          [value](std::string_view) -> Result<std::string> {
-                            return std::string(value);
-                          },
-                          &run.scale_out)
-                   .status();
-             }});
+        Flag{.name = row.name,
+             .takes_value = row.value_name[0] != '\0',
+             .apply =
+                 [this, flag = std::string(row.name)](std::string_view value) {
+                   return engine::ParseScaleOutFlag(
+                              flag,
+                              [value](std::string_view) -> Result<std::string> {
+                                return std::string(value);
+                              },
+                              &run.scale_out)
+                       .status();
+                 },
+             .value_name = row.value_name,
+             .help = row.help});
+  }
+  return flags;
+}
+
+std::vector<Flag> CheckFlagSet::ConfigFlagTable() {
+  return HelpTable<CheckFlagSet>(
+      [](CheckFlagSet* set) { return set->ConfigFlags(); });
+}
+
+std::vector<Flag> CheckFlagSet::Flags() {
+  std::vector<Flag> flags;
+  for (std::vector<Flag> part : {ConfigFlags(), BoundFlags(), RunFlags(),
+                                 SearchFlags(), ScaleOutFlags()}) {
+    for (Flag& flag : part) flags.push_back(std::move(flag));
   }
   return flags;
 }
@@ -228,81 +309,22 @@ Status CheckFlagSet::Finish() {
   return model::CheckConfig(check.config);
 }
 
-Result<Command> ParseCommandLine(const std::vector<std::string>& argv) {
-  if (argv.empty()) return Usage("missing command (see memwal-check --help)");
-  const std::string& command = argv[0];
-  const std::vector<std::string> args(argv.begin() + 1, argv.end());
-  if (command == "--help" || command == "-h" || command == "help")
-    return Command{};
-  if (command == "check") return ParseCheck(args);
-  if (command == "replay") return ParseReplay(args);
-  return Usage("unknown command '" + command + "' (see memwal-check --help)");
+Status ParseCheckFlags(const std::vector<std::string>& args,
+                       CheckFlagSet* set) {
+  MEMWAL_RETURN_IF_ERROR(ParseFlags("check", args, set->Flags()).status());
+  return set->Finish();
 }
 
-std::string MainHelp() {
-  return "memwal-check: a model checker for Lance's MemWAL index catch-up "
-         "protocol\n"
-         "\n"
-         "usage: memwal-check COMMAND [options]\n"
-         "\n"
-         "commands:\n"
-         "  check     explore every interleaving within bounds; report the "
-         "first broken\n"
-         "            invariant with a shortest trace (see check --help)\n"
-         "  replay    re-execute a trace on the model and the implementation "
-         "(replay --help)\n"
-         "  variants  every protocol, read mode, gc mode and known bug side by "
-         "side\n"
-         "  minimize  delta-debug a counterexample trace (model + "
-         "implementation re-check)\n"
-         "  compare   run two switch sets side by side (compare --help)\n"
-         "  corpus    write interleavings as a fuzzing corpus (corpus --help)\n"
-         "  report    render a trace as a self-contained HTML page (report "
-         "--help)\n"
-         "  bench     SPIN's pan against our search on the same model (bench "
-         "--help)\n"
-         "  inspect   read a Lance table directory: manifests, indexes, MemWAL "
-         "state, findings\n"
-         "\n"
-         "exit codes: 0 ok, 1 violation or missed goal, 2 bad usage or input, "
-         "3 budget ran out\n";
-}
-
-std::string CheckHelp() {
+std::string CheckAbout() {
   std::ostringstream help;
-  help << "usage: memwal-check check [options]\n\n"
-          "switches (spec/protocol.md sections 1 and 8):\n"
-          "  --protocol P     derived (default), advance, unconditional, "
-          "legacy\n"
-          "  --read R         strict (default), min, single-index\n"
-          "  --gc G           atomic (default), stale-read, recheck\n"
-          "  --env E          none (default), foreign: add the environment "
-          "actions of\n"
-          "                   spec section 10 (ForeignHalfSet, CallerAdvance, "
-          "ResetMemWal,\n"
-          "                   DropMemWal, ForeignCompaction)\n"
-          "  --bug NAME       switch on a known bug (repeatable); see the list "
-          "below\n"
-          "bounds (spec section 2):\n"
-          "  --preset NAME    tiny, small (default), medium, large, gate (tiny "
-          "with 2 shards\n"
-          "                   and 2 indexes: what ./memwal check runs)\n"
-          "  --shards N --generations N --fragments N --indexes N --commits N "
-          "--inflight N\n"
-          "                   override single bounds of the preset\n"
-          "  --reinstalls N   at most N MemWAL re-installs (R39) per run "
-          "(gate: 1, others: 0)\n"
-          "run:\n"
-          "  (lockstep, modes, threads, liveness: see the options after the "
-          "bug list)\n"
-          "  --max-states N   stop (exit 3) after N distinct states (default: "
-          "50,000,000 in\n"
-          "                   the search, none in the liveness pass)\n"
-          "  --time-limit S   stop (exit 3) after S seconds\n"
-          "  --seed N         the run's seed (printed; recorded in traces)\n"
-          "  --out DIR        where counterexamples go (default memwal-out/)\n"
-          "  --json           one JSON object on stdout instead of text\n"
-          "\nknown bugs:\n";
+  help << "Explores every interleaving of the protocol within the bounds, in "
+          "lockstep with the\nimplementation unless --model-only, and reports "
+          "the first broken invariant with\na shortest trace (written to "
+          "--out, replayable with `memwal-check replay`).\n"
+          "Switches and bounds: spec/protocol.md sections 1, 2 and 8.\n"
+          "Exit 0 ok, 1 violation or missed goal (with --expect: an unmet "
+          "expectation),\n2 bad usage or input, 3 a budget ran out.\n"
+          "\nknown bugs (--bug, --impl-bug):\n";
   for (const model::BugInfo& info : model::AllBugs()) {
     help << "  " << info.name << " [" << info.protocols << "]\n      "
          << info.description << "\n      "
@@ -316,15 +338,21 @@ std::string CheckHelp() {
   return help.str();
 }
 
-std::string ReplayHelp() {
-  return "usage: memwal-check replay TRACE [--json]\n\n"
-         "Re-executes a memwal-check trace (TRACE.trace.json) on the model "
-         "under the trace's\n"
-         "config, checks that every step is enabled, and reports the first "
-         "broken invariant.\n"
+std::vector<Flag> ReplayFlags(ReplayOptions* options) {
+  return {Switch("--json", "one JSON object on stdout instead of text",
+                 [options] { options->json = true; })};
+}
+
+std::vector<Flag> ReplayFlagTable() { return HelpTable(&ReplayFlags); }
+
+std::string ReplayAbout() {
+  return "Re-executes a memwal-check trace (TRACE.trace.json) on the model "
+         "under the trace's\nconfig and, for a lockstep trace, on the "
+         "implementation; checks that every step\nis enabled and reports the "
+         "first broken invariant. A lasso (a liveness\ncounterexample) is "
+         "replayed around its cycle.\n"
          "Exit 1 if an invariant breaks, 0 if none does, 2 if the trace is "
-         "unreadable or a\n"
-         "step is not enabled.\n";
+         "unreadable or a\nstep is not enabled.\n";
 }
 
 std::string CheckCommandLine(const CheckOptions& options) {

@@ -1,8 +1,6 @@
-// The memwal-check command line: option parsing, help texts, and the two
-// subcommands this layer runs (check, replay). main.cc only forwards argv here.
-//
-//   memwal-check check [options]     explore the model (lockstep joins later)
-//   memwal-check replay TRACE        re-execute a trace file on the model
+// The options of `check` and `replay`: their flag tables (CheckFlagSet, the
+// one every command that runs a search shares) and help texts, for the
+// command table (checker/cli/commands.h). The runs are in checker/cli/check.h.
 // Exit codes: 0 ok, 1 violation or missed goal, 2 bad usage or bad input, 3
 // budget ran out.
 #ifndef MEMWAL_CHECKER_CLI_CLI_H_
@@ -73,14 +71,6 @@ struct ReplayOptions {
   bool json = false;
 };
 
-struct Command {
-  enum class Kind { kHelp, kCheckHelp, kReplayHelp, kCheck, kReplay };
-  Kind kind = Kind::kHelp;
-  CheckOptions check{};
-  RunOptions run{};
-  ReplayOptions replay{};
-};
-
 // Every option of `check`, as one table for base/flags.h: the switches, the
 // bounds (a bound given beside --preset overrides the preset's, in any
 // order), the budgets and the search and lockstep options. variants,
@@ -95,21 +85,33 @@ class CheckFlagSet {
   std::vector<Flag> Flags();
   // After parsing: the bound overrides applied, the configuration checked.
   Status Finish();
+  // The configuration flags alone (--protocol, --read, ..., --bug,
+  // --impl-bug), for listing: compare's switch keys.
+  static std::vector<Flag> ConfigFlagTable();
 
   CheckOptions check{};
   RunOptions run{};
 
  private:
+  std::vector<Flag> ConfigFlags();
+  std::vector<Flag> BoundFlags();
+  std::vector<Flag> RunFlags();
+  std::vector<Flag> SearchFlags();
+  std::vector<Flag> ScaleOutFlags();
+
   model::Bounds overrides_{-1, -1, -1, -1, -1, -1, -1};
 };
 
-// Parses argv[1..] (the program name excluded): `check`, `replay` or help.
-// Bad usage is InvalidArgument with one line.
-Result<Command> ParseCommandLine(const std::vector<std::string>& args);
+// Parses `check`'s options (`args` without the word "check") into *set and
+// finishes it. Bad usage is InvalidArgument with one line.
+Status ParseCheckFlags(const std::vector<std::string>& args, CheckFlagSet* set);
 
-std::string MainHelp();
-std::string CheckHelp();
-std::string ReplayHelp();
+// The rows of `check` and `replay` in the command table
+// (checker/cli/commands.h).
+std::string CheckAbout();
+std::string ReplayAbout();
+std::vector<Flag> ReplayFlags(ReplayOptions* options);
+std::vector<Flag> ReplayFlagTable();
 
 // The `check --model-only` command line that reproduces `options`' model
 // configuration and seed (checker/cli/check.h has the whole run's).
@@ -123,10 +125,6 @@ std::string EnableRequiredEnv(model::Config* config, uint32_t impl_bugs);
 // OK when every bug of config.bugs and `impl_bugs` applies to the protocol;
 // else InvalidArgument naming the first that does not, in one line.
 Status CheckBugsApply(const model::Config& config, uint32_t impl_bugs);
-
-// Runs a parsed command; returns the exit code. Results go to `out`,
-// diagnostics to `err`.
-int RunCommand(const Command& command, std::ostream& out, std::ostream& err);
 
 }  // namespace memwal::checker::cli
 

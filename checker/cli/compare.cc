@@ -7,6 +7,7 @@
 #include "base/output_file.h"
 #include "checker/cli/check.h"
 #include "checker/cli/cli.h"
+#include "checker/cli/commands.h"
 #include "checker/engine/liveness.h"
 #include "checker/engine/search.h"
 #include "model/actions.h"
@@ -41,7 +42,6 @@ Result<Side> ParseSide(const std::string& set,
   CheckFlagSet flags;
   MEMWAL_ASSIGN_OR_RETURN(const ParsedFlags parsed,
                           ParseFlags("compare", args, flags.Flags()));
-  if (parsed.help) return Usage("compare: see compare --help");
   MEMWAL_RETURN_IF_ERROR(flags.Finish());
   side.run = flags.run;
   if (!side.run.html_dir.empty())
@@ -282,26 +282,62 @@ std::string Html(const Side& a, const Side& b) {
   return page.str();
 }
 
-std::string CompareHelp() {
-  return "usage: memwal-check compare A B [--markdown] [--html DIR] "
-         "[check options]\n"
-         "Runs two switch sets on the same bounds through the search engine "
-         "and prints them\n"
-         "side by side: verdict, broken invariant, distinct states, "
-         "transitions, goals reached,\n"
-         "time and the shortest counterexample of each.\n"
-         "  A, B        comma-separated KEY=VALUE: protocol=, read=, gc=, "
-         "env=, fence=,\n"
-         "              bug= and impl-bug= (repeatable); 'default' = no "
-         "switch\n"
-         "  --markdown  a GitHub table, ready to paste into a pull request\n"
-         "  --html DIR  also write DIR/compare.html\n"
-         "  every other option is check's (bounds, --preset, --model-only, "
-         "--seed, budgets,\n"
-         "  --threads, --no-liveness, ...) and applies to both runs\n"
-         "Exit 0 when both searches completed (whatever their verdicts), 2 "
-         "bad usage, 3 a\n"
-         "budget stopped a run.\n";
+// The keys of a switch set: check's configuration flags without their "--"
+// (CheckFlagSet::ConfigFlags, so a new switch is a key here too).
+std::vector<std::string> SwitchKeys() {
+  std::vector<std::string> keys;
+  for (const Flag& flag : CheckFlagSet::ConfigFlagTable())
+    keys.push_back(flag.name.substr(2));
+  return keys;
+}
+
+bool IsSwitchKey(const std::string& key) {
+  const std::vector<std::string> keys = SwitchKeys();
+  return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+std::string SwitchKeysText() {
+  std::string text;
+  for (const std::string& key : SwitchKeys())
+    text += (text.empty() ? "" : ", ") + key;
+  return text;
+}
+
+// compare's flags write here: check's options after the two sets, collected
+// (unknown ones refused) to be parsed again per side, and compare's own.
+struct CompareFlags {
+  std::vector<std::string> common{};
+  bool markdown = false;
+  std::string html_dir{};
+  std::vector<Flag> Flags();
+};
+
+std::vector<Flag> CompareFlags::Flags() {
+  CheckFlagSet check_flags;
+  std::vector<Flag> flags;
+  for (const Flag& flag : check_flags.Flags()) {
+    if (flag.name == "--html") continue;
+    Flag collected = flag;
+    collected.apply = [this, name = flag.name,
+                       valued = flag.takes_value](std::string_view value) {
+      common.push_back(name);
+      if (valued) common.emplace_back(value);
+      return Status::Ok();
+    };
+    flags.push_back(std::move(collected));
+  }
+  flags.push_back(Switch("--markdown",
+                         "a GitHub table, ready to paste into a pull request",
+                         [this] { markdown = true; }));
+  flags.push_back(Valued("--html", "DIR", "also write DIR/compare.html",
+                         [this](std::string_view dir) {
+                           if (dir.empty())
+                             return Status::InvalidArgument(
+                                 "--html needs a directory");
+                           html_dir = dir;
+                           return Status::Ok();
+                         }));
+  return flags;
 }
 
 }  // namespace
@@ -309,22 +345,20 @@ std::string CompareHelp() {
 Result<std::vector<std::string>> SwitchFlags(std::string_view set) {
   std::vector<std::string> flags;
   if (set == "default") return flags;
-  if (set.empty()) return Usage("compare: an empty switch set (use 'default')");
+  if (set.empty()) return Usage("an empty switch set (use 'default')");
   std::size_t start = 0;
   while (start <= set.size()) {
     const std::size_t comma = std::min(set.find(',', start), set.size());
     const std::string_view pair = set.substr(start, comma - start);
     const std::size_t eq = pair.find('=');
     if (eq == std::string_view::npos || eq == 0 || eq + 1 == pair.size())
-      return Usage("compare: '" + std::string(pair) +
+      return Usage("'" + std::string(pair) +
                    "' is not KEY=VALUE in switch set '" + std::string(set) +
                    "'");
     const std::string key(pair.substr(0, eq));
-    if (key != "protocol" && key != "read" && key != "gc" && key != "env" &&
-        key != "fence" && key != "bug" && key != "impl-bug") {
-      return Usage("compare: unknown switch '" + key +
-                   "' (expected protocol, read, gc, env, fence, bug, "
-                   "impl-bug)");
+    if (!IsSwitchKey(key)) {
+      return Usage("unknown switch '" + key + "' (expected " +
+                   SwitchKeysText() + ")");
     }
     flags.push_back("--" + key);
     flags.push_back(std::string(pair.substr(eq + 1)));
@@ -333,58 +367,49 @@ Result<std::vector<std::string>> SwitchFlags(std::string_view set) {
   return flags;
 }
 
+std::vector<Flag> CompareFlagTable() {
+  return HelpTable<CompareFlags>(
+      [](CompareFlags* flags) { return flags->Flags(); });
+}
+
+std::string CompareAbout() {
+  return "Runs two switch sets on the same bounds through the search engine "
+         "and prints them\nside by side: verdict, broken invariant, distinct "
+         "states, transitions, goals\nreached, time and the shortest "
+         "counterexample of each.\n"
+         "A, B: comma-separated KEY=VALUE: " +
+         SwitchKeysText() +
+         " (bug= and impl-bug=\nrepeatable); 'default' = no switch. check's "
+         "options apply to both runs.\n"
+         "Exit 0 when both searches completed (whatever their verdicts), 2 "
+         "bad usage, 3 a\nbudget stopped a run.\n";
+}
+
 int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out,
                       std::ostream& err) {
-  for (const std::string& arg : args) {
-    if (arg == "--help" || arg == "-h") {
-      out << CompareHelp();
-      return kExitOk;
-    }
-  }
   auto usage = [&err](const std::string& message) {
-    err << "memwal-check: " << message << "\n";
-    return kExitUsage;
+    return Fail(err, "compare", message);
   };
   if (args.size() < 2 || args[0].starts_with("--") ||
       args[1].starts_with("--")) {
     return usage(
-        "compare needs two switch sets first (memwal-check compare "
-        "A B ...; see --help)");
+        "needs two switch sets first (memwal-check compare A B ...; see "
+        "compare --help)");
   }
-  bool markdown = false;
-  std::string html_dir;
-  // check's options after the two sets apply to both sides: they are
-  // collected here (unknown ones refused) and parsed again per side.
-  std::vector<std::string> common;
-  CheckFlagSet check_flags;
-  std::vector<Flag> flags;
-  for (const Flag& flag : check_flags.Flags()) {
-    if (flag.name == "--html") continue;
-    flags.push_back(
-        Flag{.name = flag.name,
-             .takes_value = flag.takes_value,
-             .apply = [&common, name = flag.name,
-                       valued = flag.takes_value](std::string_view value) {
-               common.push_back(name);
-               if (valued) common.emplace_back(value);
-               return Status::Ok();
-             }});
-  }
-  flags.push_back(Switch("--markdown", [&markdown] { markdown = true; }));
-  flags.push_back(Valued("--html", [&html_dir](std::string_view dir) {
-    if (dir.empty()) return Status::InvalidArgument("--html needs a directory");
-    html_dir = dir;
-    return Status::Ok();
-  }));
+  CompareFlags flags;
   const Result<ParsedFlags> parsed = ParseFlags(
-      "compare", std::vector<std::string>(args.begin() + 2, args.end()), flags);
+      "compare", std::vector<std::string>(args.begin() + 2, args.end()),
+      flags.Flags());
   if (!parsed.ok()) return usage(std::string(parsed.status().message()));
+  const std::vector<std::string>& common = flags.common;
+  const std::string& html_dir = flags.html_dir;
+  const bool markdown = flags.markdown;
   Result<Side> a = ParseSide(args[0], common);
   if (!a.ok()) return usage(a.status().message());
   Result<Side> b = ParseSide(args[1], common);
   if (!b.ok()) return usage(b.status().message());
   if (a->check.config.bounds != b->check.config.bounds)
-    return usage("compare: both sides must run on the same bounds");
+    return usage("both sides must run on the same bounds");
   std::string html_path;
   if (!html_dir.empty()) {
     html_path = (std::filesystem::path(html_dir) / "compare.html").string();
@@ -392,8 +417,8 @@ int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out,
     if (!path.ok()) return usage(path.message());
   }
   for (Side* side : {&*a, &*b}) {
-    if (!side->note.empty()) err << "memwal-check: " << side->note << "\n";
-    err << "compare: running " << side->set << "\n";
+    if (!side->note.empty()) Fail(err, "compare", side->note);
+    Fail(err, "compare", "running " + side->set);
     RunSide(side);
   }
   if (markdown) {

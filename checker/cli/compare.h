@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/flags.h"
 #include "base/status.h"
 
 namespace memwal::checker::cli {
@@ -36,6 +37,9 @@ Result<std::vector<std::string>> SwitchFlags(std::string_view set);
 // args: the command line after "compare". Returns the exit code.
 int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out,
                       std::ostream& err);
+// Its row in the command table (checker/cli/commands.h).
+std::string CompareAbout();
+std::vector<Flag> CompareFlagTable();
 
 }  // namespace memwal::checker::cli
 

@@ -24,6 +24,7 @@
 #include "base/output_file.h"
 #include "checker/cli/check.h"
 #include "checker/cli/cli.h"
+#include "checker/cli/commands.h"
 #include "checker/engine/interrupt.h"
 #include "checker/lockstep/lockstep.h"
 #include "checker/report/trace.h"
@@ -390,7 +391,6 @@ Result<uint64_t> Unsigned(std::string_view flag, const std::string& text) {
 }
 
 struct CorpusCommand {
-  bool help = false;
   CorpusDirMode mode = CorpusDirMode::kNew;
   CorpusOptions options{};
   std::string dir{};
@@ -399,91 +399,127 @@ struct CorpusCommand {
   bool operations = false;              // --operations
 };
 
-// corpus's own options, then check's table (variant options, bounds, --seed,
-// --out and the rest of CheckFlagSet).
-Result<CorpusCommand> ParseCorpus(const std::vector<std::string>& args) {
-  CorpusCommand command;
+// corpus's flags write here: check's table (variant options, bounds,
+// --seed, --out and budgets) and corpus's own options.
+struct CorpusFlags {
+  CheckFlagSet set{};
+  CorpusCommand command{};
   bool has_out = false;
-  CheckFlagSet set;
-  std::vector<Flag> flags;
-  // corpus takes check's configuration, bounds, budgets, seed and --out; the
-  // search and lockstep options do not apply to random walks on the model.
+
+  std::vector<Flag> Flags();
+  std::vector<Flag> CheckFlags();
+  std::vector<Flag> OwnFlags();
+};
+
+// corpus takes check's configuration, bounds, budgets, seed and --out; the
+// search and lockstep options do not apply to random walks on the model.
+std::vector<Flag> CorpusFlags::CheckFlags() {
   const std::set<std::string> taken = {
       "--protocol",    "--read",      "--gc",      "--env",
       "--fence",       "--bug",       "--preset",  "--shards",
       "--generations", "--fragments", "--indexes", "--commits",
       "--inflight",    "--seed",      "--out",     "--max-states",
       "--time-limit"};
+  std::vector<Flag> flags;
   for (Flag& flag : set.Flags()) {
     if (!taken.contains(flag.name)) continue;
     if (flag.name == "--out") {
-      flag.apply = [&has_out, apply = flag.apply](std::string_view dir) {
+      flag.help = "the corpus directory (required; new or empty)";
+      flag.apply = [this, apply = flag.apply](std::string_view dir) {
         has_out = true;
         return apply(dir);
       };
     }
     flags.push_back(std::move(flag));
   }
+  return flags;
+}
+
+std::vector<Flag> CorpusFlags::OwnFlags() {
+  std::vector<Flag> flags;
   for (const char* name : {"--count", "--depth"}) {
-    flags.push_back(Valued(
-        name,
-        [&command, flag = std::string(name)](std::string_view value) -> Status {
-          MEMWAL_ASSIGN_OR_RETURN(const uint64_t n,
-                                  Unsigned(flag, std::string(value)));
-          if (n == 0) return Usage(flag + " must be at least 1");
-          if (flag == "--count") command.options.count = n;
-          if (flag == "--depth") {
-            if (n > kCorpusStepsMax)
-              return Usage("--depth must be at most " +
-                           std::to_string(kCorpusStepsMax));
-            command.options.depth = static_cast<int>(n);
-          }
-          return Status::Ok();
-        }));
+    const std::string flag(name);
+    flags.push_back(
+        Valued(flag, flag == "--count" ? "N" : "D",
+               flag == "--count" ? "interleavings to write (default 500)"
+                                 : "steps per walk (default 24, at most 64)",
+               [this, flag](std::string_view value) -> Status {
+                 MEMWAL_ASSIGN_OR_RETURN(const uint64_t n,
+                                         Unsigned(flag, std::string(value)));
+                 if (n == 0) return Usage(flag + " must be at least 1");
+                 if (flag == "--count") command.options.count = n;
+                 if (flag == "--depth") {
+                   if (n > kCorpusStepsMax)
+                     return Usage("--depth must be at most " +
+                                  std::to_string(kCorpusStepsMax));
+                   command.options.depth = static_cast<int>(n);
+                 }
+                 return Status::Ok();
+               }));
   }
   for (const CorpusDirMode mode :
        {CorpusDirMode::kResume, CorpusDirMode::kForce}) {
-    const std::string name =
-        mode == CorpusDirMode::kResume ? "--resume" : "--force";
+    const bool resume = mode == CorpusDirMode::kResume;
     flags.push_back(
-        Flag{.name = name,
-             .takes_value = false,
-             .apply = [&command, mode](std::string_view) -> Status {
-               if (command.mode != CorpusDirMode::kNew && command.mode != mode)
-                 return Usage("--resume and --force exclude each other");
-               command.mode = mode;
-               return Status::Ok();
-             }});
+        Switch(resume ? "--resume" : "--force",
+               resume ? "continue a partial DIR (same options and seed)"
+                      : "replace a corpus DIR (json/, bin/ and markers only)",
+               [] {}));
+    flags.back().apply = [this, mode](std::string_view) -> Status {
+      if (command.mode != CorpusDirMode::kNew && command.mode != mode)
+        return Usage("--resume and --force exclude each other");
+      command.mode = mode;
+      return Status::Ok();
+    };
   }
-  flags.push_back(
-      Valued("--memory-limit", [&command](std::string_view value) -> Status {
+  flags.push_back(Valued(
+      "--memory-limit", "MB", "stop (exit 3) when resident memory exceeds MB",
+      [this](std::string_view value) -> Status {
         MEMWAL_ASSIGN_OR_RETURN(const uint64_t mb,
                                 Unsigned("--memory-limit", std::string(value)));
         if (mb == 0) return Usage("--memory-limit must be at least 1");
         command.options.memory_limit_mb = mb;
         return Status::Ok();
       }));
-  flags.push_back(Switch("--tables", [&command] { command.tables = true; }));
   flags.push_back(
-      Switch("--operations", [&command] { command.operations = true; }));
-  flags.push_back(Valued("--include", [&command](std::string_view path) {
-    command.includes.emplace_back(path);
-    return Status::Ok();
-  }));
-  MEMWAL_ASSIGN_OR_RETURN(const ParsedFlags parsed,
-                          ParseFlags("corpus", args, flags));
-  if (parsed.help) {
-    command.help = true;
-    return command;
-  }
-  if (!has_out) return Usage("corpus needs --out DIR");
-  MEMWAL_RETURN_IF_ERROR(set.Finish());
-  const CheckOptions* check = &set.check;
-  command.options.config = check->config;
-  command.options.seed = check->seed;
-  command.options.time_limit_s = check->explore.time_limit_s;
-  command.options.max_states = check->explore.max_states;
-  command.dir = check->out_dir;
+      Switch("--tables",
+             "also write DIR/tables/entry-NNNN: the table the implementation\n"
+             "persisted after the entry's steps (readable by inspect)",
+             [this] { command.tables = true; }));
+  flags.push_back(
+      Switch("--operations",
+             "also write DIR/operations/entry-NNNN.json: the Lance operations\n"
+             "each entry commits (fuzz/README.md, \"Operation lists\")",
+             [this] { command.operations = true; }));
+  flags.push_back(
+      Valued("--include", "TRACE",
+             "add a trace (e.g. a counterexample of check) as\n"
+             "DIR/json/trace-NNNN.json and DIR/bin/trace-NNNN (repeatable)",
+             [this](std::string_view path) {
+               command.includes.emplace_back(path);
+               return Status::Ok();
+             }));
+  return flags;
+}
+
+std::vector<Flag> CorpusFlags::Flags() {
+  std::vector<Flag> flags = CheckFlags();
+  for (Flag& flag : OwnFlags()) flags.push_back(std::move(flag));
+  return flags;
+}
+
+Result<CorpusCommand> ParseCorpus(const std::vector<std::string>& args) {
+  CorpusFlags parsed;
+  MEMWAL_RETURN_IF_ERROR(ParseFlags("corpus", args, parsed.Flags()).status());
+  if (!parsed.has_out) return Usage("needs --out DIR");
+  MEMWAL_RETURN_IF_ERROR(parsed.set.Finish());
+  CorpusCommand command = std::move(parsed.command);
+  const CheckOptions& check = parsed.set.check;
+  command.options.config = check.config;
+  command.options.seed = check.seed;
+  command.options.time_limit_s = check.explore.time_limit_s;
+  command.options.max_states = check.explore.max_states;
+  command.dir = check.out_dir;
   return command;
 }
 
@@ -560,58 +596,23 @@ CorpusFiles EntryFiles(const Corpus& corpus, const Config& config,
 
 }  // namespace
 
-Status WriteCorpus(const Corpus& corpus, const Config& config, uint64_t seed,
-                   const std::string& dir, CorpusDirMode mode) {
-  return WriteCorpusFiles(dir, EntryFiles(corpus, config, seed), mode);
+std::vector<Flag> CorpusFlagTable() {
+  return HelpTable<CorpusFlags>(
+      [](CorpusFlags* flags) { return flags->Flags(); });
 }
 
-std::string CorpusHelp() {
-  return "usage: memwal-check corpus --out DIR [--count N] [--depth D] "
-         "[--seed S]\n"
-         "                           [--protocol P] [--read R] [--gc G] [--env "
-         "E] "
-         "[--bug NAME]...\n"
-         "                           [--include TRACE]... [--resume | "
-         "--force]\n"
-         "                           [--time-limit S] [--max-states N] "
-         "[--memory-limit MB]\n"
-         "                           [--preset NAME | --shards N ...]\n"
-         "Writes N (default 500) distinct interleavings chosen by seeded "
-         "random walks\n"
-         "(at most D steps, default 24, at most 64) to cover every action, "
-         "commit outcome,\n"
-         "goal and invariant neighbourhood. Each entry twice: DIR/json/"
-         "entry-NNNN.json\n"
-         "(our JSON trace, version 2) and DIR/bin/entry-NNNN (the binary form "
-         "of\n"
-         "spec/trace-format.md section 4, for libFuzzer and AFL++). DIR must "
-         "be "
-         "new or empty.\n"
-         "--tables also writes DIR/tables/entry-NNNN: the table the "
-         "implementation persisted\n"
-         "after the entry's steps (manifests, transaction files, shard "
-         "manifests; Lance's layout),\n"
-         "readable by memwal-check inspect; --operations writes "
-         "DIR/operations/entry-NNNN.json,\n"
-         "the Lance operations each entry commits (fuzz/README.md, "
-         "\"Operation lists\").\n"
-         "--include TRACE adds a trace (e.g. a counterexample of check) as "
-         "DIR/json/trace-NNNN.json\n"
-         "and DIR/bin/trace-NNNN, with the trace's own config; bug switches "
-         "are not encoded.\n"
-         "Variant options and bounds as in `check`.\n"
-         "Budgets: --time-limit S, --max-states N (distinct states visited), "
-         "--memory-limit MB;\n"
-         "SIGINT or SIGTERM stops the same way. The marker is written last: "
-         "DIR/COMPLETE, or\n"
-         "DIR/INCOMPLETE (why, then the summary) when a budget or a signal "
-         "stopped the build.\n"
-         "--resume continues a partial DIR (same options and seed: the build "
-         "is deterministic);\n"
-         "--force replaces a corpus DIR (json/, bin/ and markers only).\n"
+std::string CorpusAbout() {
+  return "Writes N distinct interleavings chosen by seeded random walks to "
+         "cover every\naction, commit outcome, goal and invariant "
+         "neighbourhood. Each entry twice:\nDIR/json/entry-NNNN.json (our "
+         "JSON trace, version 2) and DIR/bin/entry-NNNN (the\nbinary form of "
+         "spec/trace-format.md section 4, for libFuzzer and AFL++).\n"
+         "An included trace keeps its own config; bug switches are not "
+         "encoded.\nSIGINT or SIGTERM stops like a budget. The marker is "
+         "written last: DIR/COMPLETE,\nor DIR/INCOMPLETE (why, then the "
+         "summary) when a budget or a signal stopped\nthe build.\n"
          "Exit 0 written and complete, 2 bad usage or an unwritable DIR, 3 "
-         "stopped early\n"
-         "(written, marked incomplete).\n";
+         "stopped early\n(written, marked incomplete).\n";
 }
 
 namespace {
@@ -750,17 +751,9 @@ Status WriteTables(const std::string& dir, const Corpus& corpus,
 int RunCorpusCommand(const std::vector<std::string>& args, std::ostream& out,
                      std::ostream& err) {
   const Result<CorpusCommand> command = ParseCorpus(args);
-  if (!command.ok()) {
-    err << "memwal-check: " << command.status().message() << "\n";
-    return kExitUsage;
-  }
-  if (command->help) {
-    out << CorpusHelp();
-    return kExitOk;
-  }
+  if (!command.ok()) return Fail(err, "corpus", command.status());
   const auto fail = [&err](const Status& status) {
-    err << "memwal-check: corpus: " << status.message() << "\n";
-    return kExitUsage;
+    return Fail(err, "corpus", status);
   };
   const std::string& dir = command->dir;
   if (Status status = CheckCorpusDirectory(dir, command->mode); !status.ok())
@@ -771,7 +764,6 @@ int RunCorpusCommand(const std::vector<std::string>& args, std::ostream& out,
   CorpusOptions options = command->options;
   if (&err == &std::cerr && isatty(2)) options.status = &err;
   engine::CatchInterrupts();
-  err << "seed=" << options.seed << "\n";
   const Corpus corpus = BuildCorpus(options);
   CorpusFiles files = EntryFiles(corpus, options.config, options.seed);
   AddIncludedFiles(*included, options.seed, &files);

@@ -30,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/flags.h"
 #include "base/status.h"
 #include "checker/cli/corpus_dir.h"
 #include "model/actions.h"
@@ -91,13 +92,6 @@ struct Corpus {
 // Builds up to options.count entries. REQUIRES: CheckConfig(options.config).
 Corpus BuildCorpus(const CorpusOptions& options);
 
-// Writes `corpus` under `dir` (json/ and bin/, see the file comment); every
-// file is written atomically. `seed` is recorded in the JSON traces. `dir`
-// must have been prepared (checker/corpus_dir.h) for `mode`.
-Status WriteCorpus(const Corpus& corpus, const model::Config& config,
-                   uint64_t seed, const std::string& dir,
-                   CorpusDirMode mode = CorpusDirMode::kNew);
-
 // `memwal-check corpus --out DIR [--count N] [--depth D] [--seed S]
 // [--time-limit S] [--max-states N] [--memory-limit MB] [--resume|--force]
 // [variant options of check]`. Returns the exit code (0 written and marked
@@ -106,7 +100,9 @@ Status WriteCorpus(const Corpus& corpus, const model::Config& config,
 // incomplete, see checker/corpus_dir.h).
 int RunCorpusCommand(const std::vector<std::string>& args, std::ostream& out,
                      std::ostream& err);
-std::string CorpusHelp();
+// Its row in the command table (checker/cli/commands.h).
+std::string CorpusAbout();
+std::vector<Flag> CorpusFlagTable();
 
 }  // namespace memwal::checker::cli
 

@@ -1,11 +1,11 @@
-// The CI gate's `check` (--junit, --expect) and the gate's dispatch
-// (checker/expect.h).
+// The CI gate's `check` (--junit, --expect), checker/cli/expect.h.
 #include "checker/cli/expect.h"
 
 #include <algorithm>
 
 #include "checker/cli/check.h"
 #include "checker/cli/cli.h"
+#include "checker/cli/commands.h"
 #include "checker/cli/minimize.h"
 #include "checker/cli/variants.h"
 #include "checker/engine/liveness.h"
@@ -27,35 +27,6 @@ struct GateArgs {
   std::vector<Expectation> expectations{};
   bool minimize = true;
 };
-
-Result<GateArgs> ParseGateArgs(const std::vector<std::string>& args) {
-  GateArgs parsed;
-  if (args.empty() || args[0] != "check")
-    return Usage("--junit and --expect belong to check");
-  CheckFlagSet set;
-  std::vector<Flag> flags = set.Flags();
-  flags.push_back(Valued("--junit", [&](std::string_view path) {
-    parsed.junit_path = path;
-    return Status::Ok();
-  }));
-  flags.push_back(Valued("--expect", [&](std::string_view text) -> Status {
-    MEMWAL_ASSIGN_OR_RETURN(const Expectation expectation,
-                            ParseExpectation(text));
-    parsed.expectations.push_back(expectation);
-    return Status::Ok();
-  }));
-  flags.push_back(Switch("--no-minimize", [&] { parsed.minimize = false; }));
-  MEMWAL_ASSIGN_OR_RETURN(
-      const ParsedFlags given,
-      ParseFlags("check",
-                 std::vector<std::string>(args.begin() + 1, args.end()),
-                 flags));
-  if (given.help) return Usage("check: see check --help");
-  MEMWAL_RETURN_IF_ERROR(set.Finish());
-  parsed.check = set.check;
-  parsed.run = set.run;
-  return parsed;
-}
 
 // Every property the run decides, in the JUnit file's order: invariants,
 // liveness, the implementation's agreement, goals.
@@ -262,19 +233,41 @@ void ReportExpectations(const GateArgs& gate,
 
 }  // namespace
 
-int RunGateCheck(const std::vector<std::string>& args, std::ostream& out,
+std::vector<Flag> GateFlags(GateOptions* options) {
+  return {
+      Valued("--junit", "FILE",
+             "write a JUnit XML report (one test case per property) to FILE",
+             [options](std::string_view path) {
+               options->junit_path = path;
+               return Status::Ok();
+             }),
+      Valued("--expect", "NAME=VERDICT",
+             "pin an outcome (repeatable): NAME is an invariant, a goal,\n"
+             "CompactedGenerationsEventuallyRetire, ImplementationMatchesModel"
+             "\nor `verdict`; VERDICT is ok, violation, incomplete or an\n"
+             "invariant's name. Exit 0 when every one is met, else 1",
+             [options](std::string_view text) -> Status {
+               MEMWAL_ASSIGN_OR_RETURN(const Expectation expectation,
+                                       ParseExpectation(text));
+               options->expectations.push_back(expectation);
+               return Status::Ok();
+             }),
+      Switch("--no-minimize",
+             "with --junit or --expect: keep the counterexample as found",
+             [options] { options->minimize = false; }),
+  };
+}
+
+int RunGateCheck(const CheckOptions& check, const RunOptions& run,
+                 const GateOptions& options, std::ostream& out,
                  std::ostream& err) {
-  Result<GateArgs> parsed = ParseGateArgs(args);
-  if (!parsed.ok()) {
-    err << "memwal-check: " << parsed.status().message() << "\n";
-    return kExitUsage;
-  }
-  GateArgs& gate = *parsed;
+  GateArgs gate{.check = check,
+                .run = run,
+                .junit_path = options.junit_path,
+                .expectations = options.expectations,
+                .minimize = options.minimize};
   Result<CheckRun> done = RunCheckSearch(gate.check, gate.run, out, err);
-  if (!done.ok()) {
-    err << "memwal-check: " << done.status().message() << "\n";
-    return kExitUsage;
-  }
+  if (!done.ok()) return Fail(err, "check", done.status());
   gate.check = done->check;  // with env foreign where a bug needs it
   const VariantResult result = GateResult(gate, *done);
   CheckExtras extras;
@@ -288,10 +281,7 @@ int RunGateCheck(const std::vector<std::string>& args, std::ostream& out,
   if (!gate.junit_path.empty()) {
     const Status written = report::WriteFileAtomically(
         gate.junit_path, report::JunitXml({Suite(gate, result)}));
-    if (!written.ok()) {
-      err << "memwal-check: " << written.message() << "\n";
-      return kExitUsage;
-    }
+    if (!written.ok()) return Fail(err, "check", written);
     extras.text += "junit: " + gate.junit_path + "\n";
     extras.fields["junit"] = gate.junit_path;
   }
@@ -309,22 +299,8 @@ int RunGateCheck(const std::vector<std::string>& args, std::ostream& out,
   const int code = ReportCheckRun(*done, gate.run, extras, out, err);
   if (code == kExitUsage || gate.expectations.empty()) return code;
   for (const std::string& line : unmet)
-    err << "expectation not met: " << line << "\n";
+    Fail(err, "check", "expectation not met: " + line);
   return unmet.empty() ? kExitOk : kExitViolation;
-}
-
-std::optional<int> RunGateSubcommand(const std::vector<std::string>& args,
-                                     std::ostream& out, std::ostream& err) {
-  if (args.empty()) return std::nullopt;
-  const std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (args[0] == "variants") return RunVariantsCommand(rest, out, err);
-  if (args[0] == "minimize") return RunMinimizeCommand(rest, out, err);
-  if (args[0] != "check") return std::nullopt;
-  const bool gate = std::any_of(
-      rest.begin(), rest.end(),
-      [](const std::string& a) { return a == "--junit" || a == "--expect"; });
-  if (!gate) return std::nullopt;
-  return RunGateCheck(args, out, err);
 }
 
 }  // namespace memwal::checker::cli

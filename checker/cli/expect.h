@@ -1,6 +1,6 @@
 // The CI gate: `check` with --junit FILE, --expect NAME=VERDICT and the
-// counterexample minimized, plus the dispatch of the gate's subcommands
-// (variants, minimize) for main.cc.
+// counterexample minimized (check's runner, checker/cli/check.h, comes here
+// when either is given).
 //
 // --expect NAME=VERDICT pins an outcome. In `check`, NAME is an invariant, a
 // goal, CompactedGenerationsEventuallyRetire, ImplementationMatchesModel, or
@@ -17,7 +17,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/flags.h"
 #include "base/status.h"
+#include "checker/cli/cli.h"
 
 namespace memwal::checker::cli {
 
@@ -46,15 +48,21 @@ struct NamedOutcome {
 std::vector<std::string> Unmet(const std::vector<Expectation>& expectations,
                                const std::vector<NamedOutcome>& outcomes);
 
-// `check` with the gate's options (--junit FILE, --expect NAME=VERDICT,
-// --no-minimize) plus every option of `check`. Returns the exit code.
-int RunGateCheck(const std::vector<std::string>& args, std::ostream& out,
-                 std::ostream& err);
+// The gate's options of `check`.
+struct GateOptions {
+  std::string junit_path{};
+  std::vector<Expectation> expectations{};
+  bool minimize = true;
+  // Whether the run goes through the gate (--junit or --expect given).
+  bool active() const { return !junit_path.empty() || !expectations.empty(); }
+};
 
-// For main.cc: runs `variants ...`, `minimize ...`, and `check ...` when it
-// carries --junit or --expect; nothing for any other command line.
-std::optional<int> RunGateSubcommand(const std::vector<std::string>& args,
-                                     std::ostream& out, std::ostream& err);
+// --junit FILE, --expect NAME=VERDICT and --no-minimize, writing *options.
+std::vector<Flag> GateFlags(GateOptions* options);
+
+// `check` with the gate's options. Returns the exit code.
+int RunGateCheck(const CheckOptions& check, const RunOptions& run,
+                 const GateOptions& gate, std::ostream& out, std::ostream& err);
 
 }  // namespace memwal::checker::cli
 

@@ -1,16 +1,8 @@
-// memwal-check: the command-line entry point. It only picks the subcommand;
-// each lives in its own file:
-//   check, replay          checker/lockstep_cli.h (lockstep by default)
-//   check --junit/--expect, variants, minimize
-//                          checker/expect.h (the CI gate)
-//   compare                checker/compare.h
-//   corpus                 checker/corpus.h
-//   report                 checker/report.h
-//   bench                  checker/bench.h (bench/)
-//   inspect                inspect/inspect.h
-// Whatever the subcommand, standard output must have taken everything it
-// printed (a full disk or /dev/full is exit 2, not a silent 0), and running
-// out of memory is exit 2 with one line, not an abort.
+// memwal-check: the command-line entry point. The subcommands, their flags,
+// help and runners are one table (checker/cli/commands.h); this file only
+// hands argv to it. Whatever the subcommand, standard output must have taken
+// everything it printed (a full disk or /dev/full is exit 2, not a silent 0),
+// and running out of memory is exit 2 with one line, not an abort.
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -19,49 +11,9 @@
 #include <vector>
 
 #include "base/output_file.h"
-#include "checker/cli/bench.h"
-#include "checker/cli/check.h"
-#include "checker/cli/compare.h"
-#include "checker/cli/corpus.h"
-#include "checker/cli/expect.h"
-#include "checker/report/report.h"
-#include "checker/validate/validate.h"
-#include "inspect/inspect.h"
+#include "checker/cli/commands.h"
 
 namespace {
-
-using Args = std::vector<std::string>;
-using Subcommand = int (*)(const Args&, std::ostream&, std::ostream&);
-
-struct Entry {
-  const char* name;
-  Subcommand run;
-};
-
-// Subcommands that take their own arguments (the name itself excluded).
-constexpr Entry kSubcommands[] = {
-    {"compare", &memwal::checker::cli::RunCompareCommand},
-    {"corpus", &memwal::checker::cli::RunCorpusCommand},
-    {"report", &memwal::checker::report::RunReportCommand},
-    {"bench", &memwal::checker::cli::RunBenchCommand},
-    {"inspect", &memwal::inspect::RunInspectCommand},
-    {"validate", &memwal::checker::validate::RunValidateCommand},
-};
-
-int Run(const Args& args) {
-  if (!args.empty()) {
-    for (const Entry& entry : kSubcommands) {
-      if (args[0] != entry.name) continue;
-      return entry.run(Args(args.begin() + 1, args.end()), std::cout,
-                       std::cerr);
-    }
-  }
-  if (const auto code =
-          memwal::checker::cli::RunGateSubcommand(args, std::cout, std::cerr)) {
-    return *code;
-  }
-  return memwal::checker::cli::RunMemwalCheck(args, std::cout, std::cerr);
-}
 
 // `code`, or 2 when standard output lost something.
 int Finish(int code) {
@@ -105,7 +57,8 @@ int main(int argc, char** argv) {
   // failure, which project code cannot turn into a Status at every `new`.
   int code = 2;
   try {
-    code = Finish(Run(Args(argv + 1, argv + argc)));
+    code = Finish(memwal::checker::cli::RunMemwalCheck(
+        std::vector<std::string>(argv + 1, argv + argc), std::cout, std::cerr));
   } catch (const std::bad_alloc&) {
     std::fputs("memwal-check: out of memory\n", stderr);
   }

@@ -9,6 +9,7 @@
 #include "base/output_file.h"
 #include "checker/cli/check.h"
 #include "checker/cli/cli.h"
+#include "checker/cli/commands.h"
 #include "checker/engine/liveness.h"
 #include "checker/report/trace.h"
 #include "checker/report/trace_reader.h"
@@ -248,33 +249,25 @@ struct MinimizeArgs {
   bool json = false;
 };
 
-Result<MinimizeArgs> ParseMinimizeArgs(const std::vector<std::string>& args) {
-  MinimizeArgs parsed;
-  const std::vector<Flag> flags = {
-      Switch("--json", [&parsed] { parsed.json = true; }),
-      Valued("--out", [&parsed](std::string_view dir) {
-        if (dir.empty()) return Usage("--out needs a directory");
-        parsed.out_dir = dir;
-        return Status::Ok();
-      })};
-  MEMWAL_ASSIGN_OR_RETURN(const ParsedFlags given,
-                          ParseFlags("minimize", args, flags, 1));
-  if (!given.positional.empty()) parsed.path = given.positional[0];
-  if (parsed.path.empty()) return Usage("minimize needs a trace file");
-  return parsed;
+std::vector<Flag> MinimizeFlags(MinimizeArgs* parsed) {
+  return {Switch("--json", "print the result as one JSON object",
+                 [parsed] { parsed->json = true; }),
+          Valued("--out", "DIR", "where to write (default memwal-out)",
+                 [parsed](std::string_view dir) {
+                   if (dir.empty()) return Usage("--out needs a directory");
+                   parsed->out_dir = dir;
+                   return Status::Ok();
+                 })};
 }
 
-std::string MinimizeHelp() {
-  return "usage: memwal-check minimize TRACE [--out DIR] [--json]\n"
-         "Shrinks a counterexample trace file (format version 2) to a shorter "
-         "one that still\n"
-         "breaks its recorded invariant, and writes "
-         "DIR/<invariant>.min.trace.json.\n"
-         "  --out DIR  where to write (default memwal-out)\n"
-         "  --json     print the result as one JSON object\n"
-         "Exit 0 minimized, 2 bad usage, an unreadable trace or one that does "
-         "not break its\n"
-         "recorded invariant.\n";
+Result<MinimizeArgs> ParseMinimizeArgs(const std::vector<std::string>& args) {
+  MinimizeArgs parsed;
+  MEMWAL_ASSIGN_OR_RETURN(
+      const ParsedFlags given,
+      ParseFlags("minimize", args, MinimizeFlags(&parsed), 1));
+  if (!given.positional.empty()) parsed.path = given.positional[0];
+  if (parsed.path.empty()) return Usage("needs a trace file");
+  return parsed;
 }
 
 }  // namespace
@@ -304,16 +297,21 @@ Minimized Minimize(const MinimizeInput& input) {
   return Minimizer(input).Run();
 }
 
+std::vector<Flag> MinimizeFlagTable() { return HelpTable(&MinimizeFlags); }
+
+std::string MinimizeAbout() {
+  return "Shrinks a counterexample trace file (format version 2) to a shorter "
+         "one that still\nbreaks its recorded invariant, and writes "
+         "DIR/<invariant>.min.trace.json.\n"
+         "Exit 0 minimized, 2 bad usage, an unreadable trace or one that does "
+         "not break its\nrecorded invariant.\n";
+}
+
 int RunMinimizeCommand(const std::vector<std::string>& args, std::ostream& out,
                        std::ostream& err) {
   auto fail = [&err](const Status& status) {
-    err << "memwal-check minimize: " << status.message() << "\n";
-    return kExitUsage;
+    return Fail(err, "minimize", status);
   };
-  if (std::find(args.begin(), args.end(), "--help") != args.end()) {
-    out << MinimizeHelp();
-    return kExitOk;
-  }
   Result<MinimizeArgs> parsed = ParseMinimizeArgs(args);
   if (!parsed.ok()) return fail(parsed.status());
   Result<report::LockstepTrace> trace = report::ReadTraceFile(parsed->path);

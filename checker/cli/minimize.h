@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "base/flags.h"
 #include "checker/lockstep/lockstep.h"
 #include "model/actions.h"
 
@@ -72,6 +73,9 @@ Minimized Minimize(const MinimizeInput& input);
 // invariant.
 int RunMinimizeCommand(const std::vector<std::string>& args, std::ostream& out,
                        std::ostream& err);
+// Its row in the command table (checker/cli/commands.h).
+std::string MinimizeAbout();
+std::vector<Flag> MinimizeFlagTable();
 
 }  // namespace memwal::checker::cli
 

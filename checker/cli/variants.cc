@@ -9,6 +9,7 @@
 
 #include "checker/cli/check.h"
 #include "checker/cli/cli.h"
+#include "checker/cli/commands.h"
 #include "checker/cli/expect.h"
 #include "checker/engine/interrupt.h"
 #include "checker/engine/liveness.h"
@@ -393,29 +394,46 @@ struct VariantsArgs {
   bool minimize = true;
 };
 
-Result<VariantsArgs> ParseVariantsArgs(const std::vector<std::string>& args) {
-  VariantsArgs parsed;
-  CheckFlagSet set;
+// variants' flags write here: check's table and variants' own options.
+struct VariantsFlags {
+  CheckFlagSet set{};
+  VariantsArgs parsed{};
+  std::vector<Flag> Flags();
+};
+
+std::vector<Flag> VariantsFlags::Flags() {
   std::vector<Flag> flags = set.Flags();
-  flags.push_back(Switch("--markdown", [&] { parsed.markdown = true; }));
-  flags.push_back(Switch("--no-minimize", [&] { parsed.minimize = false; }));
-  flags.push_back(Valued("--only", [&](std::string_view name) {
-    parsed.only.emplace_back(name);
-    return Status::Ok();
-  }));
-  flags.push_back(Valued("--expect", [&](std::string_view text) -> Status {
-    MEMWAL_ASSIGN_OR_RETURN(const Expectation expectation,
-                            ParseExpectation(std::string(text)));
-    parsed.expectations.push_back(expectation);
-    return Status::Ok();
-  }));
-  MEMWAL_ASSIGN_OR_RETURN(const ParsedFlags given,
-                          ParseFlags("variants", args, flags));
-  if (given.help)
-    return Status::InvalidArgument("variants: see variants --help");
-  MEMWAL_RETURN_IF_ERROR(set.Finish());
-  parsed.check = set.check;
-  parsed.run = set.run;
+  flags.push_back(Switch("--markdown", "a GitHub table instead of text",
+                         [this] { parsed.markdown = true; }));
+  flags.push_back(Switch("--no-minimize", "keep counterexamples as found",
+                         [this] { parsed.minimize = false; }));
+  flags.push_back(
+      Valued("--only", "NAME",
+             "run only this variant (repeatable), e.g. gc=stale-read",
+             [this](std::string_view name) {
+               parsed.only.emplace_back(name);
+               return Status::Ok();
+             }));
+  flags.push_back(
+      Valued("--expect", "NAME=V",
+             "pin a variant's verdict (ok, violation, incomplete, not found)\n"
+             "or broken invariant; exit 1 when one is not met",
+             [this](std::string_view text) -> Status {
+               MEMWAL_ASSIGN_OR_RETURN(const Expectation expectation,
+                                       ParseExpectation(std::string(text)));
+               parsed.expectations.push_back(expectation);
+               return Status::Ok();
+             }));
+  return flags;
+}
+
+Result<VariantsArgs> ParseVariantsArgs(const std::vector<std::string>& args) {
+  VariantsFlags flags;
+  MEMWAL_RETURN_IF_ERROR(ParseFlags("variants", args, flags.Flags()).status());
+  MEMWAL_RETURN_IF_ERROR(flags.set.Finish());
+  VariantsArgs& parsed = flags.parsed;
+  parsed.check = flags.set.check;
+  parsed.run = flags.set.run;
   if (parsed.run.impl_only_bugs != 0)
     return Status::InvalidArgument(
         "--impl-bug belongs to check; variants runs every bug row itself");
@@ -430,36 +448,26 @@ Result<VariantsArgs> ParseVariantsArgs(const std::vector<std::string>& args) {
   return parsed;
 }
 
-std::string VariantsHelp() {
-  return "usage: memwal-check variants [options]\n"
-         "Runs every protocol, read mode, gc mode and known bug, each alone "
-         "against the base\nconfiguration, and prints one table.\n"
-         "  --preset P, --shards N ...  bounds (as check; default small)\n"
-         "  --protocol/--read/--gc V    the base configuration (default: "
-         "derived, strict, atomic)\n"
-         "  --only NAME        run only this variant (repeatable), e.g. "
-         "gc=stale-read\n"
-         "  --json | --markdown  output format (default: a text table)\n"
-         "  --out DIR          counterexamples (default memwal-out)\n"
-         "  --expect NAME=V    pin a variant's verdict (ok, violation, "
-         "incomplete, not found)\n"
-         "                     or broken invariant; exit 1 when one is not "
-         "met\n"
-         "  --no-minimize      keep counterexamples as found\n"
-         "  --html DIR         write DIR/variants.html and one page per "
-         "counterexample\n"
-         "  --model-only, --threads N, --no-liveness, --max-states N, "
-         "--time-limit S  as check\n";
+}  // namespace
+
+std::vector<Flag> VariantsFlagTable() {
+  return HelpTable<VariantsFlags>(
+      [](VariantsFlags* flags) { return flags->Flags(); });
 }
 
-}  // namespace
+std::string VariantsAbout() {
+  return "Runs every protocol, read mode, gc mode and known bug, each alone "
+         "against the base\nconfiguration (--protocol, --read, --gc; default "
+         "derived, strict, atomic), on\ncheck's bounds (default small), and "
+         "prints one table. Every other option is\ncheck's and applies to "
+         "every row; --html DIR writes DIR/variants.html and one\npage per "
+         "counterexample.\n"
+         "Exit 0 done (with --expect: every expectation met), 1 an unmet "
+         "expectation,\n2 bad usage, 3 a budget stopped a row.\n";
+}
 
 int RunVariantsCommand(const std::vector<std::string>& args, std::ostream& out,
                        std::ostream& err) {
-  if (std::find(args.begin(), args.end(), "--help") != args.end()) {
-    out << VariantsHelp();
-    return kExitOk;
-  }
   Result<VariantsArgs> parsed = ParseVariantsArgs(args);
   if (!parsed.ok()) {
     err << "memwal-check variants: " << parsed.status().message() << "\n";
@@ -538,7 +546,7 @@ int RunVariantsCommand(const std::vector<std::string>& args, std::ostream& out,
     return incomplete ? kExitIncomplete : kExitOk;
   const std::vector<std::string> unmet = Unmet(parsed->expectations, outcomes);
   for (const std::string& line : unmet)
-    err << "expectation not met: " << line << "\n";
+    err << "memwal-check variants: expectation not met: " << line << "\n";
   return unmet.empty() ? kExitOk : kExitViolation;
 }
 

@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "base/flags.h"
 #include "checker/cli/minimize.h"
 #include "checker/engine/search.h"
 #include "checker/lockstep/lockstep.h"
@@ -115,6 +116,9 @@ std::string VariantsJson(const std::vector<VariantRow>& rows);
 // [--html DIR]`; --html writes DIR/variants.html and one page per trace.
 int RunVariantsCommand(const std::vector<std::string>& args, std::ostream& out,
                        std::ostream& err);
+// Its row in the command table (checker/cli/commands.h).
+std::string VariantsAbout();
+std::vector<Flag> VariantsFlagTable();
 
 }  // namespace memwal::checker::cli
 

@@ -485,51 +485,62 @@ Status WriteCheckPages(const std::string& dir, RunSummary summary,
       RenderSummaryPage(summary));
 }
 
-std::string ReportHelp() {
-  return "usage: memwal-check report TRACE --out FILE.html\n"
-         "       memwal-check report --variants ROWS.json --out DIR\n\n"
-         "Renders a counterexample trace (TRACE.trace.json, format 2) "
-         "as one self-contained\n"
-         "HTML page: a timeline per actor, the table at every step with what "
-         "changed, and the\n"
-         "broken invariant pointed at. With --variants, ROWS.json is the "
-         "array `variants --json`\n"
-         "prints; DIR gets variants.html and one page per counterexample.\n"
+namespace {
+
+struct ReportArgs {
+  std::string rows_path{};
+  std::string out_path{};
+};
+
+std::vector<Flag> ReportFlags(ReportArgs* args) {
+  return {Valued("--out", "PATH",
+                 "the page to write (FILE.html), or with --variants the "
+                 "directory",
+                 [args](std::string_view path) {
+                   args->out_path = path;
+                   return Status::Ok();
+                 }),
+          Valued("--variants", "ROWS.json",
+                 "render the array `variants --json` prints: DIR gets\n"
+                 "variants.html and one page per counterexample",
+                 [args](std::string_view path) {
+                   args->rows_path = path;
+                   return Status::Ok();
+                 })};
+}
+
+}  // namespace
+
+std::vector<Flag> ReportFlagTable() { return HelpTable(&ReportFlags); }
+
+std::string ReportAbout() {
+  return "Renders a counterexample trace (TRACE.trace.json, format 2) "
+         "as one self-contained\nHTML page: a timeline per actor, the table "
+         "at every step with what changed, and\nthe broken invariant pointed "
+         "at. Usage: report TRACE --out FILE.html, or\nreport --variants "
+         "ROWS.json --out DIR.\n"
          "Exit 0 written, 2 bad usage or unreadable input.\n";
 }
 
 int RunReportCommand(const std::vector<std::string>& args, std::ostream& out,
                      std::ostream& err) {
-  std::string trace_path, rows_path, out_path;
-  const std::vector<Flag> flags = {
-      Valued("--out",
-             [&out_path](std::string_view path) {
-               out_path = path;
-               return Status::Ok();
-             }),
-      Valued("--variants", [&rows_path](std::string_view path) {
-        rows_path = path;
-        return Status::Ok();
-      })};
-  const Result<ParsedFlags> parsed = ParseFlags("report", args, flags, 1);
-  if (!parsed.ok()) {
-    err << "memwal-check " << parsed.status().message() << "\n";
+  auto fail = [&err](const Status& status) {
+    err << "memwal-check report: " << status.message() << "\n";
     return 2;
-  }
-  if (parsed->help) {
-    out << ReportHelp();
-    return 0;
-  }
+  };
+  ReportArgs given;
+  const Result<ParsedFlags> parsed =
+      ParseFlags("report", args, ReportFlags(&given), 1);
+  if (!parsed.ok()) return fail(parsed.status());
+  std::string trace_path;
+  const std::string& rows_path = given.rows_path;
+  const std::string& out_path = given.out_path;
   if (!parsed->positional.empty()) trace_path = parsed->positional[0];
   if (out_path.empty() || trace_path.empty() == rows_path.empty()) {
     err << "memwal-check report: needs TRACE or --variants ROWS.json, and "
            "--out\n";
     return 2;
   }
-  auto fail = [&err](const Status& status) {
-    err << "memwal-check report: " << status.message() << "\n";
-    return 2;
-  };
   if (!rows_path.empty()) {
     Result<std::string> text = ReadFile(rows_path);
     if (!text.ok()) return fail(text.status());

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/flags.h"
 #include "base/status.h"
 #include "checker/engine/search.h"
 #include "checker/report/trace.h"
@@ -100,7 +101,9 @@ Status WriteCheckPages(const std::string& dir, RunSummary summary,
 // --variants ROWS.json --out DIR`. Exit 0 written, 2 bad usage or input.
 int RunReportCommand(const std::vector<std::string>& args, std::ostream& out,
                      std::ostream& err);
-std::string ReportHelp();
+// Its row in the command table (checker/cli/commands.h).
+std::string ReportAbout();
+std::vector<Flag> ReportFlagTable();
 
 }  // namespace memwal::checker::report
 

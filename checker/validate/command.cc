@@ -15,53 +15,58 @@ struct Args {
   std::string table_dir;
   ValidateOptions options;
   bool json = false;
-  bool help = false;
 };
+
+std::vector<Flag> ValidateFlags(Args* out) {
+  return {Switch("--json", "one JSON object on stdout instead of text",
+                 [out] { out->json = true; }),
+          Valued("--protocol", "NAME",
+                 "derived, advance, unconditional or legacy: overrides the\n"
+                 "protocol inferred from the writer version",
+                 [out](std::string_view value) -> Status {
+                   MEMWAL_ASSIGN_OR_RETURN(out->options.protocol,
+                                           model::ParseProtocol(value));
+                   return Status::Ok();
+                 }),
+          Valued("--env", "NAME",
+                 "none (default) or foreign: foreign writers' commits\n"
+                 "(spec section 10) are candidates too",
+                 [out](std::string_view value) -> Status {
+                   MEMWAL_ASSIGN_OR_RETURN(out->options.env,
+                                           model::ParseEnv(value));
+                   return Status::Ok();
+                 })};
+}
 
 Result<Args> ParseArgs(const std::vector<std::string>& args) {
   Args out;
-  const std::vector<Flag> flags = {
-      Switch("--json", [&out] { out.json = true; }),
-      Valued("--protocol",
-             [&out](std::string_view value) -> Status {
-               MEMWAL_ASSIGN_OR_RETURN(out.options.protocol,
-                                       model::ParseProtocol(value));
-               return Status::Ok();
-             }),
-      Valued("--env", [&out](std::string_view value) -> Status {
-        MEMWAL_ASSIGN_OR_RETURN(out.options.env, model::ParseEnv(value));
-        return Status::Ok();
-      })};
   MEMWAL_ASSIGN_OR_RETURN(const ParsedFlags parsed,
-                          ParseFlags("validate", args, flags, 1));
-  out.help = parsed.help;
+                          ParseFlags("validate", args, ValidateFlags(&out), 1));
   if (!parsed.positional.empty()) out.table_dir = parsed.positional[0];
-  if (out.table_dir.empty() && !out.help)
+  if (out.table_dir.empty())
     return Status::InvalidArgument("missing TABLE_DIR");
   return out;
 }
 
-constexpr std::string_view kHelp =
-    "Trace validation: explains every pair of consecutive retained versions of "
-    "a Lance\n"
-    "table directory as a step of the model (silent flushes, then one table "
-    "action: a\n"
-    "begin on the transaction's read version and its Commit, or a Restore), "
-    "whose outcome,\n"
-    "abstracted as lockstep abstracts the implementation, equals the next "
-    "version; checks\n"
-    "every invariant on every version and the WAL's final state. Prints each "
-    "step with the\n"
-    "actions that explain it, every step it cannot judge with the reason, and "
-    "what it does\n"
-    "not compare. Exit 0 valid, 1 invalid (the first unexplained step: both "
-    "versions, the\n"
-    "operation, the candidates tried, the closest one's difference), 3 "
-    "incomplete (versions\n"
-    "cleaned up or outside the model), 2 bad usage or unreadable input. "
-    "docs/validate.md.\n";
-
 }  // namespace
+
+std::vector<Flag> ValidateFlagTable() { return HelpTable(&ValidateFlags); }
+
+std::string ValidateAbout() {
+  return "Trace validation: explains every pair of consecutive retained "
+         "versions of a Lance\ntable directory as a step of the model (silent "
+         "flushes, then one table action: a\nbegin on the transaction's read "
+         "version and its Commit, or a Restore), whose\noutcome, abstracted as "
+         "lockstep abstracts the implementation, equals the next\nversion; "
+         "checks every invariant on every version and the WAL's final state.\n"
+         "Prints each step with the actions that explain it, every step it "
+         "cannot judge with\nthe reason, and what it does not compare "
+         "(docs/validate.md).\n"
+         "Exit 0 valid, 1 invalid (the first unexplained step: both versions, "
+         "the operation,\nthe candidates tried, the closest one's "
+         "difference), 3 incomplete (versions cleaned\nup or outside the "
+         "model), 2 bad usage or unreadable input.\n";
+}
 
 int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out,
                        std::ostream& err) {
@@ -70,10 +75,6 @@ int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out,
     err << "memwal-check validate: " << Escaped(parsed.status().message(), 400)
         << " (" << kUsage << ")\n";
     return 2;
-  }
-  if (parsed->help) {
-    out << kUsage << "\n" << kHelp;
-    return 0;
   }
   const Result<Validation> validation =
       Validate(parsed->table_dir, parsed->options);

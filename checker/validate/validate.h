@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "base/flags.h"
 #include "base/status.h"
 #include "model/config.h"
 
@@ -106,6 +107,9 @@ void RenderJson(const Validation& validation, std::ostream& out);
 // bad usage or bad input (one line on `err`).
 int RunValidateCommand(const std::vector<std::string>& args, std::ostream& out,
                        std::ostream& err);
+// For the command table (checker/cli/commands.h): what it does, its flags.
+std::string ValidateAbout();
+std::vector<Flag> ValidateFlagTable();
 
 }  // namespace memwal::checker::validate
 

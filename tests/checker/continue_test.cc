@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "checker/cli/check.h"
+#include "checker/cli/commands.h"
 #include "checker/cli/cli.h"
 #include "checker/cli/compare.h"
 #include "checker/engine/search.h"

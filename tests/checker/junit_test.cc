@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "checker/cli/check.h"
+#include "checker/cli/commands.h"
 #include "checker/cli/expect.h"
 #include "checker/report/trace.h"
 #include "model/invariants.h"
@@ -180,7 +181,7 @@ TEST(GateCheck, WritesOneCasePerInvariantAndGoalAndAFailureWithTheTrace) {
   const std::string dir = TempDir("junit");
   const std::string junit = dir + "/report.xml";
   std::ostringstream out, err;
-  const int code = cli::RunGateCheck(
+  const int code = cli::RunMemwalCheck(
       {"check", "--preset", "tiny", "--model-only", "--no-liveness", "--bug",
        "reader-ignores-bit", "--out", dir, "--junit", junit},
       out, err);
@@ -201,9 +202,9 @@ TEST(GateCheck, APassingRunPassesEveryApplicableCaseAndValidatesWithXmllint) {
   const std::string dir = TempDir("junit-ok");
   const std::string junit = dir + "/report.xml";
   std::ostringstream out, err;
-  EXPECT_EQ(cli::RunGateCheck({"check", "--preset", "tiny", "--model-only",
-                               "--out", dir, "--junit", junit},
-                              out, err),
+  EXPECT_EQ(cli::RunMemwalCheck({"check", "--preset", "tiny", "--model-only",
+                                 "--out", dir, "--junit", junit},
+                                out, err),
             0)
       << out.str() << err.str();
   const Result<std::string> xml = report::ReadFile(junit);
@@ -254,7 +255,7 @@ TEST(GateCheck, ExpectationsDecideTheExitCode) {
     std::vector<std::string> args = base;
     args.insert(args.end(), extra.begin(), extra.end());
     std::ostringstream out, err;
-    return cli::RunGateCheck(args, out, err);
+    return cli::RunMemwalCheck(args, out, err);
   };
   EXPECT_EQ(run({"--expect", "ReadsMissNoRows=violation"}), 0);
   EXPECT_EQ(run({"--expect", "verdict=ReadsMissNoRows"}), 0);
@@ -290,7 +291,7 @@ TEST(GateCheck, ExpectJsonHtmlJunitAndItfComeFromOneLockstepRun) {
   std::vector<std::string> args = base;
   args.insert(args.end(), {"--expect", "verdict=violation"});
   std::ostringstream out, err;
-  ASSERT_EQ(cli::RunGateCheck(args, out, err), 0) << out.str() << err.str();
+  ASSERT_EQ(cli::RunMemwalCheck(args, out, err), 0) << out.str() << err.str();
   const nlohmann::json document = nlohmann::json::parse(out.str());
   EXPECT_EQ(document["verdict"], "violation");
   EXPECT_EQ(document["config"]["env"], "foreign") << document.dump();
@@ -304,7 +305,7 @@ TEST(GateCheck, ExpectJsonHtmlJunitAndItfComeFromOneLockstepRun) {
   args = base;
   args.insert(args.end(), {"--expect", "verdict=ok"});
   std::ostringstream out2, err2;
-  EXPECT_EQ(cli::RunGateCheck(args, out2, err2), 1) << err2.str();
+  EXPECT_EQ(cli::RunMemwalCheck(args, out2, err2), 1) << err2.str();
 }
 
 // Options that contradict each other are refused with one line and exit 2,
@@ -326,7 +327,7 @@ TEST(GateCheck, ContradictionsAreRefusedInBothPaths) {
     std::vector<std::string> gate = args;
     gate.insert(gate.end(), {"--expect", "verdict=ok"});
     std::ostringstream out2, err2;
-    EXPECT_EQ(cli::RunGateCheck(gate, out2, err2), 2)
+    EXPECT_EQ(cli::RunMemwalCheck(gate, out2, err2), 2)
         << args[1] << " " << args[2];
   }
 }
@@ -348,12 +349,15 @@ TEST(GateCheck, GoalsThatNeedAnIndexAreNotApplicableAtZeroIndexes) {
             "not applicable");
 }
 
-TEST(GateSubcommand, LeavesPlainCheckAndReplayToTheRestOfTheCli) {
+TEST(GateCheck, RunsOnlyWhenJunitOrExpectIsGiven) {
+  const std::string dir = TempDir("gate-or-not");
   std::ostringstream out, err;
-  EXPECT_FALSE(cli::RunGateSubcommand({"check", "--preset", "tiny"}, out, err));
-  EXPECT_FALSE(cli::RunGateSubcommand({"replay", "x"}, out, err));
-  EXPECT_FALSE(cli::RunGateSubcommand({}, out, err));
-  EXPECT_EQ(cli::RunGateSubcommand({"minimize"}, out, err), 2);
+  EXPECT_EQ(cli::RunMemwalCheck({"check", "--preset", "tiny", "--model-only",
+                                 "--no-liveness", "--json", "--out", dir},
+                                out, err),
+            0)
+      << err.str();
+  EXPECT_FALSE(nlohmann::json::parse(out.str()).contains("expectations"));
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "checker/cli/check.h"
+#include "checker/cli/commands.h"
 
 namespace memwal::checker {
 namespace {

@@ -7,6 +7,7 @@
 
 #include "checker/cli/check.h"
 #include "checker/cli/cli.h"
+#include "checker/cli/commands.h"
 #include "checker/report/trace.h"
 
 namespace memwal::checker {
@@ -98,18 +99,20 @@ std::string TempDir(const char* name) {
 }
 
 TEST(Cli, ParsesPresetsOverridesAndSwitches) {
-  const Result<cli::Command> command = cli::ParseCommandLine(
-      {"check", "--preset", "tiny", "--commits", "3", "--protocol", "advance",
-       "--bug", "unchanged-by-uuid-only", "--gc", "recheck", "--mode", "dfs",
-       "--max-states", "9"});
-  ASSERT_TRUE(command.ok()) << command.status().ToString();
-  const cli::CheckOptions& options = command->check;
+  cli::CheckFlagSet command;
+  const Status parsed = cli::ParseCheckFlags(
+      {"--preset", "tiny", "--commits", "3", "--protocol", "advance", "--bug",
+       "unchanged-by-uuid-only", "--gc", "recheck", "--mode", "dfs",
+       "--max-states", "9"},
+      &command);
+  ASSERT_TRUE(parsed.ok()) << parsed.ToString();
+  const cli::CheckOptions& options = command.check;
   EXPECT_EQ(options.config.bounds.commits, 3);
   EXPECT_EQ(options.config.bounds.fragments, model::TinyBounds().fragments);
   EXPECT_EQ(options.config.protocol, model::Protocol::kAdvance);
   EXPECT_TRUE(model::Has(options.config, model::Bug::kUnchangedByUuidOnly));
   EXPECT_EQ(options.config.gc, model::GcMode::kRecheck);
-  EXPECT_EQ(command->run.order, engine::Order::kDfs);
+  EXPECT_EQ(command.run.order, engine::Order::kDfs);
   EXPECT_EQ(options.explore.max_states, 9u);
 }
 
@@ -221,11 +224,13 @@ TEST(Cli, TheEquivalentCommandLineParsesBackToTheSameConfig) {
   std::vector<std::string> args;
   for (std::string word; words >> word;) args.push_back(word);
   ASSERT_EQ(args.front(), "memwal-check");
-  args.erase(args.begin());
-  const Result<cli::Command> command = cli::ParseCommandLine(args);
-  ASSERT_TRUE(command.ok()) << command.status().ToString();
-  EXPECT_EQ(command->check.config, options.config);
-  EXPECT_EQ(command->check.seed, 3u);
+  ASSERT_EQ(args.at(1), "check");
+  args.erase(args.begin(), args.begin() + 2);
+  cli::CheckFlagSet command;
+  const Status parsed = cli::ParseCheckFlags(args, &command);
+  ASSERT_TRUE(parsed.ok()) << parsed.ToString();
+  EXPECT_EQ(command.check.config, options.config);
+  EXPECT_EQ(command.check.seed, 3u);
 }
 
 }  // namespace

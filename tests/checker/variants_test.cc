@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "checker/cli/check.h"
+#include "checker/cli/commands.h"
 #include "checker/cli/expect.h"
 #include "checker/report/report.h"
 #include "model/invariants.h"
