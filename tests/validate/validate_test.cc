@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <sstream>
 
@@ -576,6 +577,27 @@ TEST(LanceDbFixtures, ThePlainTablesAppendIsExplained) {
   ASSERT_FALSE(validation->explained.empty()) << Text(*validation);
   EXPECT_EQ(validation->explained.front().to, 2u);
   EXPECT_EQ(validation->explained.front().operation, "Append");
+}
+
+}  // namespace
+}  // namespace memwal::checker::validate
+
+namespace memwal::checker::validate {
+namespace {
+
+TEST(ValidateReads, NothingOutsideTheTableThroughASymlink) {
+  TempDir dir;
+  Write(CompactedWorld(), dir.path());
+  TempDir outside;
+  { std::ofstream(outside.path() + "/secret") << "not a table file"; }
+  fs::create_directory_symlink(outside.path(), dir.path() + "/data/linked");
+  fs::create_symlink(outside.path() + "/secret", dir.path() + "/data/x.lance");
+  const Validation validation = ValidateEdited(dir.path());
+  EXPECT_EQ(validation.verdict, Verdict::kValid) << Text(validation);
+  std::size_t skipped = 0;
+  for (const std::string& note : validation.notes)
+    skipped += note.find("a symlink; not followed") != std::string::npos;
+  EXPECT_EQ(skipped, 2u);
 }
 
 }  // namespace
