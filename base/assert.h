@@ -1,5 +1,5 @@
-// MEMWAL_ASSERT: the always-on assertion for bugs in our own code (README,
-// "Rules": broken internal invariants assert, in every build).
+// MEMWAL_ASSERT: the always-on assertion for bugs in our own code (the house
+// rule: broken internal invariants assert, in every build).
 //
 // It is on in every build type. It does not look at NDEBUG, so Release builds,
 // which define NDEBUG, keep it: a checker that runs on after its own state is

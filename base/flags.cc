@@ -117,7 +117,14 @@ Result<ParsedFlags> ParseFlags(std::string_view command,
         return Status::InvalidArgument(arg + " needs a value");
       value = args[++k];
     }
-    MEMWAL_RETURN_IF_ERROR(flag->apply(value));
+    // A flag's action may quote its value in the error; a value from argv
+    // with an escape sequence or a newline is made one safe line here (text
+    // already escaped has neither, so it is not escaped twice).
+    const Status applied = flag->apply(value);
+    if (!applied.ok() && NeedsTerminalEscape(applied.message()))
+      return Status::InvalidArgument(
+          Escaped(applied.message(), EscapeFor::kTerminal, 400));
+    MEMWAL_RETURN_IF_ERROR(applied);
   }
   return parsed;
 }

@@ -8,6 +8,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 
 namespace memwal {
 namespace {
@@ -137,6 +139,22 @@ Status WriteOutputFile(const std::string& path, std::string_view contents,
   return Status::Ok();
 }
 
+Status MakeOutputDirectory(const std::string& dir) {
+  struct stat info;
+  if (::lstat(dir.c_str(), &info) == 0) {
+    if (S_ISDIR(info.st_mode)) return Status::Ok();
+    return Status::InvalidArgument(
+        "refusing to use " + Escaped(dir) + " as an output directory: it is " +
+        (S_ISLNK(info.st_mode) ? "a symlink" : "not a directory"));
+  }
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error)
+    return Status::IoError("cannot create " + Escaped(dir) + ": " +
+                           error.message());
+  return Status::Ok();
+}
+
 Status FlushOutput(std::FILE* stream, std::string_view what) {
   MEMWAL_ASSERT(stream != nullptr);
   const bool flushed = std::fflush(stream) == 0;
@@ -145,28 +163,6 @@ Status FlushOutput(std::FILE* stream, std::string_view what) {
   return Status::IoError(
       "cannot write " + std::string(what) + ": " +
       (flushed ? std::string("write error") : Reason(error)));
-}
-
-std::string Escaped(std::string_view text, std::size_t max_bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (std::size_t k = 0; k < text.size(); ++k) {
-    if (k == max_bytes) {
-      out += "...";
-      break;
-    }
-    const auto byte = static_cast<unsigned char>(text[k]);
-    if (byte == '\\') {
-      out += "\\\\";
-    } else if (byte < 0x20 || byte >= 0x7f) {
-      out += "\\x";
-      out += kHex[byte >> 4];
-      out += kHex[byte & 15];
-    } else {
-      out += static_cast<char>(byte);
-    }
-  }
-  return out;
 }
 
 }  // namespace memwal

@@ -27,6 +27,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/escape.h"  // Escaped, for one-line messages
 #include "base/status.h"
 
 namespace memwal {
@@ -38,6 +39,13 @@ Status CheckOutputPath(const std::string& path);
 
 Status WriteOutputFile(const std::string& path, std::string_view contents);
 
+// Creates the output directory `dir` (and its missing parents), the one rule
+// for every --out, --html and --checkpoint directory: InvalidArgument when
+// `dir` exists and is a symlink (even to a directory; corpus --out refused one
+// and check --out followed it) or not a directory, IoError when it cannot be
+// made.
+Status MakeOutputDirectory(const std::string& dir);
+
 // The same with the random part of the temporary names taken from
 // `next_suffix` (tests plant files at the names it will return).
 Status WriteOutputFile(const std::string& path, std::string_view contents,
@@ -47,11 +55,6 @@ Status WriteOutputFile(const std::string& path, std::string_view contents,
 // so far reached the operating system: IoError naming `what` otherwise (a full
 // disk, a closed pipe, /dev/full).
 Status FlushOutput(std::FILE* stream, std::string_view what);
-
-// `text` made safe for a one-line message: control characters (newline, tab,
-// escape, DEL) and bytes >= 0x80 become \xNN, a backslash becomes \\, and
-// anything past `max_bytes` is cut and marked with "...".
-std::string Escaped(std::string_view text, std::size_t max_bytes = 200);
 
 }  // namespace memwal
 

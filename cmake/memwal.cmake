@@ -24,9 +24,9 @@
 #
 # Protobuf. A .proto in SOURCES is compiled with --proto_path set to the target's include
 # root, so .proto imports are repo-relative and obey the same layering
-# (import "impl/proto/file.proto"). impl/proto/manifest.proto yields
+# (import "impl/proto/file.proto"). impl/proto/table.proto yields
 # ${CMAKE_BINARY_DIR}/generated/impl/impl/proto/manifest.pb.h, included as
-# "impl/proto/manifest.pb.h" by any target that sees impl.
+# "impl/proto/table.pb.h" by any target that sees impl.
 
 # What each library folder may see. A new library folder must be added here.
 set(MEMWAL_LAYER_base    base)

@@ -1,4 +1,4 @@
-// Fuzz target: the ITF reader (checker/corpus.h ActionsFromItf, which reads
+// Fuzz target: the ITF reader (checker/cli/corpus.h ActionsFromItf, which reads
 // our ITF and Quint's --mbt ITF back into actions).
 #include "checker/cli/corpus.h"
 #include "fuzz/decoder_check.h"

@@ -1,5 +1,5 @@
-// Fuzz target: bytes -> action sequence (checker/corpus.h's binary form) ->
-// the model and the implementation in lockstep (checker/lockstep.h). After
+// Fuzz target: bytes -> action sequence (checker/cli/corpus.h's binary form) ->
+// the model and the implementation in lockstep (checker/lockstep/lockstep.h). After
 // every step every invariant is checked on the implementation's persisted
 // state and on the model, and ImplementationMatchesModel compares the two; a
 // finding prints the trace and aborts, which libFuzzer and AFL++ report as a

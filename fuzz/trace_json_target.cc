@@ -1,5 +1,5 @@
-// Fuzz target: our JSON trace reader (checker/trace.h version 1 and
-// checker/lockstep_cli.h version 2). Accepted traces must re-encode to text
+// Fuzz target: our JSON trace reader (checker/report/trace.h version 1 and
+// checker/cli/check.h version 2). Accepted traces must re-encode to text
 // that reads back to the same trace.
 #include "checker/report/trace.h"
 #include "checker/report/trace_reader.h"

@@ -17,23 +17,6 @@ Status Refuse(const std::string& name, const std::string& why) {
                                     why);
 }
 
-const std::vector<Segment>& SegmentsOf(const Segments& segments,
-                                       const std::string& name) {
-  static const std::vector<Segment> kNone;
-  const auto it = segments.find(name);
-  return it == segments.end() ? kNone : it->second;
-}
-
-bool Unchanged(const std::vector<Segment>& before,
-               const std::vector<Segment>& after, BugSet bugs) {
-  if (!bugs.has(Bug::kUnchangedByUuidOnly)) return before == after;
-  if (before.size() != after.size()) return false;
-  for (size_t k = 0; k < before.size(); ++k) {
-    if (before[k].uuid != after[k].uuid) return false;
-  }
-  return true;
-}
-
 // Validates the segment fence: exact uuid set, exact union, inspected fragments
 // covered.
 Status CheckSegments(const AdvanceInput& input, const Advance& advance,

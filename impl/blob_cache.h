@@ -11,6 +11,8 @@
 #ifndef MEMWAL_IMPL_BLOB_CACHE_H_
 #define MEMWAL_IMPL_BLOB_CACHE_H_
 
+#include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -22,6 +24,21 @@
 #include "impl/store.h"
 
 namespace memwal::impl {
+
+// The share of their maximum that the per-thread decode caches keep (this
+// file's TwoGenerations and impl/epoch_cache.h's EpochCache): a cache of
+// maximum M keeps M / divisor entries (at least 64). 1, the default, keeps a
+// breadth-first level's worth; a depth-first lockstep search, whose next
+// states are its path's neighbours, sets a larger divisor for the run
+// (checker/engine/search.cc) so that the caches do not hold a decoding per
+// state it has passed. Process-wide; it changes how much is cached, never an
+// answer.
+inline std::atomic<std::size_t> cache_divisor{1};
+inline std::size_t CachedEntries(std::size_t most) {
+  return std::max<std::size_t>(
+      std::min<std::size_t>(most, 64),
+      most / cache_divisor.load(std::memory_order_relaxed));
+}
 
 // A map of at most about 2 * kEntriesMax entries in two generations: when
 // the current one holds kEntriesMax entries it becomes the old one (the
@@ -42,7 +59,7 @@ class TwoGenerations {
   }
 
   const Entry& Put(const Key& key, Entry entry) {
-    if (current_.size() >= kEntriesMax) {
+    if (current_.size() >= CachedEntries(kEntriesMax)) {
       old_.swap(current_);
       current_.clear();
     }

@@ -479,6 +479,14 @@ Result<ManifestFile> BuildManifest(const BuildInput& input) {
   const pb::Manifest& current = input.head->file->manifest;
   ManifestFile file = CopyWithoutTransaction(*input.head->file);
   file.manifest.set_version(current.version() + 1);
+  // Lance: new_from_previous stamps the running library's writer_version.
+  const std::size_t dash = input.writer.find('-');
+  pb::WriterVersion* writer = file.manifest.mutable_writer_version();
+  writer->set_library("lance");
+  writer->set_version(std::string(input.writer.substr(0, dash)));
+  writer->set_prerelease(dash == std::string_view::npos
+                             ? std::string()
+                             : std::string(input.writer.substr(dash + 1)));
   MEMWAL_ASSIGN_OR_RETURN(const Segments before,
                           UserSegments(file.index_section));
   MEMWAL_RETURN_IF_ERROR(ApplyOperation(input, &file));

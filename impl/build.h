@@ -41,6 +41,8 @@ struct BuildInput {
   const UuidSource* new_uuid = nullptr;
   // Run after the build, followed by the withdraw step; nullptr = none.
   const IndexMigration* migrate = nullptr;
+  // The writer_version stamped into the new manifest (impl/format.h).
+  std::string_view writer = kWriterVersion;
 };
 
 Result<ManifestFile> BuildManifest(const BuildInput& input);

@@ -7,25 +7,6 @@
 namespace memwal::impl {
 namespace {
 
-// R33 unchanged(i): whole segment metadata (uuid and covers, in order) equal.
-// Bug unchanged-by-uuid-only: uuids only.
-bool Unchanged(const std::vector<Segment>& before,
-               const std::vector<Segment>& after, BugSet bugs) {
-  if (!bugs.has(Bug::kUnchangedByUuidOnly)) return before == after;
-  if (before.size() != after.size()) return false;
-  for (size_t k = 0; k < before.size(); ++k) {
-    if (before[k].uuid != after[k].uuid) return false;
-  }
-  return true;
-}
-
-const std::vector<Segment>& SegmentsOf(const Segments& segments,
-                                       const std::string& name) {
-  static const std::vector<Segment> kNone;
-  const auto it = segments.find(name);
-  return it == segments.end() ? kNone : it->second;
-}
-
 const ShardGenerations* EntryOf(const CatchupTable& table,
                                 const std::string& name) {
   const auto it = table.find(name);
@@ -128,6 +109,23 @@ void WriteCatchup(const CatchupTable& table, pb::MemWalIndexDetails* details) {
     progress->set_index_name(name);
     SetGenerations(positions, progress->mutable_caught_up_generations());
   }
+}
+
+bool Unchanged(const std::vector<Segment>& before,
+               const std::vector<Segment>& after, BugSet bugs) {
+  if (!bugs.has(Bug::kUnchangedByUuidOnly)) return before == after;
+  if (before.size() != after.size()) return false;
+  for (size_t k = 0; k < before.size(); ++k) {
+    if (before[k].uuid != after[k].uuid) return false;
+  }
+  return true;
+}
+
+const std::vector<Segment>& SegmentsOf(const Segments& segments,
+                                       const std::string& name) {
+  static const std::vector<Segment> kNone;
+  const auto it = segments.find(name);
+  return it == segments.end() ? kNone : it->second;
 }
 
 }  // namespace memwal::impl

@@ -68,6 +68,16 @@ Result<CatchupTable> ApplyAdvances(const AdvanceInput& input,
 
 // Equal as Lance compares them: by name, then shard lists in order.
 bool SameCatchup(const CatchupTable& a, const CatchupTable& b);
+
+// R33 unchanged(i): whole segment metadata (uuid and covers, in order) equal.
+// Bug unchanged-by-uuid-only: uuids only. The one definition, for the
+// derivation (catchup.cc) and the advance protocol (advance.cc).
+bool Unchanged(const std::vector<Segment>& before,
+               const std::vector<Segment>& after, BugSet bugs);
+
+// The segments of index `name`, none when it is absent.
+const std::vector<Segment>& SegmentsOf(const Segments& segments,
+                                       const std::string& name);
 void WriteCatchup(const CatchupTable& table, pb::MemWalIndexDetails* details);
 
 }  // namespace memwal::impl

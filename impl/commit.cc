@@ -157,6 +157,7 @@ Result<CommitResult> CommitTransaction(const CommitInput& input,
         .transaction = &transaction,
         .transaction_file = name,
         .new_uuid = input.new_uuid,
+        .writer = input.writer,
     });
     if (!built.ok() &&
         built.status().code() == StatusCode::kFailedPrecondition) {

@@ -8,6 +8,7 @@
 #define MEMWAL_IMPL_COMMIT_H_
 
 #include <string>
+#include <string_view>
 
 #include "base/status.h"
 #include "impl/build.h"
@@ -26,6 +27,8 @@ struct CommitInput {
   Store* table = nullptr;
   const Store* archive = nullptr;  // Versions removed by CleanupVersions.
   const UuidSource* new_uuid = nullptr;
+  // The committing writer's writer_version (impl/format.h).
+  std::string_view writer = kWriterVersion;
 };
 
 struct CommitResult {

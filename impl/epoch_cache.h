@@ -17,6 +17,8 @@
 #include <string_view>
 #include <utility>
 
+#include "impl/blob_cache.h"
+
 namespace memwal::impl {
 
 template <typename Value, std::size_t kSlots = 1024>
@@ -30,7 +32,8 @@ class EpochCache {
     const std::size_t hash = std::hash<std::string_view>{}(key) ^
                              (epoch * 0x9e3779b97f4a7c15ULL) ^
                              (uint64_t{tag} * 0xc2b2ae3d27d4eb4fULL);
-    Slot& slot = slots_[(hash >> 7) % kSlots];
+    // The slots in use: impl::CachedEntries of them (blob_cache.h).
+    Slot& slot = slots_[(hash >> 7) % CachedEntries(kSlots)];
     if (!slot.value.has_value() || slot.epoch != epoch || slot.tag != tag ||
         slot.key != key) {
       // make() may use other caches, never this one's slot.

@@ -49,6 +49,13 @@ inline constexpr std::string_view kMemWalDir = "_mem_wal/";
 // transaction_properties key naming the index of an empty repair CreateIndex
 // (our choice).
 inline constexpr std::string_view kRepairIndexProperty = "memwal-check.index";
+// The writer_version (version, then "-prerelease" if any) this
+// implementation writes into every manifest it commits, as Lance's
+// new_from_previous stamps the running library's; and the one an
+// `unconditional`-era writer (Lance 12, PR 8680: the R64 foreign compactor)
+// stamps. The checker tells the foreign compactor's commits by it.
+inline constexpr std::string_view kWriterVersion = "11.0.0-beta.16";
+inline constexpr std::string_view kUnconditionalWriterVersion = "12.0.0";
 // transaction_properties key of a fenced compaction data pass (spec R65, `fence
 // data-pass`): "<shard uuid hex>:<generation>", the generation it merges.
 inline constexpr std::string_view kDataPassProperty = "memwal-check.data-pass";

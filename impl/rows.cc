@@ -7,6 +7,8 @@
 
 #include "impl/bitmap.h"
 #include "impl/blob_cache.h"
+#include "impl/lance_export.h"
+#include "impl/lance_file.h"
 #include "impl/proto/rowids.pb.h"
 
 namespace memwal::impl {
@@ -106,6 +108,16 @@ std::string EncodeRowFile(const std::vector<RowKey>& rows) {
 }
 
 Result<std::vector<RowKey>> DecodeRowFile(std::string_view bytes) {
+  if (bytes.substr(0, kRowFileMagic.size()) != kRowFileMagic &&
+      bytes.ends_with("LANC")) {
+    // A Lance file WriteLanceFiles made keeps the row file it was made from.
+    MEMWAL_ASSIGN_OR_RETURN(const auto metadata, LanceFileMetadata(bytes));
+    const auto rows = metadata.find(std::string(kRowFileMetadata));
+    if (rows == metadata.end() ||
+        rows->second.substr(0, kRowFileMagic.size()) != kRowFileMagic)
+      return Corrupt("a Lance data file without its row file");
+    return DecodeRowFile(rows->second);
+  }
   if (bytes.substr(0, kRowFileMagic.size()) != kRowFileMagic ||
       bytes.size() < kRowFileMagic.size() + 4) {
     return Corrupt("not a row file");
@@ -304,7 +316,8 @@ Result<pb::DataFragment> WriteDataFragment(
   pb::DataFragment fragment;
   pb::DataFile* file = fragment.add_files();
   file->set_path(uuid_hex + ".lance");
-  for (uint32_t field = 0; field < fields; ++field) {
+  // The index fields, then the row's identity (lance_export.h).
+  for (uint32_t field = 0; field < fields + kIdentityColumns; ++field) {
     file->add_fields(static_cast<int32_t>(field));
     file->add_column_indices(static_cast<int32_t>(field));
   }

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "impl/feature_flags.h"
+#include "impl/lance_export.h"
 
 namespace memwal::impl {
 namespace {
@@ -172,7 +173,9 @@ Status World::WriteTo(DirectoryStore* directory) const {
     }
     MEMWAL_RETURN_IF_ERROR(directory->Put(relative, *blob));
   }
-  return Status::Ok();
+  // Lance's own data and index files in place of the row files the store
+  // keeps for every transition's cheap reads (lance_export.h).
+  return WriteLanceFiles(directory, shard_uuids_);
 }
 
 Result<Outcome> World::Restore(uint64_t version) {
@@ -383,10 +386,11 @@ Result<TableVersion> World::ReadVersion(uint64_t version) const {
   const bool retained = table.Get(VersionFileNameIn(version, &scratch)).ok();
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot snapshot,
                           LoadVersion(table, &archive, version, true));
-  return ToTableVersion(snapshot, retained);
+  return ToTableVersion(table, snapshot, retained);
 }
 
-Result<TableVersion> World::ToTableVersion(const Snapshot& snapshot,
+Result<TableVersion> World::ToTableVersion(const Store& table,
+                                           const Snapshot& snapshot,
                                            bool retained) const {
   TableVersion out;
   out.number = snapshot.version();
@@ -434,8 +438,13 @@ Result<TableVersion> World::ToTableVersion(const Snapshot& snapshot,
   }
   MEMWAL_ASSIGN_OR_RETURN(
       const std::shared_ptr<const pb::Transaction> transaction,
-      LoadSharedTransaction(Table(), snapshot));
+      LoadSharedTransaction(table, snapshot));
   out.op = KindOf(*transaction);
+  out.transaction = transaction;
+  out.max_fragment_id = snapshot.file->manifest.max_fragment_id();
+  const pb::WriterVersion& writer = snapshot.file->manifest.writer_version();
+  out.writer = writer.version();
+  if (!writer.prerelease().empty()) out.writer += "-" + writer.prerelease();
   return out;
 }
 

@@ -113,6 +113,13 @@ struct TableVersion {
   OpKind op = OpKind::kInit;
   std::string mem_wal_index_uuid;  // The system index's uuid (changes on every
                                    // rewrite).
+  // The version's transaction file, decoded (shared with the per-blob cache).
+  std::shared_ptr<const pb::Transaction> transaction;
+  uint64_t max_fragment_id = 0;  // The manifest's high-water mark.
+  // The manifest's writer_version, "version-prerelease": which Lance code
+  // wrote it (impl/format.h kWriterVersion for this implementation's own
+  // commits).
+  std::string writer;
 };
 
 // Row identity as the table's bytes say (impl/rows.h), in model terms: a row
@@ -125,6 +132,10 @@ struct RowsView {
   // Rows a commit deleted: those of the fragments a Delete transaction removed
   // and those at the offsets a deletion file names.
   std::set<std::pair<uint32_t, uint64_t>> deleted;
+  // The versions of the tables this one was shallow-cloned from (a chain of
+  // clones: the first source first), oldest first; empty for a table that is
+  // not a clone. The last one of each source is the version its clone copied.
+  std::vector<TableVersion> sources;
 };
 
 struct WalState {
@@ -290,9 +301,14 @@ class World {
   // Commits an env action's transaction (R62-R64) through the commit path as
   // `protocol` with `bugs`; anything but a publish is an error, as the model
   // publishes them always.
+  // `writer`: the committing writer's writer_version (impl/format.h); a
+  // `protocol` other than the run's is the `unconditional`-era writer's.
   Status CommitForeign(pb::Transaction transaction, Protocol protocol,
-                       BugSet bugs);
-  Result<TableVersion> ToTableVersion(const Snapshot& snapshot,
+                       BugSet bugs, std::string_view writer = kWriterVersion);
+  // `table`: the store of the table `snapshot` belongs to (its transaction
+  // file's).
+  Result<TableVersion> ToTableVersion(const Store& table,
+                                      const Snapshot& snapshot,
                                       bool retained) const;
   std::optional<uint32_t> ShardNumber(const std::string& uuid) const;
   Status ReadTableRows(const std::string& root, int depth, RowsView* out) const;

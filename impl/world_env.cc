@@ -104,7 +104,9 @@ Status World::ResetMemWal() {
   t.set_uuid(NewTransactionUuid(UuidFn()));
   *t.mutable_create_index()->add_new_indices() = fresh;
   *t.mutable_create_index()->add_removed_indices() = *system;
-  return CommitForeign(std::move(t), options_.protocol, bugs_);
+  // Another writer's code (R62): it stamps its own writer_version.
+  return CommitForeign(std::move(t), options_.protocol, bugs_,
+                       kUnconditionalWriterVersion);
 }
 
 Status World::BeginReinstallMemWal() {
@@ -121,16 +123,19 @@ Status World::BeginReinstallMemWal() {
   return Begin(std::move(t));
 }
 
-Status World::CommitForeign(pb::Transaction t, Protocol protocol, BugSet bugs) {
+Status World::CommitForeign(pb::Transaction t, Protocol protocol, BugSet bugs,
+                            std::string_view writer) {
   PrefixedStore table = Table();
   PrefixedStore archive = Archive();
   const UuidSource uuids = UuidFn();
+  if (protocol != options_.protocol) writer = kUnconditionalWriterVersion;
   MEMWAL_ASSIGN_OR_RETURN(const CommitResult result,
                           CommitTransaction(CommitInput{.protocol = protocol,
                                                         .bugs = bugs,
                                                         .table = &table,
                                                         .archive = &archive,
-                                                        .new_uuid = &uuids},
+                                                        .new_uuid = &uuids,
+                                                        .writer = writer},
                                             std::move(t)));
   last_reason_ = result.reason;
   if (result.outcome != Outcome::kPublished)

@@ -40,6 +40,14 @@ Status World::ReadTableRows(const std::string& root, int depth,
           ReadTableRows(file.transaction->clone().ref_path(), depth + 1, out));
     }
     first = false;
+    if (depth > 0) {
+      // A source table's version, for the checker's lineage (RowsView).
+      std::string scratch;
+      const bool retained = table.Get(VersionFileNameIn(number, &scratch)).ok();
+      MEMWAL_ASSIGN_OR_RETURN(TableVersion version,
+                              ToTableVersion(table, snapshot, retained));
+      out->sources.push_back(std::move(version));
+    }
     // Rows of the fragments a Delete removed, as the versions before said.
     if (file.transaction.has_value() && file.transaction->has_delete_()) {
       for (const uint64_t id :

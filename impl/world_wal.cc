@@ -3,12 +3,15 @@
 // through the shard manifests
 // `_mem_wal/{shard}/manifest/*.binpb` [P §3]. A shard manifest version is
 // published by put-if-absent, like a table version.
+#include <google/protobuf/unknown_field_set.h>
+
 #include <algorithm>
 #include <map>
 #include <string>
 
 #include "impl/blob_cache.h"
 #include "impl/feature_flags.h"
+#include "impl/lance_export.h"
 #include "impl/world.h"
 
 namespace memwal::impl {
@@ -29,6 +32,39 @@ void AddSchema(uint32_t fields, pb::Manifest* manifest) {
     field->set_id(static_cast<int32_t>(i));
     field->set_parent_id(-1);
     field->set_logical_type("int64");
+  }
+  // The row's identity, as a table written for Lance holds it (lance_export.h).
+  uint32_t id = fields;
+  for (std::string_view name : {kShardColumn, kGenerationColumn, kKeyColumn}) {
+    lance::file::Field* field = manifest->add_fields();
+    field->set_type(lance::file::Field::LEAF);
+    field->set_name(std::string(name));
+    field->set_id(static_cast<int32_t>(id++));
+    field->set_parent_id(-1);
+    field->set_logical_type("int64");
+    if (name == kKeyColumn) {
+      // The primary key LanceDB's MemWAL scanner merges on (lance_export.h),
+      // as on `id` in the Lance 12 fixture after setUnenforcedPrimaryKey:
+      // metadata (10) {"lance-schema:unenforced-primary-key:position": "1"},
+      // then 12 and 13 both 1. Kept as unknown fields, in that order, so the
+      // manifest re-encodes byte for byte (their other names are not in any
+      // proto read here).
+      static const std::string kKey =
+          "lance-schema:unenforced-primary-key:position";
+      std::string entry;
+      entry.push_back(0x0a);
+      entry.push_back(static_cast<char>(kKey.size()));
+      entry.append(kKey);
+      entry.append(
+          "\x12\x01"
+          "1",
+          3);
+      google::protobuf::UnknownFieldSet* unknown =
+          field->GetReflection()->MutableUnknownFields(field);
+      unknown->AddLengthDelimited(10, entry);
+      unknown->AddVarint(12, 1);
+      unknown->AddVarint(13, 1);
+    }
   }
   // The protocol version this implementation speaks (beta.16), so that Lance's
   // migrate_indices does not distrust our fragment bitmaps as an unknown

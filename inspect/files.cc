@@ -7,22 +7,43 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <system_error>
+
+#include "base/input_file.h"
 
 namespace memwal::inspect {
 namespace {
 
 namespace fs = std::filesystem;
 
-Status PathProblem(const std::string& path) {
-  struct stat info;
-  if (::stat(path.c_str(), &info) == 0) return Status::Ok();
-  if (errno == ENOENT) return Status::NotFound(path + ": no such file");
-  return Status::IoError(path + ": " + PathErrorText(errno));
+// The table directory reads on this thread are confined to ("" for none).
+thread_local std::string confined_to;
+
+constexpr std::string_view kOutside =
+    "a symlink to outside the table directory";
+
+// OK, or IoError when `path` resolves outside the confining directory.
+Status Confined(const std::string& path) {
+  if (confined_to.empty()) return Status::Ok();
+  const Status within = CheckWithin(confined_to, path);
+  if (within.ok() || within.code() == StatusCode::kNotFound)
+    return Status::Ok();
+  return Status::IoError(within.message());
+}
+
+bool Outside(const std::string& path) {
+  return !confined_to.empty() &&
+         CheckWithin(confined_to, path).code() == StatusCode::kInvalidArgument;
 }
 
 }  // namespace
+
+TableConfinement::TableConfinement(const std::string& table_dir)
+    : previous_(confined_to) {
+  confined_to = table_dir;
+}
+
+TableConfinement::~TableConfinement() { confined_to = previous_; }
 
 std::string PathErrorText(int error) {
   switch (error) {
@@ -41,6 +62,8 @@ std::string PathErrorText(int error) {
 
 std::string NotADirectory(const std::string& path) {
   struct stat info;
+  if (::stat(path.c_str(), &info) == 0 && Outside(path))
+    return std::string(kOutside);
   if (::stat(path.c_str(), &info) != 0) return PathErrorText(errno);
   if (S_ISDIR(info.st_mode)) return "";
   if (S_ISREG(info.st_mode)) return "a regular file, not a directory";
@@ -48,32 +71,15 @@ std::string NotADirectory(const std::string& path) {
 }
 
 Result<std::string> ReadWholeFile(const std::string& path) {
-  MEMWAL_RETURN_IF_ERROR(PathProblem(path));
-  std::error_code error;
-  const fs::file_status status = fs::status(path, error);
-  if (error) return Status::IoError(path + ": " + error.message());
-  if (!fs::is_regular_file(status))
-    return Status::IoError(path + ": not a regular file");
-  const uintmax_t size = fs::file_size(path, error);
-  if (error) return Status::IoError(path + ": " + error.message());
-  if (size > kFileBytesMax) {
-    return Status::Corruption(
-        path + ": " + std::to_string(size) + " bytes, larger than " +
-        std::to_string(kFileBytesMax) + " (not a manifest)");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Status::IoError(path + ": cannot open (" + PathErrorText(errno) +
-                           ")");
-  std::string bytes(static_cast<size_t>(size), '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (static_cast<uintmax_t>(in.gcount()) != size) {
-    return Status::IoError(path + ": short read");
-  }
-  return bytes;
+  MEMWAL_RETURN_IF_ERROR(Confined(path));
+  Result<std::string> bytes = ReadInputFile(path, kFileBytesMax);
+  if (bytes.ok() || bytes.status().code() == StatusCode::kNotFound)
+    return bytes;
+  return Status::IoError(bytes.status().message());
 }
 
 Result<std::vector<DirEntry>> ListDirectory(const std::string& dir) {
+  MEMWAL_RETURN_IF_ERROR(Confined(dir));
   std::error_code error;
   if (!fs::is_directory(dir, error)) {
     const std::string why = NotADirectory(dir);
@@ -98,7 +104,7 @@ Result<std::vector<DirEntry>> ListDirectory(const std::string& dir) {
 
 bool IsDirectory(const std::string& path) {
   std::error_code error;
-  return fs::is_directory(path, error);
+  return fs::is_directory(path, error) && !Outside(path);
 }
 
 }  // namespace memwal::inspect

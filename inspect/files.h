@@ -12,25 +12,44 @@
 
 namespace memwal::inspect {
 
+// While one lives on a thread, every read and listing of this file on that
+// thread is confined to `table_dir`: a path that resolves (symlinks included)
+// outside it is refused, never read (issue 42: a version manifest symlinked to
+// a file outside the table, _versions symlinked to another table's). Inspect()
+// makes one; validate makes its own.
+class TableConfinement {
+ public:
+  explicit TableConfinement(const std::string& table_dir);
+  ~TableConfinement();
+  TableConfinement(const TableConfinement&) = delete;
+  TableConfinement& operator=(const TableConfinement&) = delete;
+
+ private:
+  std::string previous_;
+};
+
 // Files larger than this are refused as corrupt: no Lance manifest comes near
 // it.
 inline constexpr size_t kFileBytesMax = size_t{256} << 20;
 
-// The whole file. NotFound if missing, IoError if unreadable, Corruption if too
-// large.
+// The whole file, through the shared reader (base/input_file.h: no blocking
+// open, regular files only). NotFound if missing, IoError if unreadable, not a
+// regular file, too large or outside the confining table directory.
 Result<std::string> ReadWholeFile(const std::string& path);
 
 struct DirEntry {
   std::string name;
   bool is_directory = false;
 };
-// Entries of `dir`, by name. NotFound if `dir` is not a directory.
+// Entries of `dir`, by name. NotFound if `dir` is not a directory, IoError if
+// it resolves outside the confining table directory.
 Result<std::vector<DirEntry>> ListDirectory(const std::string& dir);
 bool IsDirectory(const std::string& path);
 
 // Why `path` is not a readable directory: "" when it is one, else "a regular
 // file, not a directory", "not a directory", "a symlink loop", "permission
-// denied", "No such file or directory" (strerror for the rest).
+// denied", "No such file or directory" (strerror for the rest), "a symlink to
+// outside the table directory".
 std::string NotADirectory(const std::string& path);
 // The words for an errno of stat or open on a path (as NotADirectory).
 std::string PathErrorText(int error);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "base/json_input.h"
 #include "inspect/dataset.h"
 #include "inspect/files.h"
 #include "inspect/judge.h"
@@ -18,8 +19,8 @@ namespace {
 std::optional<uint64_t> ReadVersionHint(const std::string& path, Notes* notes) {
   const Result<std::string> bytes = ReadWholeFile(path);
   if (!bytes.ok()) return std::nullopt;
-  const nlohmann::json hint =
-      nlohmann::json::parse(*bytes, nullptr, /*allow_exceptions=*/false);
+  const Result<nlohmann::json> parsed = ParseJsonInput(*bytes);
+  const nlohmann::json hint = parsed.ok() ? *parsed : nlohmann::json();
   if (!hint.is_object() || !hint.contains("version") ||
       !hint["version"].is_number_unsigned()) {
     notes->push_back(Note{path, "not {\"version\": N}; ignored"});
@@ -234,6 +235,7 @@ Result<TableReport> Inspect(const std::string& table_dir,
                             const InspectOptions& options) {
   if (!IsDirectory(table_dir))
     return Status::NotFound(table_dir + ": no such directory");
+  const TableConfinement confinement(table_dir);
   TableReport report;
   report.table_dir = table_dir;
   MEMWAL_ASSIGN_OR_RETURN(report.versions,

@@ -1,17 +1,24 @@
 // Plain-text rendering of a TableReport; see render.h. One section per topic,
 // one line per item, so that a reader can grep for a shard, an index or a check
 // name.
+#include "base/escape.h"
 #include "impl/bitmap.h"
 #include "inspect/render.h"
 
 namespace memwal::inspect {
 namespace {
 
+// A string read from the table (a name, a path, a note quoting one) made safe
+// for a terminal (base/escape.h): one line, no escape sequence.
+std::string Shown(std::string_view text) {
+  return Escaped(text, EscapeFor::kTerminal, kEscapeNoLimit);
+}
+
 std::string Join(const std::vector<std::string>& items) {
   std::string text;
   for (const std::string& item : items) {
     if (!text.empty()) text += ", ";
-    text += item;
+    text += Shown(item);
   }
   return text;
 }
@@ -64,8 +71,8 @@ void RenderFragmentsAndIndexes(const TableReport& report, std::ostream& out) {
   const std::vector<IndexSummary> indexes = SummarizeIndexes(report.head());
   out << "indexes (" << indexes.size() << "):\n";
   for (const IndexSummary& index : indexes) {
-    out << "  " << index.name << (index.system ? " (system)" : "") << " on ["
-        << Join(index.columns) << "]: " << index.segments.size()
+    out << "  " << Shown(index.name) << (index.system ? " (system)" : "")
+        << " on [" << Join(index.columns) << "]: " << index.segments.size()
         << " segment(s), indexed rows " << index.indexed_rows
         << ", unindexed rows " << index.unindexed_rows
         << (index.coverage_known ? "" : ", coverage unknown") << "\n";
@@ -98,12 +105,12 @@ void RenderMemWal(const TableReport& report, std::ostream& out) {
   for (const ShardingSpec& spec : d.sharding_specs) {
     for (const ShardingField& f : spec.fields) {
       out << "  sharding spec " << spec.spec_id << ": " << f.field_id << " "
-          << f.transform << " -> " << f.result_type << "\n";
+          << Shown(f.transform) << " -> " << Shown(f.result_type) << "\n";
     }
   }
   out << "  compacted_sstables " << PositionList(d.compacted_sstables) << "\n";
   for (const IndexCatchupProgress& p : d.index_catchup) {
-    out << "  index_catchup " << p.index_name << " "
+    out << "  index_catchup " << Shown(p.index_name) << " "
         << PositionList(p.caught_up_generations) << "\n";
   }
 }
@@ -123,7 +130,7 @@ void RenderShards(const TableReport& report, std::ostream& out) {
         << m.replay_after_wal_entry_position << ", " << shard.wal_entries
         << " WAL entries\n";
     for (const SsTableReport& s : shard.sstables) {
-      out << "    generation " << s.generation << " " << s.path;
+      out << "    generation " << s.generation << " " << Shown(s.path);
       if (!s.exists) {
         out << (s.outside ? " (outside the shard directory; not read)\n"
                           : " (missing)\n");
@@ -148,28 +155,30 @@ void RenderJudgement(const TableReport& report, std::ostream& out) {
   for (const Retirement& r : report.retirements) {
     out << "  " << r.shard << " generation " << r.generation << ": "
         << (r.retirable ? "retirable" : "retained") << " (this version alone: "
-        << (r.retirable_here ? "retirable" : "retained") << "): " << r.reason
-        << "\n";
+        << (r.retirable_here ? "retirable" : "retained")
+        << "): " << Shown(r.reason) << "\n";
   }
   out << "checks:\n";
   for (const Check& c : report.checks) {
-    out << "  " << c.name << ": " << (c.ok ? "ok: " : "finding: ") << c.reason
-        << "\n";
+    out << "  " << c.name << ": " << (c.ok ? "ok: " : "finding: ")
+        << Shown(c.reason) << "\n";
   }
   if (!report.notes.empty()) out << "notes:\n";
   for (const Note& n : report.notes)
-    out << "  " << n.where << ": " << n.what << "\n";
+    out << "  " << Shown(n.where) << ": " << Shown(n.what) << "\n";
 }
 
 }  // namespace
 
 void RenderText(const TableReport& report, std::ostream& out) {
   const Manifest& m = report.head().contents.manifest;
-  out << "table " << report.table_dir << " version " << report.head().version
-      << " of " << report.versions.back().version << "\n";
-  out << "writer " << m.writer_library << " " << m.writer_version << ", format "
-      << m.data_format << ", protocol " << ProtocolName(report.protocol) << " ("
-      << report.protocol_reason << ")\n";
+  out << "table " << Shown(report.table_dir) << " version "
+      << report.head().version << " of " << report.versions.back().version
+      << "\n";
+  out << "writer " << Shown(m.writer_library) << " " << Shown(m.writer_version)
+      << ", format " << Shown(m.data_format) << ", protocol "
+      << ProtocolName(report.protocol) << " (" << Shown(report.protocol_reason)
+      << ")\n";
   RenderVersions(report, out);
   RenderFragmentsAndIndexes(report, out);
   RenderMemWal(report, out);

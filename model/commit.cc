@@ -148,7 +148,7 @@ Conflict ProgressAgainst(const Version& committed, const Proposal& t) {
 // higher generation); retryable against another committed install; otherwise
 // as a CreateIndex that names no user index and has no user segment (so an
 // Update prunes nothing and a Rewrite meets no new segment). An Update's
-// progress is not merged: the details replace it (Lance's, README Findings).
+// progress is not merged: the details replace it (Lance's, docs/findings.md).
 Conflict InstallAgainst(const Op& c, Proposal* t) {
   switch (Classify(c.kind)) {
     case LanceOp::kCreateIndex:

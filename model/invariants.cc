@@ -161,7 +161,7 @@ bool NoRowIsLost(const Config&, const State& state) {
 // R39: a MemWAL re-install that published rebased. Its details are those of
 // its read version (plus the progress commits it met), so whatever an Update
 // or a derivation recorded in between is replaced: Lance's own behaviour,
-// reported in README's Findings and pinned by tests, not this protocol's.
+// reported in docs/findings.md and pinned by tests, not this protocol's.
 // An install that did not rebase is held to both invariants below.
 bool RebasedReinstall(const Version& after) {
   return after.op.kind == OpKind::kReinstallMemWal && after.op.fragments != 0;

@@ -1,6 +1,6 @@
 /* memwal.pml: a Promela rendition of model/ (spec/protocol.md), so that SPIN's
  * compiled verifier explores the same state graph as memwal-check's model-only
- * search. checker/bench.cc writes the bounds and variant constants as #defines
+ * search. checker/cli/bench.cc writes the bounds and variant constants as #defines
  * in front of this template (or pass them with spin -D...):
  *   SHARDS GENS FRAGS INDEXES COMMITS INFLIGHT   bounds (spec section 2)
  *   PROTOCOL 0 derived 1 advance 2 unconditional 3 legacy

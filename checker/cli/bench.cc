@@ -1,4 +1,4 @@
-// memwal-check bench (checker/bench.h): SPIN's pan and our model-only search on
+// memwal-check bench (checker/cli/bench.h): SPIN's pan and our model-only search on
 // the same bounds in one run, like for like: our exact storage against pan
 // -DSAFETY, our fingerprint storage against pan's hash-compact mode (-DHC4),
 // both on the engine `check --model-only` runs (checker/engine/search.h), one
@@ -7,7 +7,9 @@
 // rate at small and the default gate's wall time.
 #include "checker/cli/bench.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,11 +19,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
 #include "base/flags.h"
+#include "base/input_file.h"
 #include "base/output_file.h"
 #include "checker/cli/scale_bench.h"
 #include "checker/engine/liveness.h"
@@ -142,11 +146,11 @@ int Shell(const std::string& command, const std::string& log) {
   return WEXITSTATUS(status);
 }
 
+// A log or source the bench wrote itself ("" when unreadable), through the
+// shared reader (base/input_file.h).
 std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  Result<std::string> text = ReadInputFile(path, std::size_t{256} << 20);
+  return text.ok() ? std::move(*text) : std::string();
 }
 
 // The number before `marker` on its line ("   139993 states, stored").
@@ -225,6 +229,9 @@ struct BenchOptions {
   uint64_t lockstep_states = 60000;       // the lockstep sample at small
   bool default_check = true;              // time ./memwal check's gate
   std::string spin_optimization = "-O2";  // pan's cc flags before -DSAFETY
+  std::string side_preset = "small";      // model-only beside lockstep (dfs)
+  std::string large_preset = "large";     // lockstep with liveness, timed
+  bool large = true;                      // run it
 };
 
 // An integer flag within [low, high].
@@ -250,6 +257,22 @@ std::vector<Flag> BenchFlags(BenchOptions* options) {
              [options] { options->json = true; }),
       Switch("--no-default-check", "skip timing ./memwal check's gate",
              [options] { options->default_check = false; }),
+      Switch("--no-large",
+             "skip the --large-preset run (lockstep depth first, liveness)",
+             [options] { options->large = false; }),
+      Valued("--side-preset", "NAME",
+             "the preset of model-only beside depth-first lockstep (default "
+             "small)",
+             [options](std::string_view value) {
+               options->side_preset = value;
+               return Status::Ok();
+             }),
+      Valued("--large-preset", "NAME",
+             "the preset timed in lockstep with liveness (default large)",
+             [options](std::string_view value) {
+               options->large_preset = value;
+               return Status::Ok();
+             }),
       Valued("--preset", "NAME", "tiny, small, medium (default) or large",
              [options](std::string_view value) {
                options->preset = value;
@@ -292,6 +315,8 @@ Result<BenchOptions> ParseBench(const std::vector<std::string>& args) {
   MEMWAL_RETURN_IF_ERROR(
       ParseFlags("bench", args, BenchFlags(&options)).status());
   MEMWAL_RETURN_IF_ERROR(model::ParsePreset(options.preset).status());
+  MEMWAL_RETURN_IF_ERROR(model::ParsePreset(options.side_preset).status());
+  MEMWAL_RETURN_IF_ERROR(model::ParsePreset(options.large_preset).status());
   return options;
 }
 
@@ -320,6 +345,118 @@ struct Ratios {
   double median() const { return runs.empty() ? 0.0 : Median(runs); }
 };
 
+// One search run in a child process (fork), so that its peak resident set
+// is its own: the child's peak less its resident set when it started (what
+// it shares with this process), over the states, is its bytes per state.
+struct Isolated {
+  bool run = false;
+  std::string verdict;
+  uint64_t states = 0;
+  uint64_t transitions = 0;
+  double search_seconds = 0;
+  double seconds = 0;  // the whole child: search, then liveness if asked
+  uint64_t liveness_states = 0;
+  double liveness_seconds = 0;
+  uint64_t start_kb = 0;  // resident when the child started
+  uint64_t peak_kb = 0;   // the child's peak resident set (getrusage)
+  double transitions_per_s() const {
+    return search_seconds > 0 ? transitions / search_seconds : 0;
+  }
+  double bytes_per_state() const {
+    return states > 0 ? (peak_kb - std::min(peak_kb, start_kb)) * 1024.0 /
+                            static_cast<double>(states)
+                      : 0;
+  }
+  double liveness_per_s() const {
+    return liveness_seconds > 0 ? liveness_states / liveness_seconds : 0;
+  }
+};
+
+uint64_t ResidentKb() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t size = 0;
+  uint64_t resident = 0;
+  if (!(statm >> size >> resident)) return 0;
+  return resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE)) / 1024;
+}
+
+// What the child writes back: the fields of Isolated but the verdict, then
+// the verdict's characters.
+struct Wire {
+  uint64_t states, transitions, liveness_states, start_kb, peak_kb;
+  double search_seconds, seconds, liveness_seconds;
+  char verdict[32];
+};
+
+Wire RunChild(const model::Config& config, const engine::Options& search,
+              bool liveness) {
+  Wire wire{};
+  wire.start_kb = ResidentKb();
+  const Clock::time_point start = Clock::now();
+  const engine::SearchResult result =
+      engine::Search(lockstep::LockstepSetup{.config = config}, search);
+  std::string verdict(engine::Name(result.verdict));
+  if (liveness && result.verdict == engine::Verdict::kOk) {
+    const Clock::time_point live_start = Clock::now();
+    const engine::LivenessResult live = engine::CheckLiveness(
+        config, engine::LivenessOptions{.threads = search.threads});
+    wire.liveness_seconds = SecondsSince(live_start);
+    wire.liveness_states = live.states;
+    if (!live.complete) verdict = "incomplete (liveness)";
+    if (live.complete && !live.holds) verdict = "violation (liveness)";
+  }
+  wire.seconds = SecondsSince(start);
+  wire.states = result.stats.states_distinct;
+  wire.transitions = result.stats.transitions;
+  wire.search_seconds = result.stats.seconds;
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  wire.peak_kb = static_cast<uint64_t>(usage.ru_maxrss);
+  std::snprintf(wire.verdict, sizeof(wire.verdict), "%s", verdict.c_str());
+  return wire;
+}
+
+Result<Isolated> Isolate(const model::Config& config,
+                         const engine::Options& search, bool liveness) {
+  int pipe_ends[2];
+  if (pipe(pipe_ends) != 0) return Status::IoError("bench: pipe failed");
+  std::cout.flush();
+  std::cerr.flush();
+  const pid_t child = fork();
+  if (child < 0) return Status::IoError("bench: fork failed");
+  if (child == 0) {
+    close(pipe_ends[0]);
+    const Wire wire = RunChild(config, search, liveness);
+    const ssize_t written = write(pipe_ends[1], &wire, sizeof(wire));
+    _exit(written == static_cast<ssize_t>(sizeof(wire)) ? 0 : 1);
+  }
+  close(pipe_ends[1]);
+  Wire wire{};
+  std::size_t got = 0;
+  while (got < sizeof(wire)) {
+    const ssize_t n = read(pipe_ends[0], reinterpret_cast<char*>(&wire) + got,
+                           sizeof(wire) - got);
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  close(pipe_ends[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (got != sizeof(wire) || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return Status::IoError("bench: the measured child process failed");
+  wire.verdict[sizeof(wire.verdict) - 1] = '\0';
+  return Isolated{.run = true,
+                  .verdict = wire.verdict,
+                  .states = wire.states,
+                  .transitions = wire.transitions,
+                  .search_seconds = wire.search_seconds,
+                  .seconds = wire.seconds,
+                  .liveness_states = wire.liveness_states,
+                  .liveness_seconds = wire.liveness_seconds,
+                  .start_kb = wire.start_kb,
+                  .peak_kb = wire.peak_kb};
+}
+
 struct Measured {
   Ratios ratio;        // exact / -DSAFETY, run one right after the other
   Ratios ratio_hc;     // fingerprint / -DHC4, likewise
@@ -334,6 +471,10 @@ struct Measured {
   uint64_t symmetry_with = 0;
   uint64_t lockstep_transitions = 0;
   double lockstep_seconds = 0;
+  Ratios lockstep_ratio;   // model-only over lockstep transitions/s, paired
+  Isolated model_side;     // model-only, one thread, complete, no liveness
+  Isolated lockstep_side;  // lockstep depth-first, likewise
+  Isolated large;          // lockstep with liveness at large_preset
   double default_check_seconds = -1;  // -1: not run
   uint64_t default_check_states = 0;
   std::string default_check_verdict;
@@ -415,6 +556,29 @@ void PrintText(const BenchOptions& o, const Measured& m, std::ostream& out) {
       m.lockstep_seconds > 0 ? m.lockstep_transitions / m.lockstep_seconds
                              : 0.0);
   out << line;
+  std::snprintf(line, sizeof(line),
+                "  side by side (%s, 1 thread, complete): model-only %.0f, "
+                "lockstep (dfs) %.0f transitions/s, ratio %.1f; bytes per "
+                "state %.1f and %.1f (peak resident)\n",
+                o.side_preset.c_str(), m.model_side.transitions_per_s(),
+                m.lockstep_side.transitions_per_s(), m.lockstep_ratio.median(),
+                m.model_side.bytes_per_state(),
+                m.lockstep_side.bytes_per_state());
+  out << line;
+  if (!m.large.run) {
+    out << "  large lockstep: not run (--no-large)\n";
+  } else {
+    std::snprintf(
+        line, sizeof(line),
+        "  %s lockstep (dfs, %d threads) + liveness: %s, %llu states, %.1f s "
+        "(search %.1f s), peak %.0f MB; liveness %llu graph states, %.0f/s\n",
+        o.large_preset.c_str(), o.threads, m.large.verdict.c_str(),
+        static_cast<unsigned long long>(m.large.states), m.large.seconds,
+        m.large.search_seconds, m.large.peak_kb / 1024.0,
+        static_cast<unsigned long long>(m.large.liveness_states),
+        m.large.liveness_per_s());
+    out << line;
+  }
   if (m.default_check_seconds < 0) {
     out << "  default check: not run (--no-default-check)\n";
   } else {
@@ -456,6 +620,25 @@ void PrintJson(const BenchOptions& o, const Measured& m, std::ostream& out) {
       {"lockstep_transitions_per_s",
        m.lockstep_seconds > 0 ? m.lockstep_transitions / m.lockstep_seconds
                               : 0.0},
+      {"side_preset", o.side_preset},
+      {"model_transitions_per_s_per_thread", m.model_side.transitions_per_s()},
+      {"lockstep_transitions_per_s_per_thread",
+       m.lockstep_side.transitions_per_s()},
+      {"lockstep_ratio", m.lockstep_ratio.median()},
+      {"lockstep_ratio_runs", m.lockstep_ratio.runs},
+      {"model_bytes_per_state", m.model_side.bytes_per_state()},
+      {"lockstep_bytes_per_state", m.lockstep_side.bytes_per_state()},
+      {"large_preset", o.large_preset},
+      {"large_verdict",
+       m.large.run ? nlohmann::json(m.large.verdict) : nlohmann::json(nullptr)},
+      {"large_seconds",
+       m.large.run ? nlohmann::json(m.large.seconds) : nlohmann::json(nullptr)},
+      {"large_peak_rss_mb", m.large.run
+                                ? nlohmann::json(m.large.peak_kb / 1024.0)
+                                : nlohmann::json(nullptr)},
+      {"liveness_states_per_s", m.large.run
+                                    ? nlohmann::json(m.large.liveness_per_s())
+                                    : nlohmann::json(nullptr)},
       {"default_check_seconds", m.default_check_seconds < 0
                                     ? nlohmann::json(nullptr)
                                     : nlohmann::json(m.default_check_seconds)},
@@ -470,6 +653,44 @@ Status SameStates(const char* what, uint64_t ours, uint64_t spin) {
       std::string(what) + ": ours " + std::to_string(ours) + " states, SPIN " +
       std::to_string(spin) + " (expected ours + " +
       std::to_string(kSpinStateOffset) + ")");
+}
+
+// Model-only (breadth first, as `check --model-only` runs) and lockstep
+// (depth first) on one thread at side_preset, complete, no liveness, each in
+// its own process, one right after the other in each repetition: their
+// transitions/s, the median of the paired ratios, and bytes per state.
+Status MeasureSides(const BenchOptions& o, Measured* m) {
+  model::Config side;
+  side.bounds = *model::ParsePreset(o.side_preset);
+  std::vector<double> model_seconds, lockstep_seconds;
+  for (int rep = 0; rep < o.reps; ++rep) {
+    MEMWAL_ASSIGN_OR_RETURN(
+        m->model_side,
+        Isolate(side, engine::Options{.threads = 1, .lockstep = false},
+                /*liveness=*/false));
+    MEMWAL_ASSIGN_OR_RETURN(
+        m->lockstep_side,
+        Isolate(side,
+                engine::Options{.order = engine::Order::kDfs, .threads = 1},
+                /*liveness=*/false));
+    if (m->model_side.states != m->lockstep_side.states ||
+        m->model_side.transitions != m->lockstep_side.transitions)
+      return Status::FailedPrecondition(
+          "model-only and lockstep counted other states or transitions (" +
+          std::to_string(m->model_side.states) + "/" +
+          std::to_string(m->model_side.transitions) + " against " +
+          std::to_string(m->lockstep_side.states) + "/" +
+          std::to_string(m->lockstep_side.transitions) + ")");
+    const double lockstep_rate = m->lockstep_side.transitions_per_s();
+    m->lockstep_ratio.runs.push_back(
+        lockstep_rate > 0 ? m->model_side.transitions_per_s() / lockstep_rate
+                          : 0.0);
+    model_seconds.push_back(m->model_side.search_seconds);
+    lockstep_seconds.push_back(m->lockstep_side.search_seconds);
+  }
+  m->model_side.search_seconds = Median(model_seconds);
+  m->lockstep_side.search_seconds = Median(lockstep_seconds);
+  return Status::Ok();
 }
 
 Status Measure(const BenchOptions& o, Measured* m) {
@@ -553,6 +774,18 @@ Status Measure(const BenchOptions& o, Measured* m) {
       seconds.push_back(run.stats.seconds);
     }
     m->lockstep_seconds = Median(seconds);
+  }
+  MEMWAL_RETURN_IF_ERROR(MeasureSides(o, m));
+  if (o.large) {
+    // The large bounds in lockstep (depth first, one path of Worlds), then
+    // liveness, as `check --preset large --mode dfs` runs them.
+    model::Config large;
+    large.bounds = *model::ParsePreset(o.large_preset);
+    MEMWAL_ASSIGN_OR_RETURN(
+        m->large, Isolate(large,
+                          engine::Options{.order = engine::Order::kDfs,
+                                          .threads = o.threads},
+                          /*liveness=*/true));
   }
   if (o.default_check) {
     // What ./memwal check runs: the gate preset, lockstep, then liveness.
@@ -644,7 +877,11 @@ std::string BenchAbout() {
          "states/s (medians), the ratios (the median of the repetitions' "
          "ratios),\nbytes per stored state, the thread speed-up, the "
          "symmetry reduction, the\nlockstep search's transitions/s and the "
-         "time of ./memwal check's gate.\n"
+         "time of ./memwal check's gate;\nmodel-only beside depth-first "
+         "lockstep at --side-preset (one thread, each in\nits own process: "
+         "transitions/s, their ratio, bytes per state from the peak\n"
+         "resident set); --large-preset in lockstep with liveness (time, "
+         "peak resident\nset, liveness states/s).\n"
          "Exit 0 measured, 2 bad usage or when the state counts disagree.\n";
 }
 

@@ -1,4 +1,4 @@
-// `check` in lockstep and `replay` on both sides (checker/lockstep_cli.h).
+// `check` in lockstep and `replay` on both sides (checker/cli/check.h).
 #include "checker/cli/check.h"
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/output_file.h"
 #include "checker/cli/commands.h"
 #include "checker/engine/interrupt.h"
 #include "checker/engine/liveness.h"
@@ -61,11 +62,7 @@ lockstep::LockstepSetup SetupOf(const CheckOptions& check,
 Result<Written> WriteCounterexample(const CheckOptions& check,
                                     const RunOptions& run,
                                     const engine::SearchViolation& violation) {
-  std::error_code error;
-  std::filesystem::create_directories(check.out_dir, error);
-  if (error)
-    return Status::IoError("cannot create " + check.out_dir + ": " +
-                           error.message());
+  MEMWAL_RETURN_IF_ERROR(MakeOutputDirectory(check.out_dir));
   const std::string stem =
       (std::filesystem::path(check.out_dir) / violation.invariant).string();
   Written written{stem + ".trace.json", stem + ".itf.json"};
@@ -361,6 +358,8 @@ void RunLiveness(const CheckOptions& check, const RunOptions& run,
   if (!live.complete) {
     result->verdict = engine::Verdict::kIncomplete;
     result->stopped_by = live.stopped_by;
+    // The spill file's error (a full disk, issue 42), said, not hidden.
+    if (!live.note.empty()) result->stopped_by += ": " + Escaped(live.note);
     return;
   }
   if (live.holds) return;
@@ -372,6 +371,21 @@ void RunLiveness(const CheckOptions& check, const RunOptions& run,
                               .states = live.states_on_trace,
                               .loop = live.loop,
                               .window = live.window};
+  if (check.model_only) return;
+  // Lockstep: a liveness violation is the implementation's only when it
+  // reproduces the lasso; else the two sides part, a conformance finding.
+  const Result<engine::LassoReplay> replay =
+      engine::ReplayLassoOnImplementation(SetupOf(check, run), live.trace,
+                                          live.loop, live.window);
+  if (replay.ok() && replay->Reproduced()) return;
+  result->violation->invariant =
+      std::string(lockstep::kImplementationMatchesModel);
+  result->violation->detail =
+      "the model's lasso for " + std::string(engine::kLivenessName) +
+      " is not reproduced by the implementation: " +
+      (replay.ok() ? replay->Parting()
+                   : "not replayed: " + replay.status().message()) +
+      "\nthe model's lasso: " + live.note;
 }
 
 json DistributedJson(const CheckRun& done) {
@@ -589,8 +603,13 @@ int ReplayLasso(const report::LockstepTrace& trace,
       impl_error = replayed.status().message();
     }
   }
-  const bool impl_reproduced =
-      impl && !impl->finding && impl->retirable_on_impl == 0 && impl->turns > 0;
+  const bool impl_reproduced = impl && impl->Reproduced();
+  // A lockstep lasso the implementation does not reproduce is a conformance
+  // finding, named at the step where the two sides part.
+  const bool parts = model.ok() && trace.lockstep && !impl_reproduced;
+  const std::string parting = !parts ? ""
+                              : impl ? impl->Parting()
+                                     : "not replayed: " + impl_error;
   json impl_json = nullptr;
   if (impl) {
     impl_json = json{
@@ -608,8 +627,11 @@ int ReplayLasso(const report::LockstepTrace& trace,
   }
   if (json_output) {
     out << json{{"verdict", model.ok() ? "violation" : "ok"},
-                {"invariant",
-                 model.ok() ? json(engine::kLivenessName) : json(nullptr)},
+                {"invariant", parts
+                                  ? json(lockstep::kImplementationMatchesModel)
+                              : model.ok() ? json(engine::kLivenessName)
+                                           : json(nullptr)},
+                {"parting", parts ? json(parting) : json(nullptr)},
                 {"step",
                  model.ok() ? json(trace.trace.steps.size()) : json(nullptr)},
                 {"loop", loop},
@@ -627,7 +649,13 @@ int ReplayLasso(const report::LockstepTrace& trace,
     out << "config: " << model::ToString(trace.trace.config)
         << "\nreplayed a lasso of " << trace.trace.steps.size()
         << " steps (cycle from step " << loop + 1 << ") on the model\n";
-    if (model.ok()) {
+    if (parts) {
+      out << "violation: " << lockstep::kImplementationMatchesModel
+          << "\nwhy: the implementation does not reproduce the model's lasso "
+             "("
+          << engine::kLivenessName << "): " << parting
+          << "\nthe model's lasso: " << note << "\n";
+    } else if (model.ok()) {
       out << "violation: " << engine::kLivenessName << "\nwhy: " << note
           << "\n";
     } else {

@@ -16,12 +16,12 @@
 //                        run (it costs about 3 s at small); --liveness
 //                        turns it back on
 //   --html DIR           write DIR/summary.html (state-space summary) and the
-//                        counterexample's page (checker/report.h)
+//                        counterexample's page (checker/report/report.h)
 //   --continue           bfs: a violation does not end the search; every
 //                        distinct broken invariant is reported with its
 //                        shortest trace (--json: "violations", a list)
 //
-// Trace files, format version 2 (checker/trace.h's version 1 plus two keys):
+// Trace files, format version 2 (checker/report/trace.h's version 1 plus two keys):
 //   "lockstep": true|false   whether the run drove the implementation
 //   "impl_bugs": [NAME...]   bugs switched on in the implementation only
 //   "step": N                the step whose state breaks the invariant
@@ -84,7 +84,7 @@ Result<CheckRun> RunCheckSearch(const CheckOptions& check,
                                 const RunOptions& run, std::ostream& out,
                                 std::ostream& err);
 
-// What the gate (checker/expect.h) adds to a run's report: keys merged into
+// What the gate (checker/cli/expect.h) adds to a run's report: keys merged into
 // the --json document, and lines printed after the text summary.
 struct CheckExtras {
   nlohmann::json fields = nlohmann::json::object();

@@ -1,4 +1,4 @@
-// Command-line parsing and help texts (checker/cli.h).
+// Command-line parsing and help texts (checker/cli/cli.h).
 #include "checker/cli/cli.h"
 
 #include <sstream>

@@ -1,12 +1,16 @@
 // The command table (checker/cli/commands.h).
 #include "checker/cli/commands.h"
 
+#include <algorithm>
+
 #include "base/output_file.h"
 #include "checker/cli/bench.h"
 #include "checker/cli/check.h"
 #include "checker/cli/cli.h"
 #include "checker/cli/compare.h"
 #include "checker/cli/corpus.h"
+#include "checker/cli/gate.h"
+#include "checker/cli/lance_diff.h"
 #include "checker/cli/minimize.h"
 #include "checker/cli/variants.h"
 #include "checker/report/report.h"
@@ -35,11 +39,21 @@ const std::vector<CommandSpec>& Commands() {
       {"corpus", "--out DIR [options]",
        "write interleavings as a fuzzing corpus", &CorpusAbout,
        &CorpusFlagTable, &RunCorpusCommand},
+      {"lance-diff", "[options]",
+       "query the implementation's tables with LanceDB 0.39 (Lance 12)",
+       &LanceDiffAbout, &LanceDiffFlagTable, &RunLanceDiffCommand},
       {"report", "TRACE --out FILE.html | --variants ROWS.json --out DIR",
        "render a trace as a self-contained HTML page", &report::ReportAbout,
        &report::ReportFlagTable, &report::RunReportCommand},
       {"bench", "[options]", "SPIN's pan against our search on the same model",
        &BenchAbout, &BenchFlagTable, &RunBenchCommand},
+      {"gate", "[options]",
+       "the gate: every entry of gate.txt, one line each and one verdict\n"
+       "(./memwal check)",
+       &GateAbout, &GateFlagTable, &RunGateCommand},
+      {"properties", "[options]",
+       "the rule-function properties under a seeded rapidcheck",
+       &PropertiesAbout, &PropertiesFlagTable, &RunPropertiesCommand},
       {"inspect", "TABLE_DIR [options]",
        "read a Lance table directory: manifests, indexes, MemWAL state,\n"
        "findings",
@@ -65,12 +79,16 @@ std::string MainHelp() {
       "memwal-check: a model checker for Lance's MemWAL index catch-up "
       "protocol\n\nusage: memwal-check COMMAND [options]   (COMMAND --help "
       "for its options)\n\ncommands:\n";
+  // The summaries start one column after the longest name (at least 12).
+  std::size_t width = 12;
+  for (const CommandSpec& command : Commands())
+    width = std::max(width, command.name.size() + 3);
   for (const CommandSpec& command : Commands()) {
     std::string line = "  " + std::string(command.name);
-    line.resize(12, ' ');
+    line.resize(width, ' ');
     for (char c : command.summary) {
       line += c;
-      if (c == '\n') line += std::string(12, ' ');
+      if (c == '\n') line += std::string(width, ' ');
     }
     help += line + "\n";
   }

@@ -50,6 +50,9 @@ Result<Side> ParseSide(const std::string& set,
     return Usage(
         "--continue belongs to check; compare shows one verdict a side");
   const CheckOptions& check = flags.check;
+  // check's own refusals (a bug that does not apply to the protocol, ...):
+  // one function for check, compare and variants.
+  MEMWAL_RETURN_IF_ERROR(RefuseContradictions(check, side.run));
   if (check.json)
     return Usage("compare prints text, --markdown or --html, not --json");
   side.check = check;
@@ -231,29 +234,6 @@ void PrintMarkdown(const Side& a, const Side& b, std::ostream& out) {
       << LockstepCommandLine(b.check, b.run) << "`\n";
 }
 
-std::string HtmlEscape(std::string_view text) {
-  std::string out;
-  for (const char c : text) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 std::string Html(const Side& a, const Side& b) {
   std::ostringstream page;
   page << "<!doctype html><html><head><meta charset=\"utf-8\">"
@@ -261,23 +241,24 @@ std::string Html(const Side& a, const Side& b) {
           "body{font-family:sans-serif}table{border-collapse:collapse}"
           "td,th{border:1px solid #999;padding:4px 8px;vertical-align:top}"
           "ol{margin:0;padding-left:1.5em}</style></head><body>"
-       << "<h1>memwal-check compare</h1><p>" << HtmlEscape(Header(a))
+       << "<h1>memwal-check compare</h1><p>" << MarkupEscaped(Header(a))
        << "</p><table><tr><th></th><th>A</th><th>B</th></tr>";
   for (const Row& row : Rows(a, b)) {
-    page << "<tr><th>" << HtmlEscape(row[0]) << "</th><td>"
-         << HtmlEscape(row[1]) << "</td><td>" << HtmlEscape(row[2])
+    page << "<tr><th>" << MarkupEscaped(row[0]) << "</th><td>"
+         << MarkupEscaped(row[1]) << "</td><td>" << MarkupEscaped(row[2])
          << "</td></tr>";
   }
   page << "<tr><th>steps</th>";
   for (const Side* side : {&a, &b}) {
     page << "<td><ol>";
     for (const std::string& step : Steps(side->result))
-      page << "<li>" << HtmlEscape(step) << "</li>";
+      page << "<li>" << MarkupEscaped(step) << "</li>";
     page << "</ol></td>";
   }
   page << "</tr></table><p><code>"
-       << HtmlEscape(LockstepCommandLine(a.check, a.run)) << "</code><br><code>"
-       << HtmlEscape(LockstepCommandLine(b.check, b.run))
+       << MarkupEscaped(LockstepCommandLine(a.check, a.run))
+       << "</code><br><code>"
+       << MarkupEscaped(LockstepCommandLine(b.check, b.run))
        << "</code></p></body></html>\n";
   return page.str();
 }
@@ -352,12 +333,11 @@ Result<std::vector<std::string>> SwitchFlags(std::string_view set) {
     const std::string_view pair = set.substr(start, comma - start);
     const std::size_t eq = pair.find('=');
     if (eq == std::string_view::npos || eq == 0 || eq + 1 == pair.size())
-      return Usage("'" + std::string(pair) +
-                   "' is not KEY=VALUE in switch set '" + std::string(set) +
-                   "'");
+      return Usage("'" + Escaped(pair) + "' is not KEY=VALUE in switch set '" +
+                   Escaped(set) + "'");
     const std::string key(pair.substr(0, eq));
     if (!IsSwitchKey(key)) {
-      return Usage("unknown switch '" + key + "' (expected " +
+      return Usage("unknown switch '" + Escaped(key) + "' (expected " +
                    SwitchKeysText() + ")");
     }
     flags.push_back("--" + key);
@@ -427,10 +407,8 @@ int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out,
     PrintText(*a, *b, out);
   }
   if (!html_path.empty()) {
-    std::error_code error;
-    std::filesystem::create_directories(html_dir, error);
-    if (error)
-      return usage("cannot create " + html_dir + ": " + error.message());
+    const Status made = MakeOutputDirectory(html_dir);
+    if (!made.ok()) return usage(made.message());
     const Status written = WriteOutputFile(html_path, Html(*a, *b));
     if (!written.ok()) return usage(written.message());
   }

@@ -1,5 +1,5 @@
 // Corpus building, the binary entry form and `memwal-check corpus`
-// (checker/corpus.h).
+// (checker/cli/corpus.h).
 //
 // Selection is greedy over seeded random walks: a walk joins the corpus when
 // the set of states it visits is new and it covers a feature no earlier entry
@@ -21,10 +21,12 @@
 #include <sstream>
 
 #include "base/assert.h"
+#include "base/json_input.h"
 #include "base/output_file.h"
 #include "checker/cli/check.h"
 #include "checker/cli/cli.h"
 #include "checker/cli/commands.h"
+#include "checker/cli/operations_schema.h"
 #include "checker/engine/interrupt.h"
 #include "checker/lockstep/lockstep.h"
 #include "checker/report/trace.h"
@@ -397,6 +399,7 @@ struct CorpusCommand {
   std::vector<std::string> includes{};  // --include TRACE, in order
   bool tables = false;                  // --tables
   bool operations = false;              // --operations
+  bool schema = false;                  // --operations-schema
 };
 
 // corpus's flags write here: check's table (variant options, bounds,
@@ -411,15 +414,18 @@ struct CorpusFlags {
   std::vector<Flag> OwnFlags();
 };
 
-// corpus takes check's configuration, bounds, budgets, seed and --out; the
-// search and lockstep options do not apply to random walks on the model.
+// corpus takes check's configuration switches (CheckFlagSet::ConfigFlags,
+// so a new switch is a corpus option too; --impl-bug aside: the corpus runs
+// the model), bounds, budgets, seed and --out; the search and lockstep
+// options do not apply to random walks on the model.
 std::vector<Flag> CorpusFlags::CheckFlags() {
-  const std::set<std::string> taken = {
-      "--protocol",    "--read",      "--gc",      "--env",
-      "--fence",       "--bug",       "--preset",  "--shards",
-      "--generations", "--fragments", "--indexes", "--commits",
-      "--inflight",    "--seed",      "--out",     "--max-states",
-      "--time-limit"};
+  std::set<std::string> taken = {"--preset",     "--shards",    "--generations",
+                                 "--fragments",  "--indexes",   "--commits",
+                                 "--inflight",   "--seed",      "--out",
+                                 "--max-states", "--time-limit"};
+  for (const Flag& flag : CheckFlagSet::ConfigFlagTable()) {
+    if (flag.name != "--impl-bug") taken.insert(flag.name);
+  }
   std::vector<Flag> flags;
   for (Flag& flag : set.Flags()) {
     if (!taken.contains(flag.name)) continue;
@@ -463,7 +469,8 @@ std::vector<Flag> CorpusFlags::OwnFlags() {
     flags.push_back(
         Switch(resume ? "--resume" : "--force",
                resume ? "continue a partial DIR (same options and seed)"
-                      : "replace a corpus DIR (json/, bin/ and markers only)",
+                      : "replace a corpus DIR (json/, bin/, tables/,\n"
+                        "operations/ and markers only)",
                [] {}));
     flags.back().apply = [this, mode](std::string_view) -> Status {
       if (command.mode != CorpusDirMode::kNew && command.mode != mode)
@@ -491,6 +498,10 @@ std::vector<Flag> CorpusFlags::OwnFlags() {
              "also write DIR/operations/entry-NNNN.json: the Lance operations\n"
              "each entry commits (fuzz/README.md, \"Operation lists\")",
              [this] { command.operations = true; }));
+  flags.push_back(Switch("--operations-schema",
+                         "print the operation lists' JSON schema\n"
+                         "(fuzz/operations.schema.json) and exit",
+                         [this] { command.schema = true; }));
   flags.push_back(
       Valued("--include", "TRACE",
              "add a trace (e.g. a counterexample of check) as\n"
@@ -511,6 +522,7 @@ std::vector<Flag> CorpusFlags::Flags() {
 Result<CorpusCommand> ParseCorpus(const std::vector<std::string>& args) {
   CorpusFlags parsed;
   MEMWAL_RETURN_IF_ERROR(ParseFlags("corpus", args, parsed.Flags()).status());
+  if (parsed.command.schema) return std::move(parsed.command);
   if (!parsed.has_out) return Usage("needs --out DIR");
   MEMWAL_RETURN_IF_ERROR(parsed.set.Finish());
   CorpusCommand command = std::move(parsed.command);
@@ -523,7 +535,7 @@ Result<CorpusCommand> ParseCorpus(const std::vector<std::string>& args) {
   return command;
 }
 
-// Trace format version 2 (checker/lockstep_cli.h), as a lockstep run with no
+// Trace format version 2 (checker/cli/check.h), as a lockstep run with no
 // finding (step 0) writes it.
 std::string CorpusTraceText(const Config& config, uint64_t seed,
                             const std::vector<Action>& steps) {
@@ -654,6 +666,8 @@ Result<std::string> OperationsText(const std::string& name,
   json operations = json::array();
   MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> versions,
                           impl::ListVersions(table));
+  const std::set<uint64_t> retained(versions.begin(), versions.end());
+  std::string lance_version;
   for (const uint64_t version : versions) {
     MEMWAL_ASSIGN_OR_RETURN(
         const impl::Snapshot snapshot,
@@ -681,15 +695,28 @@ Result<std::string> OperationsText(const std::string& name,
     json properties = json::object();
     for (const auto& [key, value] : t.transaction_properties())
       properties[key] = value;
-    operations.push_back(json{{"version", version},
-                              {"read_version", t.read_version()},
-                              {"operation", field->name()},
-                              {"fields", json::parse(fields)},
-                              {"transaction_properties", properties}});
+    // The Lance version the list follows: the newest manifest's writer.
+    const auto& writer = snapshot.file->manifest.writer_version();
+    lance_version = writer.library() + " " + writer.version() +
+                    (writer.prerelease().empty() ? std::string()
+                                                 : "-" + writer.prerelease());
+    operations.push_back(
+        json{{"version", version},
+             {"read_version", t.read_version()},
+             // Init reads nothing; any other read version may have been
+             // cleaned up (a replay then starts from the oldest retained).
+             {"read_version_retained",
+              t.read_version() == 0 || retained.contains(t.read_version())},
+             {"operation", field->name()},
+             {"transaction_file",
+              "_transactions/" + snapshot.file->manifest.transaction_file()},
+             {"fields", json::parse(fields)},
+             {"transaction_properties", properties}});
   }
   return json{{"format", "memwal-check-operations"},
-              {"format_version", 1},
+              {"format_version", kOperationsFormatVersion},
               {"entry", name},
+              {"lance_version", lance_version},
               {"operations", operations}}
              .dump(1) +
          "\n";
@@ -716,6 +743,15 @@ Status WriteEntryTable(const std::string& dir, const std::string& name,
   const std::filesystem::path root =
       tables ? std::filesystem::path(dir) / "tables" / name
              : std::filesystem::path(dir) / "operations" / (name + ".table");
+  // A resumed run writes the entry's table afresh (nothing of an earlier
+  // run's table stays beside it).
+  {
+    std::error_code error;
+    std::filesystem::remove_all(root, error);
+    if (error)
+      return Status::InvalidArgument("cannot remove " + root.string() + ": " +
+                                     error.message());
+  }
   MEMWAL_ASSIGN_OR_RETURN(impl::DirectoryStore store,
                           impl::DirectoryStore::Open(root.string()));
   MEMWAL_RETURN_IF_ERROR(world.WriteTo(&store));
@@ -752,6 +788,10 @@ int RunCorpusCommand(const std::vector<std::string>& args, std::ostream& out,
                      std::ostream& err) {
   const Result<CorpusCommand> command = ParseCorpus(args);
   if (!command.ok()) return Fail(err, "corpus", command.status());
+  if (command->schema) {
+    out << OperationsSchema().dump(1) << "\n";
+    return kExitOk;
+  }
   const auto fail = [&err](const Status& status) {
     return Fail(err, "corpus", status);
   };
@@ -844,8 +884,11 @@ Result<model::Action> ItfStepAction(const json& state, std::size_t index) {
 }  // namespace
 
 Result<std::vector<model::Action>> ActionsFromItf(std::string_view text) {
-  const json document = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (document.is_discarded() || !document.is_object())
+  const Result<json> parsed = ParseJsonInput(text);
+  if (!parsed.ok())
+    return Status::InvalidArgument("ITF: " + parsed.status().message());
+  const json& document = *parsed;
+  if (!document.is_object())
     return Status::InvalidArgument("ITF: not a JSON object");
   if (!document.contains("states") || !document["states"].is_array())
     return Status::InvalidArgument("ITF: no \"states\" list");

@@ -97,7 +97,7 @@ Corpus BuildCorpus(const CorpusOptions& options);
 // [variant options of check]`. Returns the exit code (0 written and marked
 // complete, 2 bad usage or a directory that cannot be written, 3 a budget or
 // a signal stopped the build: what was built is written and marked
-// incomplete, see checker/corpus_dir.h).
+// incomplete, see checker/cli/corpus_dir.h).
 int RunCorpusCommand(const std::vector<std::string>& args, std::ostream& out,
                      std::ostream& err);
 // Its row in the command table (checker/cli/commands.h).

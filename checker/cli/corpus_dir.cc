@@ -1,10 +1,13 @@
-// The corpus directory (checker/corpus_dir.h).
+// The corpus directory (checker/cli/corpus_dir.h).
 #include "checker/cli/corpus_dir.h"
+
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "base/input_file.h"
 #include "base/output_file.h"
 
 namespace memwal::checker::cli {
@@ -21,16 +24,23 @@ bool IsTemporary(const std::string& name) {
          name.find(".tmp-") != std::string::npos;
 }
 
-// InvalidArgument unless `dir` holds only json/, bin/ and markers.
+// InvalidArgument unless `dir` holds only json/, bin/, markers and what
+// --tables and --operations write (tables/, operations/).
 Status CheckIsCorpus(const std::string& dir) {
   std::error_code error;
   for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
     const std::string name = entry.path().filename().string();
-    const bool folder = (name == "json" || name == "bin") &&
+    const bool folder = (name == "json" || name == "bin" || name == "tables" ||
+                         name == "operations") &&
                         entry.is_directory(error) && !entry.is_symlink(error);
     const bool marker = IsMarker(name) && entry.is_regular_file(error) &&
                         !entry.is_symlink(error);
-    if (!folder && !marker) {
+    // A marker's temporary, left by a run killed while writing it.
+    const bool marker_temporary = (name.starts_with(".COMPLETE.tmp-") ||
+                                   name.starts_with(".INCOMPLETE.tmp-")) &&
+                                  entry.is_regular_file(error) &&
+                                  !entry.is_symlink(error);
+    if (!folder && !marker && !marker_temporary) {
       return Status::InvalidArgument(dir +
                                      " is not a corpus directory (it holds " +
                                      Escaped(name) + "); nothing was removed");
@@ -96,18 +106,22 @@ Status CheckCorpusDirectory(const std::string& dir, CorpusDirMode mode) {
 
 namespace {
 
-// OK when `path` is absent or holds exactly `contents`.
+// OK when `path` is absent or holds exactly `contents`. Read through the
+// shared reader (base/input_file.h): a FIFO planted at an entry's name is
+// refused at once instead of blocking the open forever.
 Status CheckResumedFile(const std::string& path, std::string_view contents) {
   std::error_code error;
   if (!fs::exists(fs::symlink_status(path, error))) return Status::Ok();
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (fs::is_regular_file(fs::symlink_status(path, error)) && !in.bad() &&
-      text.str() == contents)
-    return Status::Ok();
+  struct stat info;
+  if (::lstat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode))
+    return Status::InvalidArgument(
+        Escaped(path) +
+        " is not a regular file (--resume continues only a "
+        "corpus this tool wrote); nothing was changed");
+  const Result<std::string> text = ReadInputFile(path, contents.size());
+  if (text.ok() && *text == contents) return Status::Ok();
   return Status::InvalidArgument(
-      path +
+      Escaped(path) +
       " differs from what this run writes (--resume needs the options and "
       "seed of the first run); nothing was changed");
 }
@@ -116,11 +130,12 @@ Status PrepareCorpusDirectory(const std::string& dir, CorpusDirMode mode) {
   const fs::path root(dir);
   std::error_code error;
   if (mode == CorpusDirMode::kForce && fs::exists(root, error)) {
-    MEMWAL_RETURN_IF_ERROR(RemoveAll(root / "json"));
-    MEMWAL_RETURN_IF_ERROR(RemoveAll(root / "bin"));
+    for (const char* folder : {"json", "bin", "tables", "operations"})
+      MEMWAL_RETURN_IF_ERROR(RemoveAll(root / folder));
   }
   for (std::string_view marker : {kCompleteMarker, kIncompleteMarker})
     MEMWAL_RETURN_IF_ERROR(RemoveAll(root / marker));
+  MEMWAL_RETURN_IF_ERROR(RemoveTemporaries(root));
   MEMWAL_RETURN_IF_ERROR(RemoveTemporaries(root / "json"));
   MEMWAL_RETURN_IF_ERROR(RemoveTemporaries(root / "bin"));
   MEMWAL_RETURN_IF_ERROR(MakeDirectory(root / "json"));

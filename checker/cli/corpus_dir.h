@@ -15,8 +15,8 @@
 //   --force        DIR must be a corpus directory (nothing but json/, bin/ and
 //                  the markers); its contents are removed first. Anything else
 //                  in DIR is refused, never deleted.
-// Stray temporary files (.NAME.tmp-XXXXXX, base/output_file.h) in json/ and
-// bin/ are removed by --resume and --force.
+// Stray temporary files (.NAME.tmp-XXXXXX, base/output_file.h) in DIR, json/
+// and bin/ are removed by --resume and --force.
 #ifndef MEMWAL_CHECKER_CLI_CORPUS_DIR_H_
 #define MEMWAL_CHECKER_CLI_CORPUS_DIR_H_
 

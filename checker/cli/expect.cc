@@ -131,8 +131,8 @@ report::JunitSuite Suite(const GateArgs& gate, const VariantResult& result) {
 // A verdict an outcome can have: a run's or a row's, or the name of a
 // property whose violation is meant.
 bool KnownVerdict(const std::string& verdict) {
-  for (const char* known :
-       {"ok", "violation", "incomplete", "not found", "not applicable"}) {
+  for (const char* known : {"ok", "violation", "incomplete", "not found",
+                            "not applicable", "not run", "budget"}) {
     if (verdict == known) return true;
   }
   if (model::FindInvariant(verdict) != nullptr) return true;
@@ -157,8 +157,22 @@ Result<Expectation> ParseExpectation(std::string_view text) {
   if (!KnownVerdict(expectation.verdict))
     return Usage("--expect: unknown verdict '" + expectation.verdict +
                  "' (ok, violation, incomplete, not found, not applicable, "
-                 "or an invariant's or goal's name)");
+                 "not run, budget, or an invariant's or goal's name)");
   return expectation;
+}
+
+Status CheckExpectationName(std::string_view name) {
+  if (name == "verdict" || name == lockstep::kImplementationMatchesModel ||
+      name == engine::kLivenessName ||
+      model::FindInvariant(std::string(name)) != nullptr)
+    return Status::Ok();
+  for (const model::Goal& goal : model::AllGoals()) {
+    if (name == goal.name) return Status::Ok();
+  }
+  return Usage("--expect: check decides no '" + std::string(name) +
+               "' (verdict, an invariant, a goal, " +
+               std::string(engine::kLivenessName) + " or " +
+               std::string(lockstep::kImplementationMatchesModel) + ")");
 }
 
 bool Meets(const Expectation& expected, std::string_view verdict,
@@ -244,11 +258,14 @@ std::vector<Flag> GateFlags(GateOptions* options) {
       Valued("--expect", "NAME=VERDICT",
              "pin an outcome (repeatable): NAME is an invariant, a goal,\n"
              "CompactedGenerationsEventuallyRetire, ImplementationMatchesModel"
-             "\nor `verdict`; VERDICT is ok, violation, incomplete or an\n"
+             "\nor `verdict` (another name is refused before the search);\n"
+             "VERDICT is any verdict the tool prints (ok, violation,\n"
+             "incomplete, not found, not applicable, not run, budget) or an\n"
              "invariant's name. Exit 0 when every one is met, else 1",
              [options](std::string_view text) -> Status {
                MEMWAL_ASSIGN_OR_RETURN(const Expectation expectation,
                                        ParseExpectation(text));
+               MEMWAL_RETURN_IF_ERROR(CheckExpectationName(expectation.name));
                options->expectations.push_back(expectation);
                return Status::Ok();
              }),

@@ -5,9 +5,11 @@
 // --expect NAME=VERDICT pins an outcome. In `check`, NAME is an invariant, a
 // goal, CompactedGenerationsEventuallyRetire, ImplementationMatchesModel, or
 // `verdict` (the run's); in `variants`, NAME is a variant's name. VERDICT is
-// ok, violation or incomplete, or an invariant's name (meaning: a violation of
-// that invariant). With expectations the exit code is 0 when every one is met
-// and 1 otherwise; without, it is the run's.
+// any verdict the tool prints (ok, violation, incomplete, not found, not
+// applicable, not run, budget), or an invariant's name (meaning: a violation
+// of that invariant). In `check`, a NAME check does not decide is refused
+// before the search starts. With expectations the exit code is 0 when every one
+// is met and 1 otherwise; without, it is the run's.
 #ifndef MEMWAL_CHECKER_CLI_EXPECT_H_
 #define MEMWAL_CHECKER_CLI_EXPECT_H_
 
@@ -30,6 +32,11 @@ struct Expectation {
 
 // "NAME=VERDICT", split at the last '=' (variant names contain '=').
 Result<Expectation> ParseExpectation(std::string_view text);
+
+// OK when `name` is something `check` decides: `verdict`, an invariant, a
+// goal, CompactedGenerationsEventuallyRetire or ImplementationMatchesModel;
+// else InvalidArgument naming the misspelling, before any search starts.
+Status CheckExpectationName(std::string_view name);
 
 // Whether an outcome (verdict "ok"/"violation"/"incomplete"/..., and the
 // broken invariant or "") meets `expected`.

@@ -2,7 +2,10 @@
 // help and runners are one table (checker/cli/commands.h); this file only
 // hands argv to it. Whatever the subcommand, standard output must have taken
 // everything it printed (a full disk or /dev/full is exit 2, not a silent 0),
-// and running out of memory is exit 2 with one line, not an abort.
+// and running out of memory on any thread is the memory-limit budget
+// (base/memory.h): exit 3 with the partial report, or, when not even that
+// could be made, exit 3 with one line; never an abort.
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -10,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "base/memory.h"
 #include "base/output_file.h"
 #include "checker/cli/commands.h"
 
@@ -43,7 +47,9 @@ int Finish(int code) {
 // check runs.
 [[noreturn]] void Exit(int code) {
   std::fflush(nullptr);
-#ifdef MEMWAL_LEAK_CHECKED
+// A --coverage build (./memwal coverage, MEMWAL_COVERAGE) exits normally too:
+// gcov writes its counts from an exit handler that quick_exit skips.
+#if defined(MEMWAL_LEAK_CHECKED) || defined(MEMWAL_COVERAGE)
   std::exit(code);
 #else
   std::quick_exit(code);
@@ -53,14 +59,24 @@ int Finish(int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // The one place an exception is caught: the standard library's allocation
-  // failure, which project code cannot turn into a Status at every `new`.
-  int code = 2;
-  try {
-    code = Finish(memwal::checker::cli::RunMemwalCheck(
-        std::vector<std::string>(argv + 1, argv + argc), std::cout, std::cerr));
-  } catch (const std::bad_alloc&) {
-    std::fputs("memwal-check: out of memory\n", stderr);
+  // A file size limit (ulimit -f) makes a write fail with EFBIG, reported as
+  // any full disk is, instead of killing the process halfway through a file.
+  std::signal(SIGXFSZ, SIG_IGN);
+  memwal::InstallMemoryReserve();
+  int code = 3;
+  // The main thread's outermost frame: the standard library's allocation
+  // failure, which project code cannot turn into a Status at every `new`,
+  // once the reserve is spent.
+  if (!memwal::CatchMemoryExhaustion([&] {
+        code = Finish(memwal::checker::cli::RunMemwalCheck(
+            std::vector<std::string>(argv + 1, argv + argc), std::cout,
+            std::cerr));
+      })) {
+    std::fputs(
+        "memwal-check: out of memory (memory-limit): stopped before a report "
+        "could be made\n",
+        stderr);
+    code = 3;
   }
   Exit(code);
 }

@@ -1,4 +1,4 @@
-// Delta debugging of counterexamples (checker/minimize.h).
+// Delta debugging of counterexamples (checker/cli/minimize.h).
 #include "checker/cli/minimize.h"
 
 #include <algorithm>
@@ -336,9 +336,8 @@ int RunMinimizeCommand(const std::vector<std::string>& args, std::ostream& out,
         Escaped(input.invariant)));
   }
   const Minimized result = Minimize(input);
-  std::error_code error;
-  std::filesystem::create_directories(parsed->out_dir, error);
-  if (error) return fail(Status::IoError("cannot create " + parsed->out_dir));
+  if (const Status made = MakeOutputDirectory(parsed->out_dir); !made.ok())
+    return fail(made);
   const std::string path = (std::filesystem::path(parsed->out_dir) /
                             (input.invariant + ".min.trace.json"))
                                .string();

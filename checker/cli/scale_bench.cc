@@ -1,4 +1,4 @@
-// `bench --distributed` (checker/scale_bench.h).
+// `bench --distributed` (checker/cli/scale_bench.h).
 #include "checker/cli/scale_bench.h"
 
 #include <unistd.h>
@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "base/json_input.h"
 #include "checker/lockstep/lockstep.h"
 #include "model/actions.h"
 #include "model/bounds.h"
@@ -54,7 +55,8 @@ Run RunRanks(int ranks, const std::string& bounds, std::ostream& err) {
   run.wall_s = Now() - began;
   std::error_code ignored;
   std::filesystem::remove_all(out_dir, ignored);
-  run.report = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const Result<json> report = ParseJsonInput(text);
+  run.report = report.ok() ? *report : json(json::value_t::discarded);
   run.ok = run.report.is_object() && run.report.contains("distributed");
   if (!run.ok) err << "memwal-check bench: no report from: " << command << "\n";
   return run;

@@ -1,4 +1,4 @@
-// The variants table (checker/variants.h).
+// The variants table (checker/cli/variants.h).
 #include "checker/cli/variants.h"
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "base/output_file.h"
 #include "checker/cli/check.h"
 #include "checker/cli/cli.h"
 #include "checker/cli/commands.h"
@@ -101,10 +102,7 @@ Result<std::string> WriteTrace(const std::string& dir, const std::string& file,
                                const std::string& detail,
                                std::optional<std::size_t> loop,
                                std::optional<std::size_t> window) {
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error)
-    return Status::IoError("cannot create " + dir + ": " + error.message());
+  MEMWAL_RETURN_IF_ERROR(MakeOutputDirectory(dir));
   const std::string path = (std::filesystem::path(dir) / file).string();
   const report::LockstepTrace trace{
       .trace = report::Trace{.config = setup.config,
@@ -127,7 +125,9 @@ void CheckLivenessAfter(const lockstep::LockstepSetup& setup,
                         const RunSettings& settings, VariantResult* result) {
   const auto start = std::chrono::steady_clock::now();
   const engine::LivenessResult live =
-      engine::CheckLiveness(setup.config, settings.search.max_states);
+      engine::CheckLiveness(setup.config, settings.liveness_max_states > 0
+                                              ? settings.liveness_max_states
+                                              : settings.search.max_states);
   result->seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -299,8 +299,12 @@ VariantRow RunVariant(const Variant& variant, const RunSettings& settings) {
     return row;
   }
   RunSettings run = settings;
+  if (variant.bug && !settings.max_states_given) {
+    run.liveness_max_states = run.search.max_states;
+    run.search.max_states = std::min(run.search.max_states, kBugSearchStates);
+  }
   if (variant.bug && run.search.time_limit_s == 0)
-    run.search.time_limit_s = kBugSearchSeconds;
+    run.search.time_limit_s = kBugSafetySeconds;
   const VariantResult result =
       RunOne(variant.setup, run, DirName(variant.name));
   row.verdict = VerdictText(result.verdict);
@@ -315,6 +319,16 @@ VariantRow RunVariant(const Variant& variant, const RunSettings& settings) {
   row.trace_file =
       result.min_trace_file.empty() ? result.trace_file : result.min_trace_file;
   row.write_error = result.write_error;
+  if (result.verdict != engine::Verdict::kViolation &&
+      (result.stopped_by == "time-limit" ||
+       result.stopped_by == "memory-limit")) {
+    // A safety stop decides nothing: its row is the same on no two machines.
+    row.verdict = "budget";
+    row.invariant = "stopped by the wall-clock or memory safety stop (" +
+                    BudgetText(result.stopped_by, run.search) +
+                    "), not a verdict";
+    return row;
+  }
   if (variant.bug && result.verdict != engine::Verdict::kViolation) {
     row.verdict = "not found";
     row.invariant = result.verdict == engine::Verdict::kOk
@@ -416,8 +430,8 @@ std::vector<Flag> VariantsFlags::Flags() {
              }));
   flags.push_back(
       Valued("--expect", "NAME=V",
-             "pin a variant's verdict (ok, violation, incomplete, not found)\n"
-             "or broken invariant; exit 1 when one is not met",
+             "pin a variant's verdict (ok, violation, incomplete, not found,\n"
+             "not run, budget) or broken invariant; exit 1 when one is not met",
              [this](std::string_view text) -> Status {
                MEMWAL_ASSIGN_OR_RETURN(const Expectation expectation,
                                        ParseExpectation(std::string(text)));
@@ -437,12 +451,11 @@ Result<VariantsArgs> ParseVariantsArgs(const std::vector<std::string>& args) {
   if (parsed.run.impl_only_bugs != 0)
     return Status::InvalidArgument(
         "--impl-bug belongs to check; variants runs every bug row itself");
-  if (parsed.run.walks_given && parsed.run.order != engine::Order::kRandom)
-    return Status::InvalidArgument("--walks and --depth need --mode random");
   if (parsed.run.keep_going)
     return Status::InvalidArgument(
         "--continue belongs to check; a variants row reports one verdict");
-  MEMWAL_RETURN_IF_ERROR(CheckBugsApply(parsed.check.config, 0));
+  // check's own refusals: one function for check, compare and variants.
+  MEMWAL_RETURN_IF_ERROR(RefuseContradictions(parsed.check, parsed.run));
   if (parsed.check.json && parsed.markdown)
     return Status::InvalidArgument("--json and --markdown exclude each other");
   return parsed;
@@ -462,6 +475,11 @@ std::string VariantsAbout() {
          "prints one table. Every other option is\ncheck's and applies to "
          "every row; --html DIR writes DIR/variants.html and one\npage per "
          "counterexample.\n"
+         "Budgets are in states: a bug row searches at most 2,000,000 states "
+         "(--max-states N\nreplaces that) and reads `not found` only when "
+         "that budget or a complete search\nended it; wall-clock time "
+         "(--time-limit, else 900 s per bug row) is only a\nsafety stop, "
+         "whose row reads `budget`.\n"
          "Exit 0 done (with --expect: every expectation met), 1 an unmet "
          "expectation,\n2 bad usage, 3 a budget stopped a row.\n";
 }
@@ -485,7 +503,8 @@ int RunVariantsCommand(const std::vector<std::string>& args, std::ostream& out,
                                 .depth = parsed->run.depth},
       .liveness = parsed->run.liveness,
       .minimize = parsed->minimize,
-      .out_dir = check.out_dir};
+      .out_dir = check.out_dir,
+      .max_states_given = check.explore.liveness_max_states != UINT64_MAX};
   std::vector<Variant> variants = AllVariants(check.config);
   engine::CatchInterrupts();
   for (const std::string& name : parsed->only) {
@@ -493,7 +512,18 @@ int RunVariantsCommand(const std::vector<std::string>& args, std::ostream& out,
         std::any_of(variants.begin(), variants.end(),
                     [&](const Variant& v) { return v.name == name; });
     if (!known) {
-      err << "memwal-check variants: unknown variant '" << name << "'\n";
+      err << "memwal-check variants: unknown variant '" << Escaped(name)
+          << "'\n";
+      return kExitUsage;
+    }
+  }
+  for (const Expectation& expected : parsed->expectations) {
+    const bool known =
+        std::any_of(variants.begin(), variants.end(),
+                    [&](const Variant& v) { return v.name == expected.name; });
+    if (!known) {
+      err << "memwal-check variants: --expect: unknown variant '"
+          << expected.name << "'\n";
       return kExitUsage;
     }
   }
@@ -514,7 +544,8 @@ int RunVariantsCommand(const std::vector<std::string>& args, std::ostream& out,
     }
     variant.setup.seed = check.seed;
     rows.push_back(RunVariant(variant, settings));
-    incomplete = incomplete || rows.back().verdict == "incomplete";
+    incomplete = incomplete || rows.back().verdict == "incomplete" ||
+                 rows.back().verdict == "budget";
     outcomes.push_back(NamedOutcome{rows.back().variant, rows.back().verdict,
                                     rows.back().invariant});
   }

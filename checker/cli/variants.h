@@ -5,7 +5,7 @@
 //
 // Per variant: a search (lockstep unless --model-only), the liveness check
 // after a clean search (unless --no-liveness), and the counterexample's
-// minimization (checker/minimize.h). Every counterexample is written under
+// minimization (checker/cli/minimize.h). Every counterexample is written under
 // --out DIR as <variant>/<invariant>.trace.json (as found) and
 // <variant>/<invariant>.min.trace.json (minimized).
 //
@@ -18,12 +18,16 @@
 // foreign when model::RequiredEnv says so); under --model-only its row reads
 // "not run". Every verdict comes from a run of this invocation: a bug row is
 // "violation" when the search finds it, else "not found" with what the search
-// covered (a bug search stops after kBugSearchSeconds unless --time-limit
-// says otherwise).
+// covered. Budgets are in states, so that a verdict is the same on any
+// machine: a bug search stops after kBugSearchStates distinct states unless
+// --max-states says otherwise ("not found", with the budget named). Wall-clock
+// time is only a safety stop (kBugSafetySeconds, or --time-limit): a row it
+// ends reads "budget", never "not found" or "ok".
 #ifndef MEMWAL_CHECKER_CLI_VARIANTS_H_
 #define MEMWAL_CHECKER_CLI_VARIANTS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -44,8 +48,10 @@ struct Variant {
   bool bug = false;  // a known-bug row: "violation" or "not found"
 };
 
-// How long a bug row searches when --time-limit is not given.
-inline constexpr double kBugSearchSeconds = 60;
+// How many distinct states a bug row searches when --max-states is not given.
+inline constexpr uint64_t kBugSearchStates = 2'000'000;
+// The wall-clock safety stop of a bug row when --time-limit is not given.
+inline constexpr double kBugSafetySeconds = 900;
 
 // The variants for `base`, in table order: default, protocols, read modes, gc
 // modes, bugs (spec section 8 order).
@@ -56,7 +62,10 @@ struct RunSettings {
   engine::Options search{};
   bool liveness = true;
   bool minimize = true;
-  std::string out_dir{};  // empty: write nothing
+  std::string out_dir{};          // empty: write nothing
+  bool max_states_given = false;  // --max-states: no kBugSearchStates
+  // The liveness pass's budget; 0: search.max_states.
+  uint64_t liveness_max_states = 0;
 };
 
 struct VariantResult {
@@ -108,7 +117,7 @@ std::string VariantsText(const std::vector<VariantRow>& rows);
 std::string VariantsMarkdown(const std::vector<VariantRow>& rows);
 // An array of objects with keys variant, verdict, invariant, states, seconds,
 // counterexample_steps (null when there is none) and trace_file (null when
-// none was written), as checker/report.h's RenderVariantsPage reads them.
+// none was written), as checker/report/report.h's RenderVariantsPage reads them.
 std::string VariantsJson(const std::vector<VariantRow>& rows);
 
 // `memwal-check variants [check's bound/switch/budget options] [--only NAME]...

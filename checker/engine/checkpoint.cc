@@ -11,6 +11,9 @@
 #include <sstream>
 #include <vector>
 
+#include "base/input_file.h"
+#include "base/output_file.h"
+
 namespace memwal::checker::engine {
 namespace {
 
@@ -40,22 +43,18 @@ Status SyncPath(const std::string& path, bool directory) {
   return Status::Ok();
 }
 
+// The output writer's rule (base/output_file.h): a FIFO, a device or a
+// symlink at `path` is refused, never written through or replaced; the bytes
+// go to a fresh temporary file, fsynced, renamed over `path`, and the
+// directory is fsynced. A full disk is an error, never a short file.
 Status WriteSynced(const std::string& path, std::string_view bytes) {
-  {
-    std::ofstream file(path, std::ios::binary | std::ios::trunc);
-    file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    file.close();
-    if (!file) return Status::IoError("cannot write " + path);
-  }
-  return SyncPath(path, false);
+  return WriteOutputFile(path, bytes);
 }
 
+// The input reader's rule (base/input_file.h): opened without blocking and
+// refused unless a regular file.
 Result<std::string> ReadWhole(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Status::IoError("cannot read " + path);
-  std::ostringstream bytes;
-  bytes << file.rdbuf();
-  return bytes.str();
+  return ReadInputFile(path, SIZE_MAX);
 }
 
 // The same status on every rank: the first failing rank's message.
@@ -117,13 +116,15 @@ Status WriteSnapshot(Comm& comm, const std::string& dir, uint64_t config_hash,
   const std::string file = "rank-" + std::to_string(comm.rank());
   Status status = Status::Ok();
   if (comm.rank() == 0) {
+    status = MakeOutputDirectory(dir);
     std::error_code error;
-    fs::create_directories(dir, error);
-    fs::remove_all(temp, error);
-    fs::create_directories(temp, error);
-    if (error)
-      status =
-          Status::IoError("cannot create " + temp + ": " + error.message());
+    if (status.ok()) {
+      fs::remove_all(temp, error);
+      fs::create_directory(temp, error);
+      if (error)
+        status =
+            Status::IoError("cannot create " + temp + ": " + error.message());
+    }
   }
   MEMWAL_RETURN_IF_ERROR(Agree(comm, status));
   status = WriteSynced((fs::path(temp) / file).string(), payload);
@@ -138,13 +139,23 @@ Status WriteSnapshot(Comm& comm, const std::string& dir, uint64_t config_hash,
       manifest << "rank-" << r << " " << sizes[r] << " " << sums[r] << "\n";
     std::string text = manifest.str();
     text += "checksum " + std::to_string(Checksum64(text)) + "\n";
-    const std::string final_dir =
-        (fs::path(dir) / ("snapshot-" + LevelName(level))).string();
+    // A name no snapshot has: the snapshot CURRENT names may be of this very
+    // level (a resumed run snapshots the level it resumed at), and it must
+    // stay whole until CURRENT names the new one.
+    std::string final_name = "snapshot-" + LevelName(level);
+    std::error_code exists_error;
+    for (int copy = 2; fs::exists(
+             fs::symlink_status(fs::path(dir) / final_name, exists_error));
+         ++copy)
+      final_name = "snapshot-" + LevelName(level) + "-" + std::to_string(copy);
+    const std::string final_dir = (fs::path(dir) / final_name).string();
     status = WriteSynced((fs::path(temp) / "MANIFEST").string(), text);
     if (status.ok()) status = SyncPath(temp, true);
+    // CURRENT is checked before the snapshot directory takes the name: a
+    // FIFO or symlink there is refused, and nothing is renamed.
+    if (status.ok()) status = CheckOutputPath((fs::path(dir) / "CURRENT"));
     std::error_code error;
     if (status.ok()) {
-      fs::remove_all(final_dir, error);
       fs::rename(temp, final_dir, error);
       if (error)
         status =
@@ -152,23 +163,15 @@ Status WriteSnapshot(Comm& comm, const std::string& dir, uint64_t config_hash,
     }
     if (status.ok()) status = SyncPath(dir, true);
     const std::string current = (fs::path(dir) / "CURRENT").string();
-    if (status.ok())
-      status =
-          WriteSynced(current + ".tmp", "snapshot-" + LevelName(level) + "\n");
-    if (status.ok()) {
-      fs::rename(current + ".tmp", current, error);
-      if (error)
-        status = Status::IoError("cannot rename " + current + ": " +
-                                 error.message());
-    }
-    if (status.ok()) status = SyncPath(dir, true);
+    if (status.ok()) status = WriteSynced(current, final_name + "\n");
     if (status.ok()) {
       // Older snapshots (and abandoned temporary directories).
       for (const fs::directory_entry& entry :
            fs::directory_iterator(dir, error)) {
         const std::string name = entry.path().filename().string();
         if (entry.path() != fs::path(final_dir) &&
-            (name.starts_with("snapshot-") || name.starts_with(".tmp-")))
+            (name.starts_with("snapshot-") || name.starts_with(".tmp-") ||
+             name.starts_with(".CURRENT.tmp-")))
           fs::remove_all(entry.path(), error);
       }
     }
@@ -182,16 +185,20 @@ Result<Snapshot> ReadSnapshot(Comm& comm, const std::string& dir,
   auto read = [&]() -> Status {
     const std::string where = "snapshot " + dir;
     Result<std::string> current = ReadWhole((fs::path(dir) / "CURRENT"));
-    if (!current.ok())
+    if (!current.ok() && current.status().code() == StatusCode::kNotFound)
       return Status::InvalidArgument(where + " has no CURRENT: not a snapshot");
+    if (!current.ok())
+      return Status::InvalidArgument(where + ": " + current.status().message());
     std::string name = *current;
     while (!name.empty() && name.back() == '\n') name.pop_back();
     if (name.find('/') != std::string::npos || !name.starts_with("snapshot-"))
       return Status::Corruption(where + ": CURRENT is corrupt");
     const fs::path snap = fs::path(dir) / name;
     Result<std::string> manifest = ReadWhole((snap / "MANIFEST").string());
-    if (!manifest.ok())
+    if (!manifest.ok() && manifest.status().code() == StatusCode::kNotFound)
       return Status::Corruption(where + ": " + name + "/MANIFEST is missing");
+    if (!manifest.ok())
+      return Status::Corruption(where + ": " + manifest.status().message());
     const std::size_t sum_at = manifest->rfind("checksum ");
     if (sum_at == std::string::npos ||
         manifest->substr(sum_at) !=
@@ -229,6 +236,8 @@ Result<Snapshot> ReadSnapshot(Comm& comm, const std::string& dir,
     }
     Result<std::string> payload =
         ReadWhole((snap / ("rank-" + std::to_string(comm.rank()))).string());
+    if (!payload.ok() && payload.status().code() != StatusCode::kNotFound)
+      return Status::Corruption(where + ": " + payload.status().message());
     if (!payload.ok() || payload->size() != size || Checksum64(*payload) != sum)
       return Status::Corruption(where + ": rank-" +
                                 std::to_string(comm.rank()) +

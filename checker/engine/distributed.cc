@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "base/memory.h"
 #include "checker/engine/checkpoint.h"
 #include "checker/engine/interrupt.h"
 #include "checker/engine/packed.h"
@@ -212,6 +213,7 @@ void LevelEngine::CheckBudget() {
   if (Interrupted()) reason = kInterrupted;
   if (options_.time_limit_s > 0 && Now() - start_ > options_.time_limit_s)
     reason = kTimeLimit;
+  if (MemoryExhausted()) reason = kMemoryLimit;
   if (options_.memory_limit_mb > 0 &&
       ResidentMegabytes() > options_.memory_limit_mb)
     reason = kMemoryLimit;
@@ -412,6 +414,7 @@ bool LevelEngine::Level() {
       }
     };
     workers_.Run([&](int) { work(); });
+    if (MemoryExhausted()) CheckBudget();
   }
   const uint64_t stop = comm_.AllReduce(stop_.load(), Reduce::kMax);
   if (stop != kRunning) {

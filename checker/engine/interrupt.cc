@@ -1,4 +1,4 @@
-// Interrupts as a budget (checker/interrupt.h).
+// Interrupts as a budget (checker/engine/interrupt.h).
 #include "checker/engine/interrupt.h"
 
 #include <signal.h>

@@ -7,6 +7,7 @@
 #include <map>
 #include <thread>
 
+#include "base/memory.h"
 #include "checker/engine/fair_cycles.h"
 #include "checker/engine/interrupt.h"
 #include "checker/engine/packed.h"
@@ -18,6 +19,13 @@
 
 namespace memwal::checker::engine {
 namespace {
+
+// The memory budget: --memory-limit's resident megabytes, or an allocation
+// that failed (base/memory.h).
+bool OverMemory(const LivenessOptions& options) {
+  return MemoryExhausted() || (options.memory_limit_mb > 0 &&
+                               ResidentMegabytes() > options.memory_limit_mb);
+}
 
 using model::Action;
 using model::State;
@@ -309,9 +317,7 @@ bool HasFairCycle(const FairGraph& graph, const EdgeFrames& edge_frame,
         lifted_peak = std::max(lifted_peak, product.graph.bytes() +
                                                 product.origin.capacity() * 4 +
                                                 product_scratch);
-        if (options.memory_limit_mb > 0 &&
-            ResidentMegabytes() > options.memory_limit_mb)
-          *over_budget = true;
+        if (OverMemory(options)) *over_budget = true;
       },
       scratch);
   *scratch += lifted_peak;
@@ -451,9 +457,14 @@ void ExpandLayerChunk(const model::Config& config, const Frames& frames,
   }
   std::vector<std::thread> pool;
   const std::size_t per = (count + workers - 1) / workers;
-  for (std::size_t w = 1; w < workers; ++w)
-    pool.emplace_back(slice, std::min(count, w * per),
-                      std::min(count, (w + 1) * per));
+  for (std::size_t w = 1; w < workers; ++w) {
+    const std::size_t begin = std::min(count, w * per);
+    const std::size_t end = std::min(count, (w + 1) * per);
+    // The thread's outermost frame (base/memory.h).
+    pool.emplace_back([&slice, begin, end] {
+      (void)CatchMemoryExhaustion([&] { slice(begin, end); });
+    });
+  }
   slice(0, std::min(count, per));
   for (std::thread& worker : pool) worker.join();
 }
@@ -517,8 +528,7 @@ Sweep SweepLayers(const model::Config& config, const LivenessOptions& options,
         sweep.stopped_by = InterruptName().data();
         return SweepEnd::kStopped;
       }
-      if (options.memory_limit_mb > 0 &&
-          ResidentMegabytes() > options.memory_limit_mb) {
+      if (OverMemory(options)) {
         sweep.stopped_by = "memory-limit";
         return SweepEnd::kStopped;
       }
@@ -536,6 +546,10 @@ Sweep SweepLayers(const model::Config& config, const LivenessOptions& options,
       expansions.resize(count);
       ExpandLayerChunk(config, frames, windowed, records, options.threads,
                        &expansions);
+      if (MemoryExhausted()) {  // a thread ended its slice early
+        sweep.stopped_by = "memory-limit";
+        return SweepEnd::kStopped;
+      }
       for (uint32_t k = 0; k < count; ++k) {
         const LayerExpansion& expansion = expansions[k];
         out.clear();
@@ -733,8 +747,29 @@ LivenessResult CheckLiveness(const model::Config& config, uint64_t max_states) {
 // the concrete graph is a fair cycle of the product of an SCC with the
 // permutations (Lift), which is a copy of that part of the concrete graph;
 // only SCCs without goal states that MayLiftFair are lifted.
+namespace {
+LivenessResult CheckLivenessOnce(const model::Config& config,
+                                 const LivenessOptions& options);
+}  // namespace
+
+// Running out of memory (base/memory.h) anywhere in the check stops it as the
+// memory limit does.
 LivenessResult CheckLiveness(const model::Config& config,
                              const LivenessOptions& options) {
+  LivenessResult result;
+  const bool ran = CatchMemoryExhaustion(
+      [&] { result = CheckLivenessOnce(config, options); });
+  if (!ran) {
+    result = LivenessResult{};
+    result.complete = false;
+    result.stopped_by = "memory-limit";
+  }
+  return result;
+}
+
+namespace {
+LivenessResult CheckLivenessOnce(const model::Config& config,
+                                 const LivenessOptions& options) {
   LivenessResult result;
   const Frames frames(config, options.symmetry);
   const bool reduced = frames.size() > 1;
@@ -848,8 +883,7 @@ LivenessResult CheckLiveness(const model::Config& config,
     }
     if ((++expanded & 1023) == 0 && Interrupted())
       return stop(InterruptName().data());
-    if ((expanded & 1023) == 0 && options.memory_limit_mb > 0 &&
-        ResidentMegabytes() > options.memory_limit_mb)
+    if ((expanded & 1023) == 0 && OverMemory(options))
       return stop("memory-limit");
     EnabledSteps(config, state, windowed, &actions);
     out.clear();
@@ -910,8 +944,7 @@ LivenessResult CheckLiveness(const model::Config& config,
           lifted_peak = std::max(
               lifted_peak, product.graph.bytes() +
                                product.origin.capacity() * 4 + product_scratch);
-          if (options.memory_limit_mb > 0 &&
-              ResidentMegabytes() > options.memory_limit_mb) {
+          if (OverMemory(options)) {
             over_budget = true;
             return;
           }
@@ -1020,6 +1053,7 @@ LivenessResult CheckLiveness(const model::Config& config,
   result.note = Explain(config, result.states_on_trace[result.loop], cycle);
   return result;
 }
+}  // namespace
 
 Status CheckLasso(const model::Config& config, const std::vector<Action>& trace,
                   std::size_t loop, std::optional<std::size_t> window,
@@ -1101,6 +1135,32 @@ Status LassoStates(const model::Config& config,
   states->push_back(at);
   return Status::Ok();
 }
+
+namespace {
+
+// A weakly fair action `state` enables that the implementation (`world`,
+// left untouched) refuses, as an ImplementationMatchesModel finding.
+std::optional<lockstep::Finding> FairActionRefused(const model::Config& config,
+                                                   const State& state,
+                                                   const impl::World& world) {
+  std::vector<Action> actions;
+  model::EnabledActions(config, state, &actions);
+  for (const Action& action : actions) {
+    if (FairClass(action) == kNoClass) continue;
+    if (std::holds_alternative<model::Commit>(action)) continue;  // any slot
+    impl::World copy = world;
+    const Result<model::Outcome> tried = lockstep::ApplyToWorld(action, &copy);
+    if (tried.ok()) continue;
+    return lockstep::Finding{
+        std::string(lockstep::kImplementationMatchesModel),
+        "the implementation refuses " + model::ToString(action) +
+            ", a weakly fair action the model enables on the cycle: " +
+            tried.status().ToString()};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 Result<LassoReplay> ReplayLassoOnImplementation(
     const lockstep::LockstepSetup& setup, const std::vector<Action>& trace,
@@ -1194,9 +1254,33 @@ Result<LassoReplay> ReplayLassoOnImplementation(
         retirable = retirable || *answer;
       }
     }
-    if (retirable) ++replay.retirable_on_impl;
+    if (retirable && replay.retirable_on_impl++ == 0)
+      replay.first_retirable_step = j + 1;
+    // The fair actions the model enables here, the implementation must too.
+    if (std::optional<lockstep::Finding> refused =
+            FairActionRefused(raised.config, after, world)) {
+      replay.finding = std::move(refused);
+      return replay;
+    }
   }
   return replay;
+}
+
+std::string LassoReplay::Parting() const {
+  if (Reproduced()) return "";
+  if (finding) {
+    return "at step " + std::to_string(step) + " of the replay (" +
+           std::to_string(unrolled.size()) + " steps: the stem and " +
+           std::to_string(turns) +
+           " turn(s) of the cycle) the implementation " +
+           "disagrees: " + finding->invariant + ": " + finding->detail;
+  }
+  if (turns == 0) return "no whole turn of the cycle was replayed";
+  return "at step " + std::to_string(first_retirable_step) +
+         " of the replay the implementation's persisted state has a stuck "
+         "generation of " +
+         stuck + " retirable (" + std::to_string(retirable_on_impl) + " of " +
+         std::to_string(checked) + " states along the cycle)";
 }
 
 }  // namespace memwal::checker::engine

@@ -132,15 +132,28 @@ Status LassoStates(const model::Config& config,
 // model's maximum, and the stem plus as many whole turns of the cycle as
 // those fit are driven in lockstep. After every step of a turn the
 // implementation's persisted state is asked whether each generation stuck at
-// the loop state is retirable (impl::World::Retirable).
+// the loop state is retirable (impl::World::Retirable), and every weakly
+// fair action the model enables there is tried on a copy of the World, which
+// must accept it (the refusals check the other direction): the same fair
+// actions enabled and not taken.
 struct LassoReplay {
   std::vector<model::Action> unrolled{};  // stem, then `turns` cycles
   std::size_t turns = 0;
   std::optional<lockstep::Finding> finding{};  // a disagreement, if any
   std::size_t step = 0;                        // its step (1-based)
   std::string stuck{};                         // "(s,g), ..." at the loop state
-  std::size_t checked = 0;            // cycle steps whose state was asked
-  std::size_t retirable_on_impl = 0;  // of those, states where one was
+  std::size_t checked = 0;               // cycle steps whose state was asked
+  std::size_t retirable_on_impl = 0;     // of those, states where one was
+  std::size_t first_retirable_step = 0;  // the first such state's step
+
+  // The implementation reproduces the lasso: stem and at least one turn in
+  // lockstep, no disagreement, the same fair actions enabled, and no stuck
+  // generation retirable on its persisted state along the cycle.
+  bool Reproduced() const {
+    return !finding && turns > 0 && retirable_on_impl == 0;
+  }
+  // Where the implementation and the model part (empty if reproduced).
+  std::string Parting() const;
 };
 Result<LassoReplay> ReplayLassoOnImplementation(
     const lockstep::LockstepSetup& setup,

@@ -14,9 +14,11 @@
 #include <new>
 #include <thread>
 
+#include "base/memory.h"
 #include "checker/engine/interrupt.h"
 #include "checker/engine/packed.h"
 #include "checker/engine/step.h"
+#include "impl/blob_cache.h"
 #include "model/invariants.h"
 
 namespace memwal::checker::engine {
@@ -47,47 +49,11 @@ class Clock {
 
 // ---- running out of memory ----
 //
-// A reserve allocated when a search starts. When an allocation fails, the new
-// handler releases it and raises the flag, so the allocation is retried and
-// succeeds, and the search stops at its next budget check with the memory
-// limit as the reason. A second failure after that has no reserve left: the
-// handler is removed and the allocation fails as usual.
-constexpr std::size_t kReserveBytes = std::size_t{64} << 20;
-std::atomic<bool> out_of_memory{false};
-std::mutex reserve_lock;
-char* reserve = nullptr;
-
-void ReleaseReserve() {
-  std::lock_guard<std::mutex> lock(reserve_lock);
-  out_of_memory.store(true);
-  if (reserve == nullptr) {
-    std::set_new_handler(nullptr);
-    return;
-  }
-  delete[] reserve;
-  reserve = nullptr;
-}
-
-class MemoryGuard {
- public:
-  MemoryGuard() {
-    std::lock_guard<std::mutex> lock(reserve_lock);
-    out_of_memory.store(false);
-    if (reserve == nullptr) reserve = new (std::nothrow) char[kReserveBytes];
-    previous_ = std::set_new_handler(&ReleaseReserve);
-  }
-  ~MemoryGuard() {
-    std::lock_guard<std::mutex> lock(reserve_lock);
-    std::set_new_handler(previous_);
-    delete[] reserve;
-    reserve = nullptr;
-  }
-  MemoryGuard(const MemoryGuard&) = delete;
-  MemoryGuard& operator=(const MemoryGuard&) = delete;
-
- private:
-  std::new_handler previous_ = nullptr;
-};
+// base/memory.h: the process's reserve is freed by the first failed
+// allocation, which raises MemoryExhausted(); CheckBudget stops the search
+// with the memory limit as the reason. An allocation that fails after that
+// throws std::bad_alloc, caught at the worker's outermost frame (workers.cc)
+// or around the search (Engine::Run), and the search stops the same way.
 
 // ---- storage ----
 
@@ -224,6 +190,7 @@ struct Walk {
 };
 
 class KeptSet;
+struct Frame;
 
 class Engine {
  public:
@@ -256,6 +223,11 @@ class Engine {
                   PackedList<Slot>* next);
   void RunBfs(const State& root, WorldPtr world);
   void RunDfs(const State& root, WorldPtr world);
+  void PushFrame(std::vector<Frame>* path, std::size_t* size,
+                 const State& state, WorldPtr world, uint32_t node,
+                 int depth) const;
+  std::optional<uint32_t> TakeDfsStep(const Frame& top, Step* next,
+                                      std::string* key);
   void RunRandom(const State& root, const impl::World* world);
   Walk RunWalk(const State& root, const impl::World* world,
                uint64_t walk) const;
@@ -322,7 +294,7 @@ void Engine::Expand(const State& from, const impl::World* world,
 
 void Engine::CheckBudget() {
   if (Interrupted()) Stop(kInterrupted);
-  if (out_of_memory.load(std::memory_order_relaxed)) Stop(kMemoryLimit);
+  if (MemoryExhausted()) Stop(kMemoryLimit);
   if (options_.time_limit_s > 0 && clock_.Seconds() > options_.time_limit_s)
     Stop(kTimeLimit);
   if (options_.memory_limit_mb > 0 &&
@@ -873,6 +845,8 @@ void Engine::RunBfs(const State& root, WorldPtr world) {
         }
       }
     });
+    // A worker that ran out of memory ended its job early (workers.cc).
+    if (MemoryExhausted()) Stop(kMemoryLimit);
     if (Stopped()) return;
     level.Clear();
     if (direct_) level.Swap(&next);
@@ -880,66 +854,115 @@ void Engine::RunBfs(const State& root, WorldPtr world) {
   }
 }
 
-void Engine::RunDfs(const State& root, WorldPtr world) {
-  PackedList<Slot> stack;
-  std::string packed;
-  std::string key;
-  Pack(root, &packed);
-  stack.Push(packed, Slot{.node = 0, .depth = 0, .world = std::move(world)});
-  std::vector<Action> actions;
+// A depth-first lockstep run's share of the decode caches (impl::CachedEntries
+// in impl/blob_cache.h), restored when the run ends. Its next states are its
+// path's neighbours, so a small share serves it; at the breadth-first sizes
+// the caches held a decoding per state it had passed (small, to its end:
+// 1,095 MB peak resident with 1, 107 MB with 16, 41 MB with 64, 23 MB with
+// 256, and the run took less time as the share fell).
+constexpr std::size_t kDfsCacheDivisor = 256;
+class CacheShare {
+ public:
+  explicit CacheShare(std::size_t divisor)
+      : previous_(impl::cache_divisor.exchange(divisor)) {}
+  ~CacheShare() { impl::cache_divisor.store(previous_); }
+  CacheShare(const CacheShare&) = delete;
+  CacheShare& operator=(const CacheShare&) = delete;
+
+ private:
+  std::size_t previous_;
+};
+
+// A state on the depth-first path: its World (lockstep), its enabled actions
+// and the next of them to take. The path holds one World per state on it,
+// nothing per state off it (a successor's World is stepped when its parent
+// takes the action, kept while the successor is on the path, and dropped when
+// it leaves).
+struct Frame {
   State state;
-  struct Child {
-    std::string packed;
-    Slot slot;
-  };
-  std::vector<Child> children;
-  uint64_t expanded = 0;
-  while (!stack.empty() && !Stopped()) {
-    stack.Unpack(stack.size() - 1, &state);
-    Slot item = std::move(stack.extra(stack.size() - 1));
-    stack.PopBack();
-    if ((++expanded & 63) == 0) {
+  uint32_t node = 0;
+  int depth = 0;
+  WorldPtr world{};
+  std::vector<Action> actions{};
+  std::size_t next = 0;
+};
+
+// Puts `state` (with `world`, reached as trace node `node` at `depth`) on top
+// of the path. The frames above the path's end keep their action lists'
+// capacity for reuse.
+void Engine::PushFrame(std::vector<Frame>* path, std::size_t* size,
+                       const State& state, WorldPtr world, uint32_t node,
+                       int depth) const {
+  if (*size == path->size()) path->emplace_back();
+  Frame& frame = (*path)[(*size)++];
+  frame.state = state;
+  frame.node = node;
+  frame.depth = depth;
+  frame.world = std::move(world);
+  frame.next = 0;
+  model::EnabledActions(setup_.config, frame.state, &frame.actions);
+}
+
+// The successor of the path's top under its next action, stepped into `next`
+// and checked. A new state's checks run once, on its first discoverer's World;
+// a state met before is dropped. Returns the node of a new state to descend
+// to, or nothing (met before, or a finding: the run failed, or the budget:
+// it stopped).
+std::optional<uint32_t> Engine::TakeDfsStep(const Frame& top, Step* next,
+                                            std::string* key) {
+  const Action& action = top.actions[top.next - 1];
+  Expand(top.state, top.world.get(), action, &counters_,
+         /*check_state=*/false, next);
+  if (!next->finding) {
+    if (!seen_.Insert(keying_.Key(next->state, exact() ? key : nullptr), *key))
+      return std::nullopt;
+    next->finding =
+        top.world == nullptr
+            ? CheckModel(next->state)
+            : lockstep::CheckReachedState(setup_, next->state, *next->world);
+  }
+  if (next->finding) {
+    std::vector<Action> trace = traces_.PathTo(top.node);
+    trace.push_back(action);
+    Fail(*next->finding, std::move(trace));
+    return std::nullopt;
+  }
+  const uint32_t node = traces_.Add(top.node, PackAction(action));
+  counters_.CountState(static_cast<std::size_t>(top.depth + 1));
+  result_.stats.depth_max = std::max(result_.stats.depth_max, top.depth + 1);
+  if (seen_.size() >= options_.max_states) Stop(kMaxStates);
+  return node;
+}
+
+// Depth first on one thread: the path's top takes its next action; a new
+// successor goes on top (its actions are taken before the top's next one), and
+// a state whose actions are all taken leaves the path. Memory beyond the seen
+// set and the trace store is one path of states and Worlds.
+void Engine::RunDfs(const State& root, WorldPtr world) {
+  const CacheShare share(world != nullptr ? kDfsCacheDivisor : 1);
+  std::vector<Frame> path;
+  std::size_t size = 0;
+  PushFrame(&path, &size, root, std::move(world), 0, 0);
+  Step next;
+  std::string key;
+  uint64_t taken = 0;
+  while (size > 0 && !Stopped() && result_.verdict != Verdict::kViolation) {
+    Frame& top = path[size - 1];
+    if (top.next == top.actions.size()) {
+      top.world.reset();
+      --size;
+      continue;
+    }
+    ++top.next;
+    if ((++taken & 63) == 0) {
       CheckBudget();
-      ShowStatus(item.depth, stack.size());
+      ShowStatus(top.depth, size);
     }
-    result_.frontier_max =
-        std::max<uint64_t>(result_.frontier_max, stack.size() + 1);
-    model::EnabledActions(setup_.config, state, &actions);
-    children.clear();
-    const uint16_t depth = static_cast<uint16_t>(item.depth + 1);
-    for (const Action& action : actions) {
-      Successor next = Expand(state, item.world.get(), action, &counters_,
-                              /*check_state=*/false);
-      if (!next.finding) {
-        if (!seen_.Insert(keying_.Key(next.state, exact() ? &key : nullptr),
-                          key))
-          continue;
-        next.finding =
-            item.world == nullptr
-                ? CheckModel(next.state)
-                : lockstep::CheckReachedState(setup_, next.state, *next.world);
-      }
-      if (next.finding) {
-        std::vector<Action> trace = traces_.PathTo(item.node);
-        trace.push_back(action);
-        Fail(*next.finding, std::move(trace));
-        return;
-      }
-      const uint32_t node = traces_.Add(item.node, PackAction(action));
-      counters_.CountState(depth);
-      result_.stats.depth_max = std::max<int>(result_.stats.depth_max, depth);
-      Pack(next.state, &packed);
-      children.push_back(Child{
-          packed,
-          Slot{.node = node, .depth = depth, .world = std::move(next.world)}});
-      if (seen_.size() >= options_.max_states) {
-        Stop(kMaxStates);
-        return;
-      }
-    }
-    // The first enabled action is explored first.
-    for (auto it = children.rbegin(); it != children.rend(); ++it)
-      stack.Push(it->packed, std::move(it->slot));
+    const std::optional<uint32_t> node = TakeDfsStep(top, &next, &key);
+    if (!node || Stopped()) continue;
+    const int depth = top.depth + 1;
+    PushFrame(&path, &size, next.state, std::move(next.world), *node, depth);
+    result_.frontier_max = std::max<uint64_t>(result_.frontier_max, size);
   }
 }
 
@@ -1083,21 +1106,23 @@ SearchResult Engine::Finish() {
 }
 
 SearchResult Engine::Run() {
-  MemoryGuard guard;
-  State root;
-  WorldPtr world;
-  if (!Start(&root, &world)) return Finish();
-  switch (options_.order) {
-    case Order::kBfs:
-      RunBfs(root, std::move(world));
-      break;
-    case Order::kDfs:
-      RunDfs(root, std::move(world));
-      break;
-    case Order::kRandom:
-      RunRandom(root, world.get());
-      break;
-  }
+  const bool ran = CatchMemoryExhaustion([&] {
+    State root;
+    WorldPtr world;
+    if (!Start(&root, &world)) return;
+    switch (options_.order) {
+      case Order::kBfs:
+        RunBfs(root, std::move(world));
+        break;
+      case Order::kDfs:
+        RunDfs(root, std::move(world));
+        break;
+      case Order::kRandom:
+        RunRandom(root, world.get());
+        break;
+    }
+  });
+  if (!ran || MemoryExhausted()) Stop(kMemoryLimit);
   return Finish();
 }
 

@@ -4,8 +4,20 @@
 #include <algorithm>
 
 #include "base/assert.h"
+#include "base/memory.h"
 
 namespace memwal::checker::engine {
+namespace {
+
+// A job's outermost frame: running out of memory on this thread ends the job
+// early with MemoryExhausted() raised (base/memory.h), which the search's
+// budget check turns into its memory-limit stop. An uncaught std::bad_alloc
+// on a worker thread would abort the process.
+void RunJob(const std::function<void(int)>& job, int worker) {
+  (void)CatchMemoryExhaustion([&] { job(worker); });
+}
+
+}  // namespace
 
 Workers::Workers(int threads) : size_(std::max(1, threads)) {
   for (int worker = 1; worker < size_; ++worker)
@@ -23,7 +35,7 @@ Workers::~Workers() {
 
 void Workers::Run(const std::function<void(int)>& job) {
   if (size_ == 1) {
-    job(0);
+    RunJob(job, 0);
     return;
   }
   {
@@ -34,7 +46,7 @@ void Workers::Run(const std::function<void(int)>& job) {
     ++generation_;
   }
   start_.notify_all();
-  job(0);
+  RunJob(job, 0);
   std::unique_lock<std::mutex> lock(mutex_);
   done_.wait(lock, [this] { return running_ == 0; });
   job_ = nullptr;
@@ -51,7 +63,7 @@ void Workers::Loop(int worker) {
       seen = generation_;
       job = job_;
     }
-    (*job)(worker);
+    RunJob(*job, worker);
     {
       std::lock_guard<std::mutex> lock(mutex_);
       --running_;

@@ -10,9 +10,9 @@
 // index name, the compacted_sstables entry (shard and generation) of a marked
 // compaction or a progress commit, the data-pass property of a fenced one,
 // activation, the new segment's fragment bitmap and whether a segment is
-// removed. Not compared (README, ghost fields): the generation an unmarked,
-// unfenced compaction merges (the transaction names no generation; its rows
-// would), new segment uuids by number (fresh uuids, compared by the
+// removed. Not compared (docs/lockstep.md, ghost fields): the generation an
+// unmarked, unfenced compaction merges (the transaction names no generation;
+// its rows would), new segment uuids by number (fresh uuids, compared by the
 // versions once published), and the caller's advance offer (R61).
 #ifndef MEMWAL_CHECKER_LOCKSTEP_INFLIGHT_H_
 #define MEMWAL_CHECKER_LOCKSTEP_INFLIGHT_H_

@@ -1,4 +1,4 @@
-// Lockstep steps and replay (checker/lockstep.h).
+// Lockstep steps and replay (checker/lockstep/lockstep.h).
 #include "checker/lockstep/lockstep.h"
 
 #include <type_traits>

@@ -11,7 +11,7 @@
 //   3. PublishedVersionsLoad after a step that published (below);
 //   4. every model invariant on the implementation's persisted state
 //      (ReadsMissNoRows served by the implementation's own reader), then the
-//      refinement comparison (checker/refinement.h);
+//      refinement comparison (checker/lockstep/refinement.h);
 //   5. every model invariant on the model's successor (the model-only check);
 //   6. the refusals (checker/lockstep/refusals.h): every action the model
 //      disables in the reached state is refused by a copy of the World.

@@ -1,5 +1,5 @@
 // The refinement mapping from impl::World to model terms
-// (checker/refinement.h).
+// (checker/lockstep/refinement.h).
 #include "checker/lockstep/refinement.h"
 
 #include <algorithm>
@@ -30,74 +30,6 @@ std::string VersionLabel(uint64_t number) {
   return "version " + std::to_string(number);
 }
 
-// The model's op kinds an impl op kind may stand for.
-bool OpCompatible(impl::OpKind impl_kind, model::OpKind model_kind,
-                  bool first_version) {
-  using I = impl::OpKind;
-  using M = model::OpKind;
-  switch (impl_kind) {
-    case I::kInit:
-      return model_kind == M::kInit;
-    case I::kAppend:
-      return model_kind == M::kAppend;
-    case I::kDeleteFragment:
-      return model_kind == M::kDeleteFragment;
-    case I::kCompactSsTable:
-      return model_kind == M::kCompactSsTable ||
-             model_kind == M::kForeignCompaction;
-    case I::kUpdateColumns:
-      return model_kind == M::kUpdateColumns;
-    case I::kRewriteFragments:
-      return model_kind == M::kRewriteFragments;
-    case I::kCreateIndex:
-      // The env commits (R60, R62) are CreateIndexes naming no user index.
-      return model_kind == M::kCreateIndex || model_kind == M::kOptimizeIndex ||
-             model_kind == M::kDropIndex || model_kind == M::kForeignHalfSet ||
-             model_kind == M::kResetMemWal || model_kind == M::kDropMemWal ||
-             model_kind == M::kReinstallMemWal;
-    case I::kRecordProgress:
-      return model_kind == M::kRecordProgress;
-    case I::kActivate:
-      return model_kind == M::kActivate;
-    case I::kRestore:
-      return model_kind == M::kRestore;
-    case I::kShallowClone:
-      return first_version;  // the model keeps the cloned head's op
-  }
-  return false;
-}
-
-// The model op kind named after an impl op kind (when the model has no
-// version to borrow the details from).
-model::OpKind DefaultOpKind(impl::OpKind impl_kind) {
-  using I = impl::OpKind;
-  using M = model::OpKind;
-  switch (impl_kind) {
-    case I::kInit:
-    case I::kShallowClone:
-      return M::kInit;
-    case I::kAppend:
-      return M::kAppend;
-    case I::kDeleteFragment:
-      return M::kDeleteFragment;
-    case I::kCompactSsTable:
-      return M::kCompactSsTable;
-    case I::kUpdateColumns:
-      return M::kUpdateColumns;
-    case I::kRewriteFragments:
-      return M::kRewriteFragments;
-    case I::kCreateIndex:
-      return M::kCreateIndex;
-    case I::kRecordProgress:
-      return M::kRecordProgress;
-    case I::kActivate:
-      return M::kActivate;
-    case I::kRestore:
-      return M::kRestore;
-  }
-  return M::kInit;
-}
-
 // `what` names the value in an error; a callable, so that the text is built
 // only when there is one (this runs for every version of every new table).
 template <typename What>
@@ -123,6 +55,12 @@ class UuidNumbering {
       return Unrepresentable("more than 255 segment uuids");
     return it->second;
   }
+  // 0 when `raw` has no number yet.
+  uint8_t Find(const std::string& raw) const {
+    const auto it = numbers_.find(raw);
+    return it == numbers_.end() ? 0 : it->second;
+  }
+  std::size_t size() const { return numbers_.size(); }
 
  private:
   std::map<std::string, uint8_t> numbers_;
@@ -196,9 +134,10 @@ Status AbstractProgress(const model::Config& config,
   return Status::Ok();
 }
 
+// A version's persisted fields in model terms; its op is OpsOf's (below).
 Result<Version> AbstractVersion(const model::Config& config,
-                                const impl::TableVersion& in, int position,
-                                const State& model, UuidNumbering* uuids) {
+                                const impl::TableVersion& in,
+                                UuidNumbering* uuids) {
   Version out;
   const auto label = [&] { return VersionLabel(in.number); };
   MEMWAL_ASSIGN_OR_RETURN(out.number, SmallNumber(in.number, label));
@@ -210,39 +149,34 @@ Result<Version> AbstractVersion(const model::Config& config,
   out.writer_bit = in.writer_bit;
   out.retained = in.retained;
   out.mem_wal_dropped = in.mem_wal_index_uuid.empty();
-  // The op: the model's details when the kinds agree, else the namesake kind.
-  const bool has_model_version = position < model.version_count;
-  if (has_model_version &&
-      OpCompatible(in.op, model.versions[position].op.kind, position == 0)) {
-    out.op = model.versions[position].op;
-  } else {
-    out.op = model::Op{.kind = DefaultOpKind(in.op)};
-  }
   return out;
 }
 
-Status AbstractWal(const model::Config& config, const ImplSnapshot& impl,
+// The WAL's flushed and retired generations (the shard manifests) and the
+// GC's decided, unexecuted retirements.
+Status AbstractWal(const model::Config& config, const impl::WalState& wal,
+                   const std::set<std::pair<uint32_t, uint64_t>>& pending,
                    State* out) {
   const std::size_t shards = static_cast<std::size_t>(config.bounds.shards);
-  if (impl.wal.flushed.size() != shards || impl.wal.retired.size() != shards)
-    return Unrepresentable("the WAL has " +
-                           std::to_string(impl.wal.flushed.size()) + " shards");
+  if (wal.flushed.size() != shards || wal.retired.size() != shards)
+    return Unrepresentable("the WAL has " + std::to_string(wal.flushed.size()) +
+                           " shards");
   out->flushed = {};
   out->retired = {};
   out->pending = 0;
   for (std::size_t s = 0; s < shards; ++s) {
-    if (impl.wal.flushed[s] > model::kGenerationsMax)
+    if (wal.flushed[s] > model::kGenerationsMax)
       return Unrepresentable("shard " + std::to_string(s) + " flushed " +
-                             std::to_string(impl.wal.flushed[s]));
-    out->flushed[s] = static_cast<uint8_t>(impl.wal.flushed[s]);
-    for (const uint64_t g : impl.wal.retired[s]) {
+                             std::to_string(wal.flushed[s]));
+    out->flushed[s] = static_cast<uint8_t>(wal.flushed[s]);
+    for (const uint64_t g : wal.retired[s]) {
       if (g == 0 || g > model::kGenerationsMax)
         return Unrepresentable("shard " + std::to_string(s) + " retired " +
                                std::to_string(g));
       out->retired[s] |= static_cast<model::GenerationSet>(1u << (g - 1));
     }
   }
-  for (const auto& [s, g] : impl.pending) {
+  for (const auto& [s, g] : pending) {
     if (s >= shards || g == 0 || g > model::kGenerationsMax)
       return Unrepresentable("pending retirement (" + std::to_string(s) + "," +
                              std::to_string(g) + ")");
@@ -363,9 +297,20 @@ void DiffSegments(const model::Config& config, const std::string& label,
   }
 }
 
+// "CreateIndex idx_0 covers {0,1}".
+std::string OpLabel(const model::Op& op) {
+  std::string out(model::Name(op.kind));
+  if (op.fragments != 0) out += " fragments " + FormatSet(op.fragments);
+  if (op.index != 0) out += " index " + std::to_string(op.index);
+  if (op.new_covers != 0) out += " new covers " + FormatSet(op.new_covers);
+  if (op.progress_generation != 0)
+    out += " progress (" + std::to_string(op.progress_shard) + "," +
+           std::to_string(op.progress_generation) + ")";
+  return out;
+}
+
 void DiffVersion(const model::Config& config, const Version& impl,
-                 impl::OpKind impl_op, int position, const Version& model,
-                 DiffWriter* out) {
+                 const Version& model, DiffWriter* out) {
   const std::string label = VersionLabel(model.number);
   out->Compare(label + ": number", int{impl.number}, int{model.number});
   out->CompareSets(label + ": live", impl.live, model.live);
@@ -384,10 +329,9 @@ void DiffVersion(const model::Config& config, const Version& impl,
   out->Compare(label + ": retained", impl.retained, model.retained);
   out->Compare(label + ": __lance_mem_wal dropped", impl.mem_wal_dropped,
                model.mem_wal_dropped);
-  if (!OpCompatible(impl_op, model.op.kind, position == 0)) {
-    out->Compare(label + ": op", std::string(impl::OpKindName(impl_op)),
-                 std::string(model::Name(model.op.kind)));
-  }
+  if (!(impl.op == model.op))
+    out->Compare(label + ": op (its transaction file)", OpLabel(impl.op),
+                 OpLabel(model.op));
 }
 
 // Decoded versions by manifest blob. A version's decoding is a function of its
@@ -455,7 +399,12 @@ Result<VersionPtr> ReadVersionCached(const impl::World& world, uint64_t number,
   // The retained flag is part of the decoding: an archived blob is cached
   // with a mark.
   if (blob != nullptr) {
-    if (VersionPtr hit = cache.Find(blob, shards, !retained)) return hit;
+    if (VersionPtr hit = cache.Find(blob, shards, !retained)) {
+      // A hit is the decoding of this very blob: its number and retention.
+      MEMWAL_ASSERT(hit->number == number && hit->retained == retained &&
+                    hit->transaction != nullptr);
+      return hit;
+    }
   }
   MEMWAL_ASSIGN_OR_RETURN(impl::TableVersion decoded,
                           world.ReadVersion(number));
@@ -488,13 +437,26 @@ struct TableEntry {
   std::vector<impl::Blob> keep{};
   Status status = Status::Ok();  // the table could not be decoded
   std::vector<VersionPtr> versions{};
-  // The versions in model terms, each with its namesake op (AbstractVersion
-  // borrows the model's op details when the kinds agree); status: the model
-  // cannot represent them.
+  // The versions in model terms, ops decided by their transaction files
+  // (checker/lockstep/transactions.h); status: the model cannot represent
+  // them.
   Status abstract_status = Status::Ok();
   std::vector<Version> abstract{};
   // Rows per fragment and deleted rows, read from the table's bytes.
   AbstractRows rows{};
+  // The segment uuids' numbers over the versions (in-flight transactions
+  // continue it).
+  UuidNumbering uuids{};
+  // The table-wide fields, from the manifests of the table and of the tables
+  // it was cloned from (its lineage): commits after Init (every version but
+  // the first one of the lineage: a clone's version is a commit, R37), one
+  // past the head's max_fragment_id, whether a version this protocol
+  // committed carries a bit or activates (R3 `activated`), and whether the
+  // R64 foreign compactor committed (`foreign_legacy`).
+  uint8_t committed = 0;
+  uint8_t next_fragment = 0;
+  bool activated = false;
+  bool foreign_legacy = false;
   // The implementation's read side, asked lazily.
   // By the query's index set (model::QueryShape::uses; the run's config, part
   // of the key, fixes which index numbers that names).
@@ -505,7 +467,17 @@ struct TableEntry {
   // if the reader could not answer every shape.
   bool reader_asked = false;
   std::optional<model::ReaderWatermarks> reader{};
+  // In-flight transactions abstracted on this table, by the staged
+  // transactions (immutable, kept alive here, so an address is not reused
+  // while cached): a step that leaves both alone abstracts them once.
+  struct Staged {
+    std::vector<std::shared_ptr<const impl::pb::Transaction>> keep{};
+    Status status = Status::Ok();
+    std::array<model::Txn, model::kInflightMax> txns{};
+  };
+  std::vector<Staged> staged{};  // newest last, at most kStagedMax
 };
+constexpr std::size_t kStagedMax = 8;
 
 struct WalEntry {
   std::vector<impl::Blob> keep{};
@@ -563,6 +535,118 @@ class EntryCache {
   impl::TwoGenerations<std::string, std::shared_ptr<Entry>, 100'000> entries_;
 };
 
+ShardNumbers ShardNumbersOf(const impl::World& world) {
+  ShardNumbers shards;
+  for (uint32_t s = 0; s < world.options().shards; ++s)
+    shards.uuids.push_back(world.shard_uuid(s));
+  return shards;
+}
+
+// The table-wide fields of TableEntry from the lineage and its ops.
+// `keep`: for each lineage entry that is a shared decoded version, its
+// pointer (null for the others, which are not memoized).
+Status AbstractLineage(const model::Config& config,
+                       const std::vector<const impl::TableVersion*>& lineage,
+                       const std::vector<VersionPtr>& keep,
+                       const ShardNumbers& shards, TableEntry* entry) {
+  // A version's op is a function of its bytes and of the versions before it
+  // in its lineage, all immutable: decoded once per thread, kept by the
+  // decoded version's address (the entry keeps it alive, so the address is
+  // not reused while cached).
+  struct OpEntry {
+    std::shared_ptr<const impl::TableVersion> keep;
+    model::Op op;
+  };
+  thread_local impl::TwoGenerations<const impl::TableVersion*, OpEntry, 200'000>
+      memo;
+  std::vector<model::Op> ops;
+  ops.reserve(lineage.size());
+  for (std::size_t k = 0; k < lineage.size(); ++k) {
+    if (const OpEntry* hit = memo.Find(lineage[k])) {
+      ops.push_back(hit->op);
+      continue;
+    }
+    MEMWAL_ASSIGN_OR_RETURN(const model::Op op,
+                            OpOfVersion(config, lineage, k, shards,
+                                        k == 0 ? nullptr : &ops.back()));
+    ops.push_back(op);
+    if (k < keep.size() && keep[k] != nullptr)
+      memo.Put(lineage[k], OpEntry{keep[k], op});
+  }
+  const std::size_t own = entry->versions.size();
+  MEMWAL_ASSERT(lineage.size() >= own && entry->abstract.size() == own);
+  for (std::size_t k = 0; k < own; ++k)
+    entry->abstract[k].op = ops[lineage.size() - own + k];
+  if (lineage.size() - 1 > 255)
+    return Unrepresentable("the lineage has " + std::to_string(lineage.size()) +
+                           " versions");
+  entry->committed = static_cast<uint8_t>(lineage.size() - 1);
+  const uint64_t next = entry->versions.back()->max_fragment_id + 1;
+  if (next > model::kFragmentsMax)
+    return Unrepresentable("max_fragment_id is " + std::to_string(next - 1));
+  entry->next_fragment = static_cast<uint8_t>(next);
+  for (std::size_t k = 0; k < lineage.size(); ++k) {
+    const model::OpKind kind = ops[k].kind;
+    // A clone's version is no commit of a protocol's own (R37 keeps the flag).
+    const bool clone = lineage[k]->op == impl::OpKind::kShallowClone;
+    const bool bits = lineage[k]->reader_bit || lineage[k]->writer_bit;
+    if (kind == model::OpKind::kActivate ||
+        (bits && !clone && !model::IsForeignOp(kind) &&
+         kind != model::OpKind::kForeignHalfSet))
+      entry->activated = true;
+    if (kind == model::OpKind::kForeignCompaction && !clone)
+      entry->foreign_legacy = true;
+  }
+  return Status::Ok();
+}
+
+// The versions part of the abstraction, shared by AbstractPersisted (the
+// World's versions) and AbstractVersions (a caller's): `entry->versions` are
+// the table's own versions, the last ones of `lineage` (its clone sources'
+// first); sets entry->abstract_status when the model cannot represent them.
+void AbstractTable(const model::Config& config,
+                   const std::vector<const impl::TableVersion*>& lineage,
+                   const std::vector<VersionPtr>& keep,
+                   const ShardNumbers& shards, const impl::RowsView& rows,
+                   TableEntry* entry) {
+  if (entry->versions.empty()) {
+    entry->abstract_status = Unrepresentable("the table has no version");
+    return;
+  }
+  if (entry->versions.size() > model::kVersionsMax) {
+    entry->abstract_status =
+        Unrepresentable("the history has " +
+                        std::to_string(entry->versions.size()) + " versions");
+    return;
+  }
+  for (const VersionPtr& version : entry->versions) {
+    // Lockstep's contract with the decoder: a decoded version carries its
+    // transaction file, and the versions are listed oldest first.
+    MEMWAL_ASSERT(version->transaction != nullptr);
+    MEMWAL_ASSERT(entry->abstract.empty() ||
+                  version->number >
+                      entry->versions[entry->abstract.size() - 1]->number);
+    Result<Version> abstract = AbstractVersion(config, *version, &entry->uuids);
+    if (!abstract.ok()) {
+      entry->abstract_status = abstract.status();
+      return;
+    }
+    entry->abstract.push_back(*abstract);
+  }
+  const Status table_wide =
+      AbstractLineage(config, lineage, keep, shards, entry);
+  if (!table_wide.ok()) {
+    entry->abstract_status = table_wide;
+    return;
+  }
+  Result<AbstractRows> abstract_rows = AbstractRowsOf(config, rows);
+  if (!abstract_rows.ok()) {
+    entry->abstract_status = abstract_rows.status();
+    return;
+  }
+  entry->rows = *abstract_rows;
+}
+
 void FillTable(const model::Config& config, const impl::World& world,
                TableEntry* entry) {
   Result<std::vector<uint64_t>> numbers = world.Versions();
@@ -579,38 +663,23 @@ void FillTable(const model::Config& config, const impl::World& world,
     }
     entry->versions.push_back(std::move(*version));
   }
-  if (entry->versions.empty()) {
-    entry->abstract_status = Unrepresentable("the table has no version");
-    return;
-  }
-  if (entry->versions.size() > model::kVersionsMax) {
-    entry->abstract_status =
-        Unrepresentable("the history has " +
-                        std::to_string(entry->versions.size()) + " versions");
-    return;
-  }
-  UuidNumbering uuids;
-  const State none;  // no model version: every op is its namesake
-  for (std::size_t k = 0; k < entry->versions.size(); ++k) {
-    Result<Version> version = AbstractVersion(
-        config, *entry->versions[k], static_cast<int>(k), none, &uuids);
-    if (!version.ok()) {
-      entry->abstract_status = version.status();
-      return;
-    }
-    entry->abstract.push_back(*version);
-  }
   Result<impl::RowsView> rows = world.ReadRows();
   if (!rows.ok()) {
     entry->status = rows.status();
     return;
   }
-  Result<AbstractRows> abstract_rows = AbstractRowsOf(config, *rows);
-  if (!abstract_rows.ok()) {
-    entry->abstract_status = abstract_rows.status();
-    return;
+  std::vector<const impl::TableVersion*> lineage;
+  std::vector<VersionPtr> keep(rows->sources.size());
+  for (const impl::TableVersion& source : rows->sources)
+    lineage.push_back(&source);
+  for (const VersionPtr& version : entry->versions) {
+    lineage.push_back(version.get());
+    keep.push_back(version);
   }
-  entry->rows = *abstract_rows;
+  // Only a table's own versions are memoized, and only when no source
+  // precedes them (a source's versions are decoded per table).
+  if (!rows->sources.empty()) keep.assign(lineage.size(), nullptr);
+  AbstractTable(config, lineage, keep, ShardNumbersOf(world), *rows, entry);
 }
 
 // In front of each EntryCache below, an impl::EpochCache by the epoch of the
@@ -644,6 +713,9 @@ std::shared_ptr<TableEntry> CachedTable(const model::Config& config,
       AppendObjects(world, archived, &unused, &entry->keep);
       FillTable(config, world, entry.get());
     }
+    // A cached table is decoded whole or carries why not.
+    MEMWAL_ASSERT(!entry->status.ok() || !entry->abstract_status.ok() ||
+                  entry->abstract.size() == entry->versions.size());
     return entry;
   });
 }
@@ -671,32 +743,135 @@ std::shared_ptr<WalEntry> CachedWal(const impl::World& world) {
   });
 }
 
-// Abstract (below) from the cached table: the model's ghost fields, the
-// table's versions with the model's op details where the kinds agree.
-Result<State> AbstractCached(const model::Config& config,
-                             const TableEntry& table, const ImplSnapshot& wal,
-                             const State& model) {
+// The in-flight transactions (World::inflight(): the staged Lance
+// transactions, in begin order) in model terms, their new segments' uuids
+// numbered after the versions' (model::Canonicalize's order).
+Status AbstractInflightOf(const model::Config& config, const impl::World& world,
+                          const TableEntry& table,
+                          std::array<model::Txn, model::kInflightMax>* out) {
+  const auto& staged = world.inflight();
+  std::vector<const impl::TableVersion*> versions;
+  versions.reserve(table.versions.size());
+  for (const VersionPtr& version : table.versions)
+    versions.push_back(version.get());
+  std::vector<std::string> fresh;  // raw uuids numbered after the versions'
+  const UuidNumberer number = [&](const std::string& raw) -> Result<uint8_t> {
+    if (const uint8_t known = table.uuids.Find(raw)) return known;
+    for (std::size_t k = 0; k < fresh.size(); ++k) {
+      if (fresh[k] == raw)
+        return static_cast<uint8_t>(table.uuids.size() + k + 1);
+    }
+    fresh.push_back(raw);
+    if (table.uuids.size() + fresh.size() > 255)
+      return Unrepresentable("more than 255 segment uuids");
+    return static_cast<uint8_t>(table.uuids.size() + fresh.size());
+  };
+  const ShardNumbers shards = ShardNumbersOf(world);
+  for (std::size_t k = 0; k < staged.size(); ++k) {
+    MEMWAL_ASSERT(staged[k] != nullptr);
+    Result<model::Txn> txn =
+        TxnOf(config, world, *staged[k], versions, shards, number);
+    if (!txn.ok())
+      return Status::FailedPrecondition("in-flight " + std::to_string(k) +
+                                        ": " + txn.status().ToString());
+    (*out)[k] = *txn;
+  }
+  return Status::Ok();
+}
+
+// The in-flight transactions (World::inflight(): the staged Lance
+// transactions, in begin order) in model terms, their new segments' uuids
+// numbered after the versions' (model::Canonicalize's order); once per
+// table and set of staged transactions.
+Status AbstractInflight(const model::Config& config, const impl::World& world,
+                        TableEntry* table, State* out) {
+  const auto& staged = world.inflight();
+  if (staged.size() > model::kInflightMax)
+    return Unrepresentable(std::to_string(staged.size()) +
+                           " transactions in flight");
+  out->inflight_count = static_cast<uint8_t>(staged.size());
+  if (staged.empty()) return Status::Ok();
+  for (const TableEntry::Staged& entry : table->staged) {
+    if (entry.keep == staged) {
+      out->inflight = entry.txns;
+      return entry.status;
+    }
+  }
+  if (table->staged.size() == kStagedMax)
+    table->staged.erase(table->staged.begin());
+  TableEntry::Staged& entry = table->staged.emplace_back();
+  entry.keep = staged;
+  entry.status = AbstractInflightOf(config, world, *table, &entry.txns);
+  out->inflight = entry.txns;
+  return entry.status;
+}
+
+// The abstraction function (AbstractPersisted) from the cached table and
+// WAL: every field from the implementation's persisted state, none from the
+// model's.
+// Every field but the in-flight transactions from an abstracted table, the
+// WAL's shard manifests and the GC's decided retirements.
+Result<State> AbstractFields(
+    const model::Config& config, const TableEntry& table,
+    const impl::WalState& wal,
+    const std::set<std::pair<uint32_t, uint64_t>>& pending) {
   MEMWAL_RETURN_IF_ERROR(table.abstract_status);
-  State out = model;
+  // Lockstep's contract with the cache: an entry that decoded is complete.
+  MEMWAL_ASSERT(!table.abstract.empty() &&
+                table.abstract.size() == table.versions.size() &&
+                table.abstract.size() <= model::kVersionsMax);
+  State out;
   out.rows = table.rows.rows;
   out.deleted = table.rows.deleted;
-  out.versions = {};
   out.version_count = static_cast<uint8_t>(table.abstract.size());
-  for (std::size_t k = 0; k < table.abstract.size(); ++k) {
-    out.versions[k] = table.abstract[k];
-    const int position = static_cast<int>(k);
-    if (position < model.version_count &&
-        OpCompatible(table.versions[k]->op, model.versions[k].op.kind,
-                     position == 0))
-      out.versions[k].op = model.versions[k].op;
+  std::copy(table.abstract.begin(), table.abstract.end(), out.versions.begin());
+  out.committed = table.committed;
+  out.next_fragment = table.next_fragment;
+  out.activated = table.activated;
+  out.foreign_legacy = table.foreign_legacy;
+  MEMWAL_RETURN_IF_ERROR(AbstractWal(config, wal, pending, &out));
+  // retire_cover: no byte records which indexes covered a row when the GC
+  // retired its SSTable (docs/ghost-fields.md); every retired row counts as
+  // covered by every index, so the retirement clause of ReadsMissNoRows asks
+  // only that a live fragment still holds it.
+  const auto every = static_cast<model::IndexSet>(
+      (1u << static_cast<unsigned>(config.bounds.indexes)) - 1u);
+  for (std::size_t row = 0; row < out.retire_cover.size(); ++row) {
+    const std::size_t s = row / model::kGenerationsMax;
+    if (model::Contains(out.retired[s],
+                        static_cast<int>(row) % model::kGenerationsMax))
+      out.retire_cover[row] = every;
   }
-  MEMWAL_RETURN_IF_ERROR(AbstractWal(config, wal, &out));
   return out;
 }
 
-// The persisted fields Diff compares agree (then Diff has nothing to say).
+Result<State> AbstractFrom(const model::Config& config,
+                           const impl::World& world, TableEntry* entry,
+                           const impl::WalState& wal) {
+  MEMWAL_ASSIGN_OR_RETURN(State out,
+                          AbstractFields(config, *entry, wal, world.pending()));
+  MEMWAL_RETURN_IF_ERROR(AbstractInflight(config, world, entry, &out));
+  return out;
+}
+
+// The model's in-flight transaction as the bytes can show it (the caller's
+// advance offer only where it changes a claim).
+model::Txn Visible(const model::Config& config, const State& model,
+                   const model::Txn& txn) {
+  model::Txn out = txn;
+  if (txn.advance != 0) {
+    for (int v = 0; v < model.version_count; ++v) {
+      if (model.versions[v].number == txn.read_version)
+        out.advance = VisibleAdvance(config, model.versions[v], txn);
+    }
+  }
+  return out;
+}
+
+// Every field the bytes decide agrees (then Diff has nothing to say); all
+// but retire_cover (docs/ghost-fields.md).
 bool PersistedEqual(const model::Config& config, const State& impl,
-                    const ImplSnapshot& snapshot, const State& model) {
+                    const State& model) {
   if (impl.version_count != model.version_count) return false;
   for (int k = 0; k < impl.version_count; ++k) {
     if (!(impl.versions[k] == model.versions[k])) return false;
@@ -706,9 +881,16 @@ bool PersistedEqual(const model::Config& config, const State& impl,
         impl.retired[s] != model.retired[s])
       return false;
   }
+  if (impl.inflight_count != model.inflight_count) return false;
+  for (int t = 0; t < impl.inflight_count; ++t) {
+    if (!(impl.inflight[t] == Visible(config, model, model.inflight[t])))
+      return false;
+  }
   return impl.pending == model.pending && impl.rows == model.rows &&
-         impl.deleted == model.deleted &&
-         snapshot.inflight == static_cast<std::size_t>(model.inflight_count);
+         impl.deleted == model.deleted && impl.committed == model.committed &&
+         impl.next_fragment == model.next_fragment &&
+         impl.activated == model.activated &&
+         impl.foreign_legacy == model.foreign_legacy;
 }
 
 }  // namespace
@@ -910,59 +1092,49 @@ std::string FormatSet(uint64_t bits) {
   return out + "}";
 }
 
-Result<ImplSnapshot> ReadImpl(const impl::World& world) {
-  ImplSnapshot snapshot;
-  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> numbers,
-                          world.Versions());
-  const std::string shards = ShardKey(world);
-  for (const uint64_t number : numbers) {
-    MEMWAL_ASSIGN_OR_RETURN(const VersionPtr version,
-                            ReadVersionCached(world, number, shards));
-    snapshot.versions.push_back(*version);
-  }
-  MEMWAL_ASSIGN_OR_RETURN(snapshot.wal, world.ReadWal());
-  snapshot.pending = world.pending();
-  snapshot.inflight = world.inflight_count();
-  MEMWAL_ASSIGN_OR_RETURN(snapshot.rows, world.ReadRows());
-  return snapshot;
+Result<State> AbstractPersisted(const model::Config& config,
+                                const impl::World& world) {
+  const std::shared_ptr<TableEntry> table = CachedTable(config, world);
+  const std::shared_ptr<WalEntry> wal = CachedWal(world);
+  MEMWAL_RETURN_IF_ERROR(table->status);
+  MEMWAL_RETURN_IF_ERROR(wal->wal.status());
+  return AbstractFrom(config, world, table.get(), *wal->wal);
 }
 
-Result<State> Abstract(const model::Config& config, const ImplSnapshot& impl,
-                       const State& model) {
-  if (impl.versions.empty()) return Unrepresentable("the table has no version");
-  if (impl.versions.size() > model::kVersionsMax)
-    return Unrepresentable("the history has " +
-                           std::to_string(impl.versions.size()) + " versions");
-  State out = model;
-  MEMWAL_ASSIGN_OR_RETURN(const AbstractRows rows,
-                          AbstractRowsOf(config, impl.rows));
-  out.rows = rows.rows;
-  out.deleted = rows.deleted;
-  out.versions = {};
-  out.version_count = static_cast<uint8_t>(impl.versions.size());
-  UuidNumbering uuids;
-  for (std::size_t k = 0; k < impl.versions.size(); ++k) {
-    MEMWAL_ASSIGN_OR_RETURN(
-        out.versions[k], AbstractVersion(config, impl.versions[k],
-                                         static_cast<int>(k), model, &uuids));
-  }
-  MEMWAL_RETURN_IF_ERROR(AbstractWal(config, impl, &out));
+namespace {
+
+// "CreateIndex read 2 index 0 segment #3 covers {0}".
+std::string TxnLabel(const model::Txn& txn) {
+  std::string out(model::Name(txn.kind));
+  out += " read " + std::to_string(txn.read_version);
+  if (txn.shard != 0 || txn.generation != 0)
+    out += " (" + std::to_string(txn.shard) + "," +
+           std::to_string(txn.generation) + ")";
+  if (txn.marker) out += " marker";
+  if (txn.fragment != 0 || txn.second_fragment != 0)
+    out += " fragments " + std::to_string(txn.fragment) + "," +
+           std::to_string(txn.second_fragment);
+  if (txn.index != 0) out += " index " + std::to_string(txn.index);
+  if (txn.segment.uuid != 0)
+    out += " segment " + UuidLabel(txn.segment.uuid) + " covers " +
+           FormatSet(txn.segment.covers);
+  if (txn.removed_uuid != 0) out += " removes " + UuidLabel(txn.removed_uuid);
+  if (txn.advance != 0) out += " offer " + std::to_string(txn.advance - 1);
   return out;
 }
 
+}  // namespace
+
 std::vector<std::string> Diff(const model::Config& config,
-                              const State& impl_abstract,
-                              const ImplSnapshot& impl, const State& model) {
+                              const State& impl_abstract, const State& model) {
   std::vector<std::string> lines;
   DiffWriter out(&lines);
   out.Compare("versions:", int{impl_abstract.version_count},
               int{model.version_count});
   const int common =
       std::min<int>(impl_abstract.version_count, model.version_count);
-  for (int k = 0; k < common; ++k) {
-    DiffVersion(config, impl_abstract.versions[k], impl.versions[k].op, k,
-                model.versions[k], &out);
-  }
+  for (int k = 0; k < common; ++k)
+    DiffVersion(config, impl_abstract.versions[k], model.versions[k], &out);
   for (int s = 0; s < config.bounds.shards; ++s) {
     const std::string shard = "shard " + std::to_string(s);
     out.Compare(shard + ": flushed", int{impl_abstract.flushed[s]},
@@ -972,8 +1144,23 @@ std::vector<std::string> Diff(const model::Config& config,
   }
   out.CompareSets("pending retirements (row bits)", impl_abstract.pending,
                   model.pending);
-  out.Compare("in-flight transactions:", impl.inflight,
-              static_cast<std::size_t>(model.inflight_count));
+  out.Compare("in-flight transactions:", int{impl_abstract.inflight_count},
+              int{model.inflight_count});
+  if (impl_abstract.inflight_count == model.inflight_count) {
+    for (int t = 0; t < model.inflight_count; ++t) {
+      out.Compare("in-flight " + std::to_string(t) + ":",
+                  TxnLabel(impl_abstract.inflight[t]),
+                  TxnLabel(Visible(config, model, model.inflight[t])));
+    }
+  }
+  out.Compare("commits after Init (versions of the lineage):",
+              int{impl_abstract.committed}, int{model.committed});
+  out.Compare("next fragment id (max_fragment_id + 1):",
+              int{impl_abstract.next_fragment}, int{model.next_fragment});
+  out.Compare("activated (a version this protocol committed has the bit):",
+              impl_abstract.activated, model.activated);
+  out.Compare("foreign compactor committed (writer_version):",
+              impl_abstract.foreign_legacy, model.foreign_legacy);
   DiffRows(impl_abstract, model, &lines);
   return lines;
 }
@@ -991,23 +1178,13 @@ std::optional<Finding> CheckRefinement(const model::Config& config,
         std::string(kImplementationMatchesModel),
         "cannot decode the implementation's state: " + decoded.ToString()};
   }
-  ImplSnapshot snapshot{.versions = {},
-                        .wal = *wal->wal,
-                        .pending = world.pending(),
-                        .inflight = world.inflight_count(),
-                        .rows = {}};
-  Result<State> abstract = AbstractCached(config, *table, snapshot, model);
+  Result<State> abstract = AbstractFrom(config, world, table.get(), *wal->wal);
   if (!abstract.ok()) {
     return Finding{std::string(kImplementationMatchesModel),
                    abstract.status().message()};
   }
   if (impl_dump != nullptr) *impl_dump = model::ToString(*abstract);
-  const bool equal = PersistedEqual(config, *abstract, snapshot, model);
-  // Diff reads the versions' op kinds; copied only when there is a difference.
-  if (!equal) {
-    for (const VersionPtr& version : table->versions)
-      snapshot.versions.push_back(*version);
-  }
+  const bool equal = PersistedEqual(config, *abstract, model);
   const std::optional<model::ReaderWatermarks>& reader =
       CachedImplReader(config, world, *abstract, table.get());
   std::optional<model::MissedRow> missed;
@@ -1015,8 +1192,7 @@ std::optional<Finding> CheckRefinement(const model::Config& config,
           FirstBrokenOnImplementation(config, *abstract, reader, &missed)) {
     std::string detail = "broken on the implementation's persisted state";
     const std::vector<std::string> lines =
-        equal ? std::vector<std::string>{}
-              : Diff(config, *abstract, snapshot, model);
+        equal ? std::vector<std::string>{} : Diff(config, *abstract, model);
     detail += lines.empty() ? " (which equals the model's)"
                             : "; it differs from the model:";
     for (const std::string& line : lines) detail += "\n  " + line;
@@ -1037,9 +1213,12 @@ std::optional<Finding> CheckRefinement(const model::Config& config,
           CheckZeroEntries(config, *table->versions.back()))
     return zero;
   std::vector<std::string> lines;
-  if (!equal) lines = Diff(config, *abstract, snapshot, model);
+  if (!equal) lines = Diff(config, *abstract, model);
+  // The in-flight transactions' contents, line by line (what Txn does not
+  // hold: a fenced data pass's property, the merged rows).
+  for (std::string& line : InflightDiff(config, world, model))
+    lines.push_back(std::move(line));
   if (lines.empty()) lines = SystemIndexUuidDiff(table->versions, model);
-  if (lines.empty()) lines = InflightDiff(config, world, model);
   if (lines.empty()) lines = ReadSideLines(config, world, model, table.get());
   if (lines.empty()) return std::nullopt;
   std::string detail = "the implementation's state differs from the model's:";
@@ -1051,6 +1230,24 @@ std::optional<Finding> CheckRefinement(const model::Config& config,
                                        const impl::World& world,
                                        const State& model) {
   return CheckRefinement(config, world, model, nullptr);
+}
+
+Result<model::State> AbstractVersions(
+    const model::Config& config,
+    const std::vector<const impl::TableVersion*>& lineage, std::size_t own,
+    const impl::RowsView& rows, const impl::WalState& wal,
+    const std::set<std::pair<uint32_t, uint64_t>>& pending,
+    const ShardNumbers& shards) {
+  MEMWAL_ASSERT(own <= lineage.size());
+  TableEntry entry;
+  for (std::size_t k = lineage.size() - own; k < lineage.size(); ++k) {
+    // Not owned: the caller's versions outlive this call, and nothing is
+    // memoized by their addresses (keep is all null).
+    entry.versions.push_back(VersionPtr(VersionPtr(), lineage[k]));
+  }
+  const std::vector<VersionPtr> keep(lineage.size(), nullptr);
+  AbstractTable(config, lineage, keep, shards, rows, &entry);
+  return AbstractFields(config, entry, wal, pending);
 }
 
 }  // namespace memwal::checker::lockstep

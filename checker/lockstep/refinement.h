@@ -11,13 +11,11 @@
 //   over versions oldest first, indexes in order, segments in order: the order
 //   model::Canonicalize uses before it numbers in-flight transactions, so over
 //   versions the numbering of equal states agrees.
-// - Op kinds: impl kCreateIndex stands for the model's CreateIndex,
-//   OptimizeIndex and DropIndex (all Lance CreateIndex); impl kShallowClone is
-//   the first version of a cloned table, where the model keeps the source
-//   head's op (R37 copies the head); every other kind maps to its namesake.
+// - Op kinds and details: from each version's transaction file
+//   (checker/lockstep/transactions.h), never from the model.
 // - WAL: flushed and retired per shard from the shard manifests, pending from
-//   World::pending(); in-flight transactions (the impl keeps them as
-//   unpublished Lance transactions) are compared by count and by content
+//   World::pending(); in-flight transactions from the staged Lance
+//   transactions, compared as model::Txn values and by content
 //   (checker/lockstep/inflight.h).
 // - From the decoded bytes beyond the abstraction: zero-valued progress
 //   entries and the system index uuid's stability
@@ -29,11 +27,9 @@
 // - ReadsMissNoRows's served clause is the implementation's reader's
 //   (World::Watermarks per query shape, model::FirstMissedRow), not the
 //   model's watermark function.
-// - Ghost fields (retire_cover, activated, foreign_legacy), the commit
-//   counter, the fragment high-water mark and the in-flight list come from
-//   the model: the invariants are evaluated on State{impl's persisted fields +
-//   model's ghost}, which is how the invariants of spec section 9 are checked
-//   on the implementation.
+// - Every other field too (AbstractPersisted below): the model's state is
+//   only the other side of the comparison. What the bytes cannot decide is
+//   listed in docs/ghost-fields.md.
 // A state the model cannot represent (a fourth segment, a fragment id or a
 // version past the model's maxima, a segment without a fragment bitmap) is an
 // ImplementationMatchesModel finding with the reason.
@@ -49,6 +45,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "checker/lockstep/transactions.h"
 #include "impl/world.h"
 #include "model/actions.h"
 #include "model/config.h"
@@ -66,33 +63,62 @@ inline constexpr std::string_view kPublishedVersionsLoad =
 // A decoded version, shared by every cached table that holds it.
 using VersionPtr = std::shared_ptr<const impl::TableVersion>;
 
-// What the checker reads back from the implementation after a step.
-struct ImplSnapshot {
-  std::vector<impl::TableVersion> versions;  // oldest first
-  impl::WalState wal;
-  std::set<std::pair<uint32_t, uint64_t>> pending;
-  std::size_t inflight = 0;
-  impl::RowsView rows;  // World::ReadRows
-};
+// THE abstraction function: the implementation's persisted state in model
+// terms, from its bytes alone (no model state is read; production lockstep,
+// replay, the lasso replay and the tests all use it, and `validate` can run
+// it on a table opened with impl::World::OpenFrom). It reads:
+// - versions: every manifest the table lists (retained and archived by
+//   CleanupVersions), oldest first: live fragments, index segments (uuids
+//   numbered by first appearance), compacted_sstables, index_catchup, the
+//   feature words, retention, the system index's presence; each version's
+//   op, kind and details, from its transaction file
+//   (checker/lockstep/transactions.h), a shallow clone's first version taking
+//   its source head's;
+// - committed: the versions of the lineage (the table's and those of the
+//   tables it was shallow-cloned from) after the first; next_fragment: the
+//   head's max_fragment_id + 1; activated: a version of the lineage that
+//   this protocol committed carries a bit, or an activation committed;
+//   foreign_legacy: a merge-insert of the lineage carries the
+//   `unconditional`-era writer_version (R64);
+// - rows and deleted rows: the fragments' data, row id and deletion files
+//   and the Delete transactions (World::ReadRows), the lineage's included;
+// - flushed and retired generations: the shard manifests; pending: the
+//   GC's decided retirements (World::pending(), the GC's own memory);
+// - in-flight transactions: the staged Lance transactions
+//   (World::inflight(), begin order), each decoded as transactions.h says.
+// It cannot decide retire_cover (which indexes covered a row when the GC
+// retired its SSTable: no byte records it); every retired row counts as
+// covered by every index (docs/ghost-fields.md). Nor does Lance persist the
+// caller's R61 advance offer where its claim equals the protocol's own (then
+// Txn::advance is 0; comparisons apply VisibleAdvance to the model's side).
+// Fails with the reason (FailedPrecondition "the model cannot represent
+// it: ...", or the decoder's error) when the bytes do not decode or the model
+// cannot represent them. Cached per set of manifest blobs (a thread's
+// cache): a World whose table bytes did not change abstracts without
+// decoding again.
+Result<model::State> AbstractPersisted(const model::Config& config,
+                                       const impl::World& world);
 
-// Decodes every version (through a per-thread cache keyed by the immutable
-// manifest blob: a version written once decodes once), the shard manifests
-// and the pending retirements.
-Result<ImplSnapshot> ReadImpl(const impl::World& world);
-
-// The implementation's state in model terms (see the file comment): `model`
-// supplies the ghost fields. Fails with the reason when the model cannot
-// represent the implementation's state.
-Result<model::State> Abstract(const model::Config& config,
-                              const ImplSnapshot& impl,
-                              const model::State& model);
+// The same abstraction over versions a caller holds, for a caller without a
+// World (validate's windows of a long table): AbstractPersisted's own code
+// (versions, ops from their transaction files, the lineage's table-wide
+// fields, rows, WAL, retire_cover) run on `lineage` (oldest first: the clone
+// sources' versions, then the table's own `own` versions), `rows` and `wal` as
+// World::ReadRows and World::ReadWal give them and `pending` as
+// World::pending(); no transaction is in flight.
+Result<model::State> AbstractVersions(
+    const model::Config& config,
+    const std::vector<const impl::TableVersion*>& lineage, std::size_t own,
+    const impl::RowsView& rows, const impl::WalState& wal,
+    const std::set<std::pair<uint32_t, uint64_t>>& pending,
+    const ShardNumbers& shards);
 
 // Field-by-field differences between the abstraction of the implementation
 // and the model, one readable line each ("version 4: index idx_0 segment 1
-// covers {0,2} (impl) vs {0} (model)"); empty when they agree.
+// covers {0,2} (impl) vs {0} (model)"); empty when they agree on every field
+// the bytes decide (all but retire_cover).
 std::vector<std::string> Diff(const model::Config& config,
                               const model::State& impl_abstract,
-                              const ImplSnapshot& impl,
                               const model::State& model);
 
 // The read side and the retention rule, answered by the implementation

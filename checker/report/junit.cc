@@ -1,7 +1,9 @@
-// JUnit XML writer (checker/junit.h).
+// JUnit XML writer (checker/report/junit.h).
 #include "checker/report/junit.h"
 
 #include <cstdio>
+
+#include "base/escape.h"
 
 namespace memwal::checker::report {
 namespace {
@@ -19,55 +21,26 @@ int Count(const JunitSuite& suite, JunitCase::Result result) {
 }
 
 void AppendCase(const JunitCase& c, std::string* xml) {
-  *xml += "    <testcase classname=\"" + XmlEscape(c.classname) + "\" name=\"" +
-          XmlEscape(c.name) + "\" time=\"" + Seconds(c.seconds) + "\"";
+  *xml += "    <testcase classname=\"" + MarkupEscaped(c.classname) +
+          "\" name=\"" + MarkupEscaped(c.name) + "\" time=\"" +
+          Seconds(c.seconds) + "\"";
   switch (c.result) {
     case JunitCase::Result::kPassed:
       *xml += "/>\n";
       return;
     case JunitCase::Result::kSkipped:
-      *xml += ">\n      <skipped message=\"" + XmlEscape(c.message) +
+      *xml += ">\n      <skipped message=\"" + MarkupEscaped(c.message) +
               "\"/>\n    </testcase>\n";
       return;
     case JunitCase::Result::kFailed:
-      *xml += ">\n      <failure message=\"" + XmlEscape(c.message) +
-              "\" type=\"violation\">" + XmlEscape(c.body) +
+      *xml += ">\n      <failure message=\"" + MarkupEscaped(c.message) +
+              "\" type=\"violation\">" + MarkupEscaped(c.body) +
               "</failure>\n    </testcase>\n";
       return;
   }
 }
 
 }  // namespace
-
-std::string XmlEscape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char ch : text) {
-    const auto byte = static_cast<unsigned char>(ch);
-    switch (ch) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        // XML 1.0 allows only tab, newline and carriage return below 0x20.
-        if (byte < 0x20 && ch != '\t' && ch != '\n' && ch != '\r') break;
-        out += ch;
-    }
-  }
-  return out;
-}
 
 std::string JunitXml(const std::vector<JunitSuite>& suites) {
   int tests = 0;
@@ -83,7 +56,7 @@ std::string JunitXml(const std::vector<JunitSuite>& suites) {
          "\" failures=\"" + std::to_string(failures) + "\" time=\"" +
          Seconds(seconds) + "\">\n";
   for (const JunitSuite& suite : suites) {
-    xml += "  <testsuite name=\"" + XmlEscape(suite.name) + "\" tests=\"" +
+    xml += "  <testsuite name=\"" + MarkupEscaped(suite.name) + "\" tests=\"" +
            std::to_string(suite.cases.size()) + "\" failures=\"" +
            std::to_string(Count(suite, JunitCase::Result::kFailed)) +
            "\" errors=\"0\" skipped=\"" +

@@ -36,10 +36,6 @@ struct JunitSuite {
   std::vector<JunitCase> cases{};
 };
 
-// Escapes &, <, >, " and ' and drops characters XML 1.0 forbids (control
-// characters other than tab, newline and carriage return).
-std::string XmlEscape(std::string_view text);
-
 // The whole document, starting with the XML declaration.
 std::string JunitXml(const std::vector<JunitSuite>& suites);
 

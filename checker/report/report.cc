@@ -1,5 +1,5 @@
 // Explanations of broken invariants, trace loading, page files and the
-// `report` subcommand (checker/report.h). The HTML itself is in
+// `report` subcommand (checker/report/report.h). The HTML itself is in
 // report_html.cc.
 #include "checker/report/report.h"
 
@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "base/flags.h"
+#include "base/json_input.h"
 #include "base/output_file.h"
 #include "checker/engine/liveness.h"
 #include "checker/report/trace_reader.h"
@@ -380,11 +381,7 @@ std::string Stem(const std::string& path) {
 }
 
 Status MakeDirectory(const std::string& dir) {
-  std::error_code error;
-  std::filesystem::create_directories(dir, error);
-  if (error)
-    return Status::IoError("cannot create " + dir + ": " + error.message());
-  return Status::Ok();
+  return MakeOutputDirectory(dir);
 }
 
 std::string ReproduceCommand(const std::string& trace_path) {
@@ -544,9 +541,10 @@ int RunReportCommand(const std::vector<std::string>& args, std::ostream& out,
   if (!rows_path.empty()) {
     Result<std::string> text = ReadFile(rows_path);
     if (!text.ok()) return fail(text.status());
-    const nlohmann::json rows = nlohmann::json::parse(*text, nullptr, false);
-    if (rows.is_discarded()) return fail(Usage(rows_path + ": not JSON"));
-    const Status written = WriteVariantsPages(out_path, rows);
+    const Result<nlohmann::json> rows = ParseJsonInput(*text);
+    if (!rows.ok())
+      return fail(Usage(Escaped(rows_path) + ": " + rows.status().message()));
+    const Status written = WriteVariantsPages(out_path, *rows);
     if (!written.ok()) return fail(written);
     out << "wrote " << out_path << "/variants.html\n";
     return 0;

@@ -1,4 +1,4 @@
-// The HTML of the report pages (checker/report.h): counterexample page
+// The HTML of the report pages (checker/report/report.h): counterexample page
 // (timeline SVG, per-step table panels, violation), variants page and
 // state-space summary page. Everything is inline; nothing is fetched.
 //
@@ -9,8 +9,10 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <sstream>
 
+#include "base/escape.h"
 #include "checker/report/report.h"
 #include "model/actions.h"
 #include "model/read.h"
@@ -31,33 +33,6 @@ std::string Cat(const Parts&... parts) {
 using model::Config;
 using model::State;
 using model::Version;
-
-std::string Escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 // JSON safe to place inside <script>: no "</" can close the element.
 std::string ScriptJson(const nlohmann::json& json) {
@@ -160,7 +135,7 @@ std::string PageStart(std::string_view title) {
   html << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
           "<meta name=\"viewport\" content=\"width=device-width\">"
           "<title>"
-       << Escape(title) << "</title><style>" << kStyle << "</style>"
+       << MarkupEscaped(title) << "</title><style>" << kStyle << "</style>"
        << kErrorHook << "</head><body>\n";
   return html.str();
 }
@@ -216,124 +191,183 @@ std::string SpanLabel(const model::Action& action, int read) {
   return text + " read v" + std::to_string(read);
 }
 
-Story TellStory(const Trace& trace, const std::vector<State>& states) {
-  Story story;
-  int table = 0;
-  story.version_step[{0, model::Head(states[0]).number}] = 0;
-  story.head_number.push_back(model::Head(states[0]).number);
-  story.outcomes.push_back("");
-  story.narrative.push_back("The table as Init (R4) installs it.");
-  story.inflight_ids.push_back({});
-  std::vector<int> ids;
-  for (std::size_t k = 1; k < states.size(); ++k) {
-    const int step = static_cast<int>(k);
-    const model::Action& action = trace.steps[k - 1];
-    const State& before = states[k - 1];
-    const State& after = states[k];
-    model::Outcome outcome = model::Outcome::kDone;
-    State check = model::Apply(trace.config, before, action, &outcome);
-    // A lasso's continuation steps run on folded states (spec R70).
-    if (trace.window && k >= *trace.window) model::Fold(trace.config, &check);
-    MEMWAL_ASSERT(check == after);
-    story.outcomes.push_back(std::string(model::Name(outcome)));
-    story.narrative.emplace_back();
+// The mark a one-shot action leaves on its lane (a flush, a GC step, a
+// restore or a cleanup), or nothing for the others.
+std::optional<Mark> PointMark(const model::Action& action,
+                              model::Outcome outcome, const State& after,
+                              int step) {
+  if (const auto* flush = std::get_if<model::FlushMemTable>(&action)) {
+    const int g = after.flushed[flush->shard];
+    return Mark{
+        LaneKind::kWal,
+        flush->shard,
+        step,
+        "g" + std::to_string(g),
+        "FlushMemTable: SSTable " + RowName(flush->shard, g) + " written",
+        "#2e7d32"};
+  }
+  if (const auto* retire = std::get_if<model::RetireSsTable>(&action)) {
+    return Mark{LaneKind::kGc,
+                0,
+                step,
+                "✕" + RowName(retire->shard, retire->generation),
+                "RetireSsTable: SSTable " +
+                    RowName(retire->shard, retire->generation) + " deleted",
+                "#8d6e63"};
+  }
+  if (const auto* decide = std::get_if<model::RetireDecide>(&action)) {
+    return Mark{LaneKind::kGc,
+                0,
+                step,
+                "?" + RowName(decide->shard, decide->generation),
+                "RetireDecide: GC decides to delete " +
+                    RowName(decide->shard, decide->generation),
+                "#bcaaa4"};
+  }
+  if (const auto* exec = std::get_if<model::RetireExecute>(&action)) {
+    return Mark{LaneKind::kGc,
+                0,
+                step,
+                "✕" + RowName(exec->shard, exec->generation),
+                "RetireExecute: SSTable " +
+                    RowName(exec->shard, exec->generation) + " deleted",
+                "#8d6e63"};
+  }
+  if (const auto* restore = std::get_if<model::Restore>(&action)) {
+    return Mark{LaneKind::kTable,
+                0,
+                step,
+                "restore v" + std::to_string(restore->version),
+                "Restore v" + std::to_string(restore->version) + ": " +
+                    std::string(model::Name(outcome)),
+                outcome == model::Outcome::kPublished ? "#1565c0" : "#c62828"};
+  }
+  if (std::holds_alternative<model::CleanupVersions>(action)) {
+    return Mark{LaneKind::kTable,
+                0,
+                step,
+                "cleanup",
+                "CleanupVersions: older versions dropped",
+                "#607d8b"};
+  }
+  return std::nullopt;
+}
+
+// Builds the Story of a trace step by step: the transactions' spans, the
+// marks, and a sentence per step.
+class StoryTeller {
+ public:
+  explicit StoryTeller(const State& init) {
+    story_.version_step[{0, model::Head(init).number}] = 0;
+    story_.head_number.push_back(model::Head(init).number);
+    story_.outcomes.push_back("");
+    story_.narrative.push_back("The table as Init (R4) installs it.");
+    story_.inflight_ids.push_back({});
+  }
+
+  void Step(const model::Action& action, model::Outcome outcome,
+            const State& before, const State& after, int step) {
+    story_.outcomes.push_back(std::string(model::Name(outcome)));
+    story_.narrative.emplace_back();
     const int head_before = model::Head(before).number;
     if (std::holds_alternative<model::ShallowClone>(action)) {
-      ++table;
-      for (int id : ids) {
-        story.spans[id].end = step;
-        story.spans[id].outcome = "dropped by the clone";
-      }
-      ids.clear();
-      story.marks.push_back({LaneKind::kTable, 0, step, "clone",
-                             "ShallowClone: later steps act on the clone",
-                             "#6a4c93"});
+      Clone(step);
     } else if (IsBegin(action)) {
-      Span span;
-      span.id = static_cast<int>(story.spans.size());
-      span.begin = step;
-      span.read = head_before;
-      span.read_step = story.version_step[{table, head_before}];
-      span.label = SpanLabel(action, head_before);
-      ids.push_back(span.id);
-      story.spans.push_back(span);
-      story.narrative.back() =
-          Cat("t", std::to_string(span.id + 1), " begins, reading v",
-              std::to_string(span.read), ".");
+      Begin(action, step, head_before);
     } else if (const auto* commit = std::get_if<model::Commit>(&action)) {
-      Span& span = story.spans[ids[commit->slot]];
-      span.end = step;
-      span.outcome = std::string(model::Name(outcome));
-      if (outcome == model::Outcome::kPublished) {
-        span.built_on = head_before;
-        span.built_step = story.version_step[{table, head_before}];
-        span.published = model::Head(after).number;
+      Commit(*commit, outcome, after, step, head_before);
+    } else if (std::optional<Mark> mark =
+                   PointMark(action, outcome, after, step)) {
+      if (mark->lane == LaneKind::kWal) {
+        story_.flush_step[mark->shard][after.flushed[mark->shard]] = step;
       }
-      std::string& line = story.narrative.back();
-      line = Cat("t", std::to_string(span.id + 1), " (", span.label, ") ",
-                 span.outcome);
-      if (span.published >= 0) {
-        line += Cat(" v", std::to_string(span.published), ", built on v",
-                    std::to_string(span.built_on));
-        if (span.built_on > span.read) {
-          line += Cat(": rebased over the commits after its read version v",
-                      std::to_string(span.read));
-        }
-      }
-      line += ".";
-      ids.erase(ids.begin() + commit->slot);
-    } else if (const auto* flush = std::get_if<model::FlushMemTable>(&action)) {
-      const int g = after.flushed[flush->shard];
-      story.flush_step[flush->shard][g] = step;
-      story.marks.push_back(
-          {LaneKind::kWal, flush->shard, step, "g" + std::to_string(g),
-           "FlushMemTable: SSTable " + RowName(flush->shard, g) + " written",
-           "#2e7d32"});
-    } else if (const auto* retire =
-                   std::get_if<model::RetireSsTable>(&action)) {
-      story.marks.push_back({LaneKind::kGc, 0, step,
-                             "✕" + RowName(retire->shard, retire->generation),
-                             "RetireSsTable: SSTable " +
-                                 RowName(retire->shard, retire->generation) +
-                                 " deleted",
-                             "#8d6e63"});
-    } else if (const auto* decide = std::get_if<model::RetireDecide>(&action)) {
-      story.marks.push_back({LaneKind::kGc, 0, step,
-                             "?" + RowName(decide->shard, decide->generation),
-                             "RetireDecide: GC decides to delete " +
-                                 RowName(decide->shard, decide->generation),
-                             "#bcaaa4"});
-    } else if (const auto* exec = std::get_if<model::RetireExecute>(&action)) {
-      story.marks.push_back(
-          {LaneKind::kGc, 0, step, "✕" + RowName(exec->shard, exec->generation),
-           "RetireExecute: SSTable " + RowName(exec->shard, exec->generation) +
-               " deleted",
-           "#8d6e63"});
-    } else if (const auto* restore = std::get_if<model::Restore>(&action)) {
-      story.marks.push_back(
-          {LaneKind::kTable, 0, step,
-           "restore v" + std::to_string(restore->version),
-           "Restore v" + std::to_string(restore->version) + ": " +
-               std::string(model::Name(outcome)),
-           outcome == model::Outcome::kPublished ? "#1565c0" : "#c62828"});
-    } else if (std::holds_alternative<model::CleanupVersions>(action)) {
-      story.marks.push_back({LaneKind::kTable, 0, step, "cleanup",
-                             "CleanupVersions: older versions dropped",
-                             "#607d8b"});
+      story_.marks.push_back(*mark);
     }
-    if (story.narrative.back().empty() && !story.marks.empty() &&
-        story.marks.back().step == step) {
-      story.narrative.back() = story.marks.back().title + ".";
+    if (story_.narrative.back().empty() && !story_.marks.empty() &&
+        story_.marks.back().step == step) {
+      story_.narrative.back() = story_.marks.back().title + ".";
     }
     const int head_after = model::Head(after).number;
-    if (!story.version_step.contains({table, head_after}) ||
+    if (!story_.version_step.contains({table_, head_after}) ||
         std::holds_alternative<model::ShallowClone>(action)) {
-      story.version_step[{table, head_after}] = step;
+      story_.version_step[{table_, head_after}] = step;
     }
-    story.head_number.push_back(head_after);
-    story.inflight_ids.push_back(ids);
+    story_.head_number.push_back(head_after);
+    story_.inflight_ids.push_back(ids_);
   }
-  return story;
+
+  Story Done() { return std::move(story_); }
+
+ private:
+  // A shallow clone: the transactions in flight are dropped with the source.
+  void Clone(int step) {
+    ++table_;
+    for (int id : ids_) {
+      story_.spans[id].end = step;
+      story_.spans[id].outcome = "dropped by the clone";
+    }
+    ids_.clear();
+    story_.marks.push_back({LaneKind::kTable, 0, step, "clone",
+                            "ShallowClone: later steps act on the clone",
+                            "#6a4c93"});
+  }
+
+  void Begin(const model::Action& action, int step, int head_before) {
+    Span span;
+    span.id = static_cast<int>(story_.spans.size());
+    span.begin = step;
+    span.read = head_before;
+    span.read_step = story_.version_step[{table_, head_before}];
+    span.label = SpanLabel(action, head_before);
+    ids_.push_back(span.id);
+    story_.spans.push_back(span);
+    story_.narrative.back() =
+        Cat("t", std::to_string(span.id + 1), " begins, reading v",
+            std::to_string(span.read), ".");
+  }
+
+  void Commit(const model::Commit& commit, model::Outcome outcome,
+              const State& after, int step, int head_before) {
+    Span& span = story_.spans[ids_[commit.slot]];
+    span.end = step;
+    span.outcome = std::string(model::Name(outcome));
+    if (outcome == model::Outcome::kPublished) {
+      span.built_on = head_before;
+      span.built_step = story_.version_step[{table_, head_before}];
+      span.published = model::Head(after).number;
+    }
+    std::string& line = story_.narrative.back();
+    line = Cat("t", std::to_string(span.id + 1), " (", span.label, ") ",
+               span.outcome);
+    if (span.published >= 0) {
+      line += Cat(" v", std::to_string(span.published), ", built on v",
+                  std::to_string(span.built_on));
+      if (span.built_on > span.read) {
+        line += Cat(": rebased over the commits after its read version v",
+                    std::to_string(span.read));
+      }
+    }
+    line += ".";
+    ids_.erase(ids_.begin() + commit.slot);
+  }
+
+  Story story_;
+  int table_ = 0;
+  std::vector<int> ids_;
+};
+
+Story TellStory(const Trace& trace, const std::vector<State>& states) {
+  StoryTeller teller(states[0]);
+  for (std::size_t k = 1; k < states.size(); ++k) {
+    const model::Action& action = trace.steps[k - 1];
+    model::Outcome outcome = model::Outcome::kDone;
+    State check = model::Apply(trace.config, states[k - 1], action, &outcome);
+    // A lasso's continuation steps run on folded states (spec R70).
+    if (trace.window && k >= *trace.window) model::Fold(trace.config, &check);
+    MEMWAL_ASSERT(check == states[k]);
+    teller.Step(action, outcome, states[k - 1], states[k], static_cast<int>(k));
+  }
+  return teller.Done();
 }
 
 // ---------------------------------------------------------------------------
@@ -350,116 +384,161 @@ struct Geometry {
 std::string SvgText(int x, int y, std::string_view text,
                     std::string_view attrs) {
   return "<text x=\"" + std::to_string(x) + "\" y=\"" + std::to_string(y) +
-         "\" " + std::string(attrs) + ">" + Escape(text) + "</text>";
+         "\" " + std::string(attrs) + ">" + MarkupEscaped(text) + "</text>";
 }
 
-std::string Timeline(const Trace& trace, const std::vector<State>& states,
-                     const Story& story, const std::vector<Explanation>& why) {
-  const int steps = static_cast<int>(states.size());
-  const int shards = trace.config.bounds.shards;
-  Geometry geo;
-  geo.column = steps <= 12 ? 96 : 64;
-  const bool has_table_marks =
-      std::any_of(story.marks.begin(), story.marks.end(),
-                  [](const Mark& m) { return m.lane == LaneKind::kTable; });
-  // Lanes: versions, WAL per shard, GC, table actions (if any), one per txn.
-  int lane_count = 1 + shards + 1 + (has_table_marks ? 1 : 0);
-  const int first_txn_lane = lane_count;
-  lane_count += static_cast<int>(story.spans.size());
-  const int width = geo.label_width + steps * geo.column + 20;
-  const int height = geo.top + lane_count * geo.lane + 24;
-  auto lane_y = [&](int lane) {
-    return geo.top + lane * geo.lane + geo.lane / 2;
-  };
-  std::ostringstream svg;
-  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"timeline-svg\" "
-         "width=\""
-      << width << "\" height=\"" << height << "\" viewBox=\"0 0 " << width
-      << " " << height
-      << "\" font-family=\"system-ui,DejaVu Sans,sans-serif\" font-size=\"12\">"
-      << "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" "
-         "refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\">"
-         "<path d=\"M0,0 L10,5 L0,10 z\" fill=\"#e65100\"/></marker></defs>";
-  // Step columns (clickable) and the axis.
-  for (int k = 0; k < steps; ++k) {
-    const int x = geo.label_width + k * geo.column;
-    svg << "<g class=\"col\" data-step=\"" << k
-        << "\" style=\"cursor:pointer\">"
-        << "<rect x=\"" << x << "\" y=\"0\" width=\"" << geo.column
-        << "\" height=\"" << height << "\" fill=\""
-        << (k % 2 ? "#fafbfc" : "#ffffff") << "\"/>"
-        << SvgText(geo.X(k), 16, k == 0 ? "Init" : "step " + std::to_string(k),
-                   "text-anchor=\"middle\" font-weight=\"600\"")
-        << SvgText(geo.X(k), 32,
-                   "head v" + std::to_string(story.head_number[k]),
-                   "text-anchor=\"middle\" fill=\"#667\"")
-        << "<title>"
-        << Escape(k == 0 ? "Init" : model::ToString(trace.steps[k - 1]))
-        << "</title></g>";
+// The timeline of one trace: a column per step, a lane per actor (versions,
+// the WAL of each shard, GC, atomic table actions, one per transaction).
+class TimelineSvg {
+ public:
+  TimelineSvg(const Trace& trace, const std::vector<State>& states,
+              const Story& story)
+      : trace_(trace),
+        story_(story),
+        steps_(static_cast<int>(states.size())),
+        shards_(trace.config.bounds.shards) {
+    geo_.column = steps_ <= 12 ? 96 : 64;
+    has_table_marks_ =
+        std::any_of(story.marks.begin(), story.marks.end(),
+                    [](const Mark& m) { return m.lane == LaneKind::kTable; });
+    gc_lane_ = 1 + shards_;
+    table_lane_ = gc_lane_ + 1;
+    first_txn_lane_ = 1 + shards_ + 1 + (has_table_marks_ ? 1 : 0);
+    const int lane_count =
+        first_txn_lane_ + static_cast<int>(story.spans.size());
+    width_ = geo_.label_width + steps_ * geo_.column + 20;
+    height_ = geo_.top + lane_count * geo_.lane + 24;
   }
-  // Lane labels and separators.
-  auto lane_label = [&](int lane, std::string_view text,
-                        std::string_view title) {
-    const int y = geo.top + lane * geo.lane;
-    svg << "<line x1=\"0\" x2=\"" << width << "\" y1=\"" << y << "\" y2=\"" << y
-        << "\" stroke=\"#e3e6eb\"/>";
+
+  std::string Render(const std::vector<Explanation>& why) {
+    Open();
+    Columns();
+    LaneLabels();
+    Versions();
+    Marks();
+    for (const Span& span : story_.spans) Transaction(span);
+    if (!why.empty()) Pointers(why.front());
+    svg_ << "</svg>";
+    return svg_.str();
+  }
+
+ private:
+  int LaneY(int lane) const {
+    return geo_.top + lane * geo_.lane + geo_.lane / 2;
+  }
+
+  void Open() {
+    svg_ << "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"timeline-svg\" "
+            "width=\""
+         << width_ << "\" height=\"" << height_ << "\" viewBox=\"0 0 " << width_
+         << " " << height_
+         << "\" font-family=\"system-ui,DejaVu Sans,sans-serif\" "
+            "font-size=\"12\">"
+         << "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" "
+            "refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" "
+            "orient=\"auto\"><path d=\"M0,0 L10,5 L0,10 z\" "
+            "fill=\"#e65100\"/></marker></defs>";
+  }
+
+  // Step columns (clickable) and the axis.
+  void Columns() {
+    for (int k = 0; k < steps_; ++k) {
+      const int x = geo_.label_width + k * geo_.column;
+      svg_ << "<g class=\"col\" data-step=\"" << k
+           << "\" style=\"cursor:pointer\">"
+           << "<rect x=\"" << x << "\" y=\"0\" width=\"" << geo_.column
+           << "\" height=\"" << height_ << "\" fill=\""
+           << (k % 2 ? "#fafbfc" : "#ffffff") << "\"/>"
+           << SvgText(geo_.X(k), 16,
+                      k == 0 ? "Init" : "step " + std::to_string(k),
+                      "text-anchor=\"middle\" font-weight=\"600\"")
+           << SvgText(geo_.X(k), 32,
+                      "head v" + std::to_string(story_.head_number[k]),
+                      "text-anchor=\"middle\" fill=\"#667\"")
+           << "<title>"
+           << MarkupEscaped(k == 0 ? "Init"
+                                   : model::ToString(trace_.steps[k - 1]))
+           << "</title></g>";
+    }
+  }
+
+  void LaneLabel(int lane, std::string_view text, std::string_view title) {
+    const int y = geo_.top + lane * geo_.lane;
+    svg_ << "<line x1=\"0\" x2=\"" << width_ << "\" y1=\"" << y << "\" y2=\""
+         << y << "\" stroke=\"#e3e6eb\"/>";
     std::string shown(text);
     if (shown.size() > 36) shown = shown.substr(0, 34) + "…";
-    svg << "<g>" << SvgText(6, lane_y(lane) + 4, shown, "fill=\"#223\"")
-        << "<title>" << Escape(title) << "</title></g>";
-  };
-  lane_label(0, "table versions", "a dot where a version is published");
-  for (int s = 0; s < shards; ++s) {
-    lane_label(1 + s, "WAL writer, shard " + std::to_string(s),
-               "FlushMemTable: SSTable generations");
+    svg_ << "<g>" << SvgText(6, LaneY(lane) + 4, shown, "fill=\"#223\"")
+         << "<title>" << MarkupEscaped(title) << "</title></g>";
   }
-  const int gc_lane = 1 + shards;
-  lane_label(gc_lane, "GC (SSTable retirement)",
-             "RetireSsTable / RetireDecide / RetireExecute");
-  const int table_lane = gc_lane + 1;
-  if (has_table_marks)
-    lane_label(table_lane, "restore / clone / cleanup", "atomic table actions");
-  for (const Span& span : story.spans) {
-    lane_label(first_txn_lane + span.id,
-               "t" + std::to_string(span.id + 1) + " " + span.label,
-               "transaction t" + std::to_string(span.id + 1) + ": " +
-                   span.label + " → " + span.outcome);
+
+  // Lane labels and separators.
+  void LaneLabels() {
+    LaneLabel(0, "table versions", "a dot where a version is published");
+    for (int s = 0; s < shards_; ++s) {
+      LaneLabel(1 + s, "WAL writer, shard " + std::to_string(s),
+                "FlushMemTable: SSTable generations");
+    }
+    LaneLabel(gc_lane_, "GC (SSTable retirement)",
+              "RetireSsTable / RetireDecide / RetireExecute");
+    if (has_table_marks_)
+      LaneLabel(table_lane_, "restore / clone / cleanup",
+                "atomic table actions");
+    for (const Span& span : story_.spans) {
+      LaneLabel(first_txn_lane_ + span.id,
+                "t" + std::to_string(span.id + 1) + " " + span.label,
+                "transaction t" + std::to_string(span.id + 1) + ": " +
+                    span.label + " → " + span.outcome);
+    }
   }
+
   // Versions lane: a dot per published version.
-  for (const auto& [key, step] : story.version_step) {
-    const int x = geo.X(step);
-    const int y = lane_y(0);
-    svg << "<circle cx=\"" << x << "\" cy=\"" << y
-        << "\" r=\"6\" fill=\"#1565c0\"/>"
-        << SvgText(x + 9, y + 4, "v" + std::to_string(key.second),
-                   "fill=\"#1565c0\" font-weight=\"600\"");
+  void Versions() {
+    for (const auto& [key, step] : story_.version_step) {
+      const int x = geo_.X(step);
+      const int y = LaneY(0);
+      svg_ << "<circle cx=\"" << x << "\" cy=\"" << y
+           << "\" r=\"6\" fill=\"#1565c0\"/>"
+           << SvgText(x + 9, y + 4, "v" + std::to_string(key.second),
+                      "fill=\"#1565c0\" font-weight=\"600\"");
+    }
   }
-  // Point marks.
-  for (const Mark& mark : story.marks) {
-    const int lane = mark.lane == LaneKind::kWal  ? 1 + mark.shard
-                     : mark.lane == LaneKind::kGc ? gc_lane
-                                                  : table_lane;
-    const int x = geo.X(mark.step);
-    const int y = lane_y(lane);
-    svg << "<g><rect x=\"" << x - 5 << "\" y=\"" << y - 5
-        << "\" width=\"10\" height=\"10\" fill=\"" << mark.css << "\"/>"
-        << SvgText(x + 8, y + 4, mark.label, "fill=\"#223\"") << "<title>"
-        << Escape(mark.title) << "</title></g>";
+
+  // Point marks: flushes, GC, atomic table actions.
+  void Marks() {
+    for (const Mark& mark : story_.marks) {
+      const int lane = mark.lane == LaneKind::kWal  ? 1 + mark.shard
+                       : mark.lane == LaneKind::kGc ? gc_lane_
+                                                    : table_lane_;
+      const int x = geo_.X(mark.step);
+      const int y = LaneY(lane);
+      svg_ << "<g><rect x=\"" << x - 5 << "\" y=\"" << y - 5
+           << "\" width=\"10\" height=\"10\" fill=\"" << mark.css << "\"/>"
+           << SvgText(x + 8, y + 4, mark.label, "fill=\"#223\"") << "<title>"
+           << MarkupEscaped(mark.title) << "</title></g>";
+    }
   }
-  // Transactions.
-  for (const Span& span : story.spans) {
-    const int y = lane_y(first_txn_lane + span.id);
-    const int end = span.end < 0 ? steps - 1 : span.end;
-    const int xr = geo.X(span.read_step), xb = geo.X(span.begin),
-              xe = geo.X(end);
-    svg << "<line x1=\"" << xr << "\" x2=\"" << xb << "\" y1=\"" << y
-        << "\" y2=\"" << y << "\" stroke=\"#90a4ae\" stroke-dasharray=\"3,3\"/>"
-        << "<circle cx=\"" << xr << "\" cy=\"" << y
-        << "\" r=\"4\" fill=\"#fff\" stroke=\"#1565c0\"><title>read version v"
-        << span.read << "</title></circle>"
-        << "<rect x=\"" << xb - 4 << "\" y=\"" << y - 5 << "\" width=\""
-        << std::max(8, xe - xb + 8)
-        << "\" height=\"10\" rx=\"4\" fill=\"#90caf9\"/>";
+
+  // One transaction: read version, body, outcome, and its rebase if any.
+  void Transaction(const Span& span) {
+    const int y = LaneY(first_txn_lane_ + span.id);
+    const int end = span.end < 0 ? steps_ - 1 : span.end;
+    const int xr = geo_.X(span.read_step), xb = geo_.X(span.begin),
+              xe = geo_.X(end);
+    svg_ << "<line x1=\"" << xr << "\" x2=\"" << xb << "\" y1=\"" << y
+         << "\" y2=\"" << y
+         << "\" stroke=\"#90a4ae\" stroke-dasharray=\"3,3\"/>"
+         << "<circle cx=\"" << xr << "\" cy=\"" << y
+         << "\" r=\"4\" fill=\"#fff\" stroke=\"#1565c0\"><title>read version v"
+         << span.read << "</title></circle>"
+         << "<rect x=\"" << xb - 4 << "\" y=\"" << y - 5 << "\" width=\""
+         << std::max(8, xe - xb + 8)
+         << "\" height=\"10\" rx=\"4\" fill=\"#90caf9\"/>";
+    if (span.end >= 0) Outcome(span, xe, y);
+    if (span.built_on > span.read) Rebase(span, xr, y);
+  }
+
+  void Outcome(const Span& span, int xe, int y) {
     std::string end_label = span.outcome, colour = "#607d8b";
     if (span.outcome == "published") {
       end_label = "→ v" + std::to_string(span.published);
@@ -469,55 +548,70 @@ std::string Timeline(const Trace& trace, const std::vector<State>& states,
     } else if (span.outcome == "retry") {
       colour = "#ef6c00";
     }
-    if (span.end >= 0) {
-      svg << "<circle cx=\"" << xe << "\" cy=\"" << y << "\" r=\"6\" fill=\""
-          << colour << "\"/>"
-          << SvgText(xe + 9, y + 4, end_label,
-                     "fill=\"" + colour + "\" font-weight=\"600\"");
-    }
-    if (span.built_on > span.read) {
-      // The rebase: from the read version to the version actually built on.
-      const int xo = geo.X(span.built_step);
-      const int mid = (xr + xo) / 2;
-      svg << "<path d=\"M" << xr << "," << y - 4 << " Q" << mid << ","
-          << y - geo.lane / 2 - 8 << " " << xo << "," << y - 6
-          << "\" fill=\"none\" stroke=\"#e65100\" stroke-width=\"2\" "
-             "marker-end=\"url(#arrow)\"><title>rebased: read v"
-          << span.read << ", built on v" << span.built_on << "</title></path>"
-          << SvgText(
-                 mid, y - 9,
-                 "rebase v" + std::to_string(span.read) + "→v" +
-                     std::to_string(span.built_on),
-                 "text-anchor=\"middle\" fill=\"#e65100\" font-size=\"11\"");
-    }
+    svg_ << "<circle cx=\"" << xe << "\" cy=\"" << y << "\" r=\"6\" fill=\""
+         << colour << "\"/>"
+         << SvgText(xe + 9, y + 4, end_label,
+                    "fill=\"" + colour + "\" font-weight=\"600\"");
   }
+
+  // The rebase: from the read version to the version actually built on.
+  void Rebase(const Span& span, int xr, int y) {
+    const int xo = geo_.X(span.built_step);
+    const int mid = (xr + xo) / 2;
+    svg_ << "<path d=\"M" << xr << "," << y - 4 << " Q" << mid << ","
+         << y - geo_.lane / 2 - 8 << " " << xo << "," << y - 6
+         << "\" fill=\"none\" stroke=\"#e65100\" stroke-width=\"2\" "
+            "marker-end=\"url(#arrow)\"><title>rebased: read v"
+         << span.read << ", built on v" << span.built_on << "</title></path>"
+         << SvgText(mid, y - 9,
+                    "rebase v" + std::to_string(span.read) + "→v" +
+                        std::to_string(span.built_on),
+                    "text-anchor=\"middle\" fill=\"#e65100\" font-size=\"11\"");
+  }
+
   // The violation, pointed at: the missed / unbacked row's SSTable, and the
   // last step.
-  const int last = steps - 1;
-  if (!why.empty()) {
-    const Explanation& first = why.front();
+  void Pointers(const Explanation& first) {
     if (first.shard >= 0 && first.generation >= 1 &&
         first.generation <= model::kGenerationsMax &&
-        story.flush_step[first.shard][first.generation] > 0) {
-      const int x = geo.X(story.flush_step[first.shard][first.generation]);
-      const int y = lane_y(1 + first.shard);
-      svg << "<circle id=\"pointer-row\" cx=\"" << x << "\" cy=\"" << y
-          << "\" r=\"12\" fill=\"none\" stroke=\"#c62828\" stroke-width=\"3\"/>"
-          << SvgText(x + 8, y + 16,
-                     "row " + RowName(first.shard, first.generation) +
-                         (first.invariant == "ReadsMissNoRows" ? " missed"
-                                                               : " not backed"),
-                     "fill=\"#c62828\" font-weight=\"700\" font-size=\"11\"");
+        story_.flush_step[first.shard][first.generation] > 0) {
+      const int x = geo_.X(story_.flush_step[first.shard][first.generation]);
+      const int y = LaneY(1 + first.shard);
+      svg_ << "<circle id=\"pointer-row\" cx=\"" << x << "\" cy=\"" << y
+           << "\" r=\"12\" fill=\"none\" stroke=\"#c62828\" "
+              "stroke-width=\"3\"/>"
+           << SvgText(
+                  x + 8, y + 16,
+                  "row " + RowName(first.shard, first.generation) +
+                      (first.invariant == "ReadsMissNoRows" ? " missed"
+                                                            : " not backed"),
+                  "fill=\"#c62828\" font-weight=\"700\" font-size=\"11\"");
     }
-    const int x = geo.X(last);
-    svg << "<g id=\"pointer-invariant\"><rect x=\"" << x - geo.column / 2 + 2
-        << "\" y=\"1\" width=\"" << geo.column - 4 << "\" height=\""
-        << height - 2
-        << "\" fill=\"none\" stroke=\"#c62828\" stroke-width=\"2\" "
-           "stroke-dasharray=\"5,3\"/></g>";
+    const int x = geo_.X(steps_ - 1);
+    svg_ << "<g id=\"pointer-invariant\"><rect x=\"" << x - geo_.column / 2 + 2
+         << "\" y=\"1\" width=\"" << geo_.column - 4 << "\" height=\""
+         << height_ - 2
+         << "\" fill=\"none\" stroke=\"#c62828\" stroke-width=\"2\" "
+            "stroke-dasharray=\"5,3\"/></g>";
   }
-  svg << "</svg>";
-  return svg.str();
+
+  const Trace& trace_;
+  const Story& story_;
+  const int steps_;
+  const int shards_;
+  Geometry geo_{};
+  bool has_table_marks_ = false;
+  int gc_lane_ = 0;
+  int table_lane_ = 0;
+  int first_txn_lane_ = 0;
+  int width_ = 0;
+  int height_ = 0;
+  std::ostringstream svg_;
+};
+
+std::string Timeline(const Trace& trace, const std::vector<State>& states,
+                     const Story& story, const std::vector<Explanation>& why) {
+  return TimelineSvg(trace, states, story).Render(why);
 }
 
 // ---------------------------------------------------------------------------
@@ -540,7 +634,7 @@ class PanelWriter {
     if (changed) css += css.empty() ? "chg" : " chg";
     return Cat("<td", css.empty() ? "" : Cat(" class=\"", css, "\""),
                changed ? " title=\"changed in this step\"" : "", ">",
-               Escape(text), "</td>");
+               MarkupEscaped(text), "</td>");
   }
   Cells& cells() { return cells_; }
 
@@ -663,11 +757,11 @@ std::string FragmentsTable(const Config& config, const State& state,
     if (pointed) {
       html << "◀ row " << RowName(why->shard, why->generation) << " "
            << (why->invariant == "ReadsMissNoRows"
-                   ? "missed by the " + Escape(why->query) + " query"
+                   ? "missed by the " + MarkupEscaped(why->query) + " query"
                : why->invariant == "CatchupWithinCoverage"
                    ? "not covered by idx_" + std::to_string(why->index) +
                          ": its position is not backed"
-                   : "(" + Escape(why->invariant) + ")");
+                   : "(" + MarkupEscaped(why->invariant) + ")");
     }
     html << "</td></tr>";
   }
@@ -689,7 +783,8 @@ std::string SsTablesTable(const Config& config, const State& state,
           "or retired</h3><div class=\"scroll\"><table><tr><th>SSTable "
           "(s,g)</th><th>state</th>";
   for (int q = 0; q < shapes.count; ++q) {
-    html << "<th>" << Escape(QueryShapeName(config, state, q)) << "<br>W=";
+    html << "<th>" << MarkupEscaped(QueryShapeName(config, state, q))
+         << "<br>W=";
     for (int s = 0; s < b.shards; ++s)
       html << (s ? "," : "")
            << model::Watermark(config, state, shapes.shapes[q], s);
@@ -755,9 +850,9 @@ std::string InflightTable(const State& state, const std::vector<int>& ids,
   for (int t = 0; t < state.inflight_count; ++t) {
     const int id = t < static_cast<int>(ids.size()) ? ids[t] : -1;
     html << "<tr><td>" << t << "</td><td class=\"mono\">"
-         << (id >= 0
-                 ? "t" + std::to_string(id + 1) + " " + Escape(spans[id].label)
-                 : std::string(model::Name(state.inflight[t].kind)))
+         << (id >= 0 ? "t" + std::to_string(id + 1) + " " +
+                           MarkupEscaped(spans[id].label)
+                     : std::string(model::Name(state.inflight[t].kind)))
          << "</td><td>v" << int(state.inflight[t].read_version) << "</td></tr>";
   }
   return html.str() + "</table>";
@@ -767,12 +862,15 @@ std::string FindingsHtml(const std::vector<Explanation>& why) {
   std::ostringstream html;
   for (std::size_t k = 0; k < why.size(); ++k) {
     const Explanation& e = why[k];
-    html << "<div class=\"finding\" data-invariant=\"" << Escape(e.invariant)
-         << "\"><span class=\"name\">" << Escape(e.invariant) << "</span>"
+    html << "<div class=\"finding\" data-invariant=\""
+         << MarkupEscaped(e.invariant) << "\"><span class=\"name\">"
+         << MarkupEscaped(e.invariant) << "</span>"
          << (k == 0 ? " <span class=\"badge bad\">broken</span>"
                     : " <span class=\"badge warn\">also broken</span>")
-         << "<div class=\"statement\">" << Escape(e.statement) << "</div>"
-         << "<div class=\"detail\">" << Escape(e.detail) << "</div></div>";
+         << "<div class=\"statement\">" << MarkupEscaped(e.statement)
+         << "</div>"
+         << "<div class=\"detail\">" << MarkupEscaped(e.detail)
+         << "</div></div>";
   }
   return html.str();
 }
@@ -833,7 +931,7 @@ std::string LassoSvg(const Trace& trace, std::size_t loop) {
     svg << "<circle cx=\"" << x1 << "\" cy=\"" << y1 << "\" r=\"9\" "
         << "fill=\"" << (k == 0 ? "#c62828" : "#ffffff")
         << "\" stroke=\"#c62828\"/><text x=\"" << tx << "\" y=\"" << ty
-        << "\" text-anchor=\"middle\">" << Escape(label) << "</text>";
+        << "\" text-anchor=\"middle\">" << MarkupEscaped(label) << "</text>";
   }
   svg << "<text x=\"" << center << "\" y=\"" << center << "\" "
       << "text-anchor=\"middle\">state after step " << loop
@@ -841,38 +939,26 @@ std::string LassoSvg(const Trace& trace, std::size_t loop) {
   return svg.str();
 }
 
-std::string RenderCounterexamplePage(const Trace& trace,
-                                     const std::vector<State>& states,
-                                     std::string_view reproduce) {
-  MEMWAL_ASSERT(states.size() == trace.steps.size() + 1);
-  const Config& config = trace.config;
-  const Story story = TellStory(trace, states);
-  const int last = static_cast<int>(states.size()) - 1;
-  const std::vector<Explanation> why = Explain(config, states[last]);
-  const Explanation* primary = why.empty() ? nullptr : &why.front();
-  const std::string headline =
-      trace.loop ? trace.invariant + ": a lasso, stem of " +
-                       std::to_string(*trace.loop) + " steps, cycle of " +
-                       std::to_string(trace.steps.size() - *trace.loop) +
-                       " steps repeated forever"
-      : why.empty() ? "no invariant broken after step " + std::to_string(last)
-                    : why.front().invariant + " broken after step " +
-                          std::to_string(last);
-  std::ostringstream html;
-  html << PageStart("memwal-check: " + headline);
-  html << "<header><h1>memwal-check counterexample: " << Escape(headline)
-       << "</h1><div class=\"config\">" << Escape(model::ToString(config))
-       << " · seed " << trace.seed << " · recorded invariant "
-       << Escape(trace.invariant.empty() ? "—" : trace.invariant)
-       << "</div></header><main>\n";
-  html << "<section class=\"" << (why.empty() ? "" : "violation")
-       << "\" id=\"violation\"><h2>"
-       << (why.empty() ? "No invariant is broken in the last state"
-                       : "The violated invariant")
-       << "</h2>" << FindingsHtml(why)
-       << "<div>Reproduce:</div><pre id=\"reproduce\">" << Escape(reproduce)
-       << "</pre></section>\n";
+namespace {
+
+// The page's headline: the broken invariant and where, or the lasso's shape.
+std::string Headline(const Trace& trace, const std::vector<Explanation>& why,
+                     int last) {
   if (trace.loop) {
+    return trace.invariant + ": a lasso, stem of " +
+           std::to_string(*trace.loop) + " steps, cycle of " +
+           std::to_string(trace.steps.size() - *trace.loop) +
+           " steps repeated forever";
+  }
+  return why.empty() ? "no invariant broken after step " + std::to_string(last)
+                     : why.front().invariant + " broken after step " +
+                           std::to_string(last);
+}
+
+// The cycle of a lasso: what the filled state and the repeated steps mean.
+std::string LassoSection(const Trace& trace) {
+  std::ostringstream html;
+  {
     html << "<section class=\"violation\" id=\"lasso\"><h2>The cycle</h2><p>"
          << "Steps 1-" << *trace.loop << " lead to the filled state; steps "
          << *trace.loop + 1 << "-" << trace.steps.size()
@@ -886,6 +972,14 @@ std::string RenderCounterexamplePage(const Trace& trace,
          << "</p><div class=\"scroll\">" << LassoSvg(trace, *trace.loop)
          << "</div></section>\n";
   }
+  return html.str();
+}
+
+std::string TimelineSection(const Trace& trace,
+                            const std::vector<State>& states,
+                            const Story& story,
+                            const std::vector<Explanation>& why) {
+  std::ostringstream html;
   html << "<section id=\"timeline\"><h2>Timeline</h2><div class=\"legend\">"
           "<span><i class=\"swatch\" style=\"background:#1565c0\"></i>version "
           "published</span>"
@@ -903,6 +997,77 @@ std::string RenderCounterexamplePage(const Trace& trace,
        << Timeline(trace, states, story, why)
        << "</div><div>Click a step column to see the table "
           "as of that step.</div></section>\n";
+  return html.str();
+}
+
+// The "Other state" table of one step: WAL counters, deletions, activation.
+std::string OtherStateTable(const Config& config, const State& state,
+                            PanelWriter* writer_ptr) {
+  PanelWriter& writer = *writer_ptr;
+  std::ostringstream html;
+  html << "<h3>Other "
+          "state</h3><table><tr><th>flushed</th><th>retired</th><th>pending "
+          "retirements</th><th>deleted "
+          "rows</th><th>activated</th><th>commits</th></tr><tr>";
+  std::string flushed, retired;
+  for (int s = 0; s < config.bounds.shards; ++s) {
+    flushed += Cat(s ? " " : "", "s", std::to_string(s), ":",
+                   std::to_string(state.flushed[s]));
+    retired += Cat(s ? " " : "", "s", std::to_string(s), ":",
+                   SetString(static_cast<uint8_t>(state.retired[s] << 1),
+                             model::kGenerationsMax + 1));
+  }
+  html << writer.Td("o.fl", flushed) << writer.Td("o.ret", retired)
+       << writer.Td("o.pen", RowsString(state.pending, config.bounds))
+       << writer.Td("o.del", RowsString(state.deleted, config.bounds))
+       << writer.Td("o.act", state.activated ? "yes" : "no")
+       << writer.Td("o.com", std::to_string(state.committed))
+       << "</tr></table></div>\n";
+  return html.str();
+}
+
+// One step's panel: its title, narrative, the finding at the last step, and
+// the table's versions, fragments, SSTables and transactions.
+std::string StepPanel(const Trace& trace, const std::vector<State>& states,
+                      const Story& story, const std::vector<Explanation>& why,
+                      int k, Cells* previous) {
+  const Config& config = trace.config;
+  const int last = static_cast<int>(states.size()) - 1;
+  const Explanation* primary = why.empty() ? nullptr : &why.front();
+  std::ostringstream html;
+  PanelWriter writer(*previous, k > 0);
+  const Explanation* pointed = k == last ? primary : nullptr;
+  html << "<div class=\"panel" << (k == last ? " on" : "") << "\" id=\"step-"
+       << k << "\" data-step=\"" << k << "\"><h3 style=\"margin-top:0\">Step "
+       << k << " of " << last << ": <span class=\"mono\">"
+       << MarkupEscaped(StepTitle(trace, story, k)) << "</span> · head v"
+       << story.head_number[k] << "</h3>";
+  if (!story.narrative[k].empty()) {
+    html << "<p class=\"narrative\">" << MarkupEscaped(story.narrative[k])
+         << "</p>";
+  }
+  if (pointed != nullptr) {
+    html << "<div class=\"violation\" style=\"padding:6px "
+            "10px;border-radius:4px\">"
+         << FindingsHtml(why) << "</div>";
+  }
+  html << VersionsTable(config, states[k], pointed, &writer)
+       << FragmentsTable(config, states[k], pointed, &writer)
+       << SsTablesTable(config, states[k], pointed,
+                        pointed != nullptr ? why : std::vector<Explanation>{},
+                        &writer)
+       << InflightTable(states[k], story.inflight_ids[k], story.spans);
+  html << OtherStateTable(config, states[k], &writer);
+  *previous = writer.cells();
+  return html.str();
+}
+
+std::string StepsSection(const Trace& trace, const std::vector<State>& states,
+                         const Story& story,
+                         const std::vector<Explanation>& why) {
+  const int last = static_cast<int>(states.size()) - 1;
+  const Explanation* primary = why.empty() ? nullptr : &why.front();
+  std::ostringstream html;
   html << "<section id=\"steps\"><h2>The table at each step</h2><div "
           "class=\"controls\">"
           "<button id=\"prev\">◀ previous</button><button id=\"next\">next "
@@ -914,57 +1079,27 @@ std::string RenderCounterexamplePage(const Trace& trace,
   for (int k = 0; k <= last; ++k) {
     html << "<li data-step=\"" << k << "\" class=\"" << (k == last ? "on" : "")
          << (k == last && primary ? " bad" : "") << "\" title=\""
-         << Escape(StepTitle(trace, story, k)) << "\">" << k << ". "
-         << Escape(StepTitle(trace, story, k)) << "</li>";
+         << MarkupEscaped(StepTitle(trace, story, k)) << "\">" << k << ". "
+         << MarkupEscaped(StepTitle(trace, story, k)) << "</li>";
   }
   html << "</ol><div>";
   Cells previous;
-  nlohmann::json steps_json = nlohmann::json::array();
-  for (int k = 0; k <= last; ++k) {
-    PanelWriter writer(previous, k > 0);
-    const Explanation* pointed = k == last ? primary : nullptr;
-    html << "<div class=\"panel" << (k == last ? " on" : "") << "\" id=\"step-"
-         << k << "\" data-step=\"" << k << "\"><h3 style=\"margin-top:0\">Step "
-         << k << " of " << last << ": <span class=\"mono\">"
-         << Escape(StepTitle(trace, story, k)) << "</span> · head v"
-         << story.head_number[k] << "</h3>";
-    if (!story.narrative[k].empty()) {
-      html << "<p class=\"narrative\">" << Escape(story.narrative[k]) << "</p>";
-    }
-    if (pointed != nullptr) {
-      html << "<div class=\"violation\" style=\"padding:6px "
-              "10px;border-radius:4px\">"
-           << FindingsHtml(why) << "</div>";
-    }
-    html << VersionsTable(config, states[k], pointed, &writer)
-         << FragmentsTable(config, states[k], pointed, &writer)
-         << SsTablesTable(config, states[k], pointed,
-                          pointed != nullptr ? why : std::vector<Explanation>{},
-                          &writer)
-         << InflightTable(states[k], story.inflight_ids[k], story.spans);
-    const State& state = states[k];
-    html << "<h3>Other "
-            "state</h3><table><tr><th>flushed</th><th>retired</th><th>pending "
-            "retirements</th><th>deleted "
-            "rows</th><th>activated</th><th>commits</th></tr><tr>";
-    std::string flushed, retired;
-    for (int s = 0; s < config.bounds.shards; ++s) {
-      flushed += Cat(s ? " " : "", "s", std::to_string(s), ":",
-                     std::to_string(state.flushed[s]));
-      retired += Cat(s ? " " : "", "s", std::to_string(s), ":",
-                     SetString(static_cast<uint8_t>(state.retired[s] << 1),
-                               model::kGenerationsMax + 1));
-    }
-    html << writer.Td("o.fl", flushed) << writer.Td("o.ret", retired)
-         << writer.Td("o.pen", RowsString(state.pending, config.bounds))
-         << writer.Td("o.del", RowsString(state.deleted, config.bounds))
-         << writer.Td("o.act", state.activated ? "yes" : "no")
-         << writer.Td("o.com", std::to_string(state.committed))
-         << "</tr></table></div>\n";
-    previous = writer.cells();
-    steps_json.push_back(StepJson(trace, states, story, k));
-  }
+  for (int k = 0; k <= last; ++k)
+    html << StepPanel(trace, states, story, why, k, &previous);
   html << "</div></div></section>\n";
+  return html.str();
+}
+
+// The steps as JSON for the page's script, and the script: step navigation
+// and a layout self-check.
+std::string PageScript(const Trace& trace, const std::vector<State>& states,
+                       const Story& story,
+                       const std::vector<Explanation>& why) {
+  const int last = static_cast<int>(states.size()) - 1;
+  nlohmann::json steps_json = nlohmann::json::array();
+  for (int k = 0; k <= last; ++k)
+    steps_json.push_back(StepJson(trace, states, story, k));
+  std::ostringstream html;
   const nlohmann::json data{{"trace", TraceToJson(trace)},
                             {"steps", steps_json},
                             {"invariants", [&] {
@@ -1021,6 +1156,39 @@ std::string RenderCounterexamplePage(const Trace& trace,
           "p.top<q.bottom-1&&q.top<p.bottom-1)n++;}\n"
           "document.body.setAttribute('data-overlaps',String(n));\n"
           "})();\n</script>\n</main>";
+  return html.str();
+}
+
+}  // namespace
+
+std::string RenderCounterexamplePage(const Trace& trace,
+                                     const std::vector<State>& states,
+                                     std::string_view reproduce) {
+  MEMWAL_ASSERT(states.size() == trace.steps.size() + 1);
+  const Config& config = trace.config;
+  const Story story = TellStory(trace, states);
+  const int last = static_cast<int>(states.size()) - 1;
+  const std::vector<Explanation> why = Explain(config, states[last]);
+  const std::string headline = Headline(trace, why, last);
+  std::ostringstream html;
+  html << PageStart("memwal-check: " + headline);
+  html << "<header><h1>memwal-check counterexample: " << MarkupEscaped(headline)
+       << "</h1><div class=\"config\">"
+       << MarkupEscaped(model::ToString(config)) << " · seed " << trace.seed
+       << " · recorded invariant "
+       << MarkupEscaped(trace.invariant.empty() ? "—" : trace.invariant)
+       << "</div></header><main>\n";
+  html << "<section class=\"" << (why.empty() ? "" : "violation")
+       << "\" id=\"violation\"><h2>"
+       << (why.empty() ? "No invariant is broken in the last state"
+                       : "The violated invariant")
+       << "</h2>" << FindingsHtml(why)
+       << "<div>Reproduce:</div><pre id=\"reproduce\">"
+       << MarkupEscaped(reproduce) << "</pre></section>\n";
+  if (trace.loop) html << LassoSection(trace);
+  html << TimelineSection(trace, states, story, why)
+       << StepsSection(trace, states, story, why)
+       << PageScript(trace, states, story, why);
   html << PageEnd();
   return html.str();
 }
@@ -1042,7 +1210,8 @@ std::string VerdictBadge(const std::string& verdict) {
                           : verdict == "violation"  ? "bad"
                           : verdict == "incomplete" ? "warn"
                                                     : "info";
-  return "<span class=\"badge " + css + "\">" + Escape(verdict) + "</span>";
+  return "<span class=\"badge " + css + "\">" + MarkupEscaped(verdict) +
+         "</span>";
 }
 
 }  // namespace
@@ -1063,16 +1232,18 @@ std::string RenderVariantsPage(const nlohmann::json& rows) {
     for (const nlohmann::json& row : rows) {
       ++count;
       const std::string page = CounterexamplePageName(row);
-      html << "<tr><td class=\"mono\">" << Escape(Field(row, "variant"))
+      html << "<tr><td class=\"mono\">" << MarkupEscaped(Field(row, "variant"))
            << "</td><td>" << VerdictBadge(Field(row, "verdict"))
-           << "</td><td class=\"mono\">" << Escape(Field(row, "invariant"))
-           << "</td><td>" << Escape(Field(row, "states")) << "</td><td>"
-           << Escape(Field(row, "seconds")) << "</td><td>"
-           << Escape(Field(row, "counterexample_steps")) << "</td><td>";
+           << "</td><td class=\"mono\">"
+           << MarkupEscaped(Field(row, "invariant")) << "</td><td>"
+           << MarkupEscaped(Field(row, "states")) << "</td><td>"
+           << MarkupEscaped(Field(row, "seconds")) << "</td><td>"
+           << MarkupEscaped(Field(row, "counterexample_steps")) << "</td><td>";
       if (page.empty()) {
         html << "—";
       } else {
-        html << "<a href=\"" << Escape(page) << "\">" << Escape(page) << "</a>";
+        html << "<a href=\"" << MarkupEscaped(page) << "\">"
+             << MarkupEscaped(page) << "</a>";
       }
       html << "</td></tr>";
     }
@@ -1082,14 +1253,12 @@ std::string RenderVariantsPage(const nlohmann::json& rows) {
   return html.str();
 }
 
-std::string RenderSummaryPage(const RunSummary& summary) {
+namespace {
+
+// The run's verdict, counts and the command that reproduces it.
+std::string RunSection(const RunSummary& summary) {
   const engine::Stats& stats = summary.stats;
   std::ostringstream html;
-  html << PageStart("memwal-check check: " + summary.verdict)
-       << "<header><h1>memwal-check check: " << Escape(summary.verdict)
-       << "</h1><div class=\"config\">"
-       << Escape(model::ToString(summary.config)) << " · seed " << summary.seed
-       << "</div></header><main>";
   html << "<section id=\"run\"><h2>Run</h2><table><tr><th>verdict</th><td>"
        << VerdictBadge(summary.verdict)
        << "</td></tr><tr><th>distinct states</th><td>" << stats.states_distinct
@@ -1104,16 +1273,22 @@ std::string RenderSummaryPage(const RunSummary& summary) {
        << "</td></tr>";
   if (!summary.invariant.empty()) {
     html << "<tr><th>violation</th><td class=\"mono\">"
-         << Escape(summary.invariant);
+         << MarkupEscaped(summary.invariant);
     if (!summary.counterexample_page.empty()) {
-      html << " · <a href=\"" << Escape(summary.counterexample_page)
+      html << " · <a href=\"" << MarkupEscaped(summary.counterexample_page)
            << "\">counterexample</a>";
     }
     html << "</td></tr>";
   }
-  html << "</table><div>Reproduce:</div><pre>" << Escape(summary.command_line)
-       << "</pre></section>";
-  // Distinct states per depth: a bar chart and the numbers.
+  html << "</table><div>Reproduce:</div><pre>"
+       << MarkupEscaped(summary.command_line) << "</pre></section>";
+  return html.str();
+}
+
+// Distinct states per depth: a bar chart and the numbers.
+std::string DepthsSection(const RunSummary& summary) {
+  const engine::Stats& stats = summary.stats;
+  std::ostringstream html;
   html << "<section id=\"depths\"><h2>Distinct states per depth</h2>";
   if (stats.states_per_depth.empty()) {
     html << "<p>This search did not record states per depth.</p>";
@@ -1151,7 +1326,13 @@ std::string RenderSummaryPage(const RunSummary& summary) {
     html << "</tr></table></div>";
   }
   html << "</section>";
-  // Action coverage.
+  return html.str();
+}
+
+// Transitions per action kind that applies.
+std::string CoverageSection(const RunSummary& summary) {
+  const engine::Stats& stats = summary.stats;
+  std::ostringstream html;
   uint64_t most = 1;
   for (uint64_t n : stats.coverage) most = std::max(most, n);
   html << "<section id=\"coverage\"><h2>Action coverage (transitions per "
@@ -1160,7 +1341,7 @@ std::string RenderSummaryPage(const RunSummary& summary) {
   for (int kind = 0; kind < model::kActionKinds; ++kind) {
     if (!model::KindApplies(summary.config, kind)) continue;
     const uint64_t n = stats.coverage[kind];
-    html << "<tr><td class=\"mono\">" << Escape(model::KindName(kind))
+    html << "<tr><td class=\"mono\">" << MarkupEscaped(model::KindName(kind))
          << "</td><td>"
          << (n == 0 ? "<span class=\"badge warn\">never taken</span>"
                     : std::to_string(n))
@@ -1170,18 +1351,39 @@ std::string RenderSummaryPage(const RunSummary& summary) {
          << "\" height=\"12\" fill=\"#90caf9\"/></svg></td></tr>";
   }
   html << "</table></section>";
+  return html.str();
+}
+
+// Each reachability goal, reached or not.
+std::string GoalsSection(const RunSummary& summary) {
+  const engine::Stats& stats = summary.stats;
+  std::ostringstream html;
   html << "<section id=\"goals\"><h2>Reachability "
           "goals</h2><table><tr><th>goal</th><th>"
           "</th></tr>";
   for (const std::string& goal : stats.goals_reached)
-    html << "<tr><td class=\"mono\">" << Escape(goal)
+    html << "<tr><td class=\"mono\">" << MarkupEscaped(goal)
          << "</td><td><span class=\"badge ok\">"
             "reached</span></td></tr>";
   for (const std::string& goal : stats.goals_missed)
-    html << "<tr><td class=\"mono\">" << Escape(goal)
+    html << "<tr><td class=\"mono\">" << MarkupEscaped(goal)
          << "</td><td><span class=\"badge bad\">"
             "never reached</span></td></tr>";
-  html << "</table></section></main>" << PageEnd();
+  html << "</table></section>";
+  return html.str();
+}
+
+}  // namespace
+
+std::string RenderSummaryPage(const RunSummary& summary) {
+  std::ostringstream html;
+  html << PageStart("memwal-check check: " + summary.verdict)
+       << "<header><h1>memwal-check check: " << MarkupEscaped(summary.verdict)
+       << "</h1><div class=\"config\">"
+       << MarkupEscaped(model::ToString(summary.config)) << " · seed "
+       << summary.seed << "</div></header><main>" << RunSection(summary)
+       << DepthsSection(summary) << CoverageSection(summary)
+       << GoalsSection(summary) << "</main>" << PageEnd();
   return html.str();
 }
 

@@ -1,4 +1,4 @@
-// Trace files (checker/trace.h).
+// Trace files (checker/report/trace.h).
 //
 // ITF encoding of a model state (one ITF state per step; ints are
 // {"#bigint":"N"}, sets are
@@ -23,6 +23,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "base/input_file.h"
+#include "base/json_input.h"
 #include "base/output_file.h"
 
 namespace memwal::checker::report {
@@ -345,9 +347,9 @@ Result<Trace> TraceFromJson(const json& object) {
 }
 
 Result<Trace> ParseTrace(std::string_view text) {
-  const json object = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (object.is_discarded()) return Bad("the trace is not valid JSON");
-  return TraceFromJson(object);
+  Result<json> object = ParseJsonInput(text);
+  if (!object.ok()) return Bad("the trace: " + object.status().message());
+  return TraceFromJson(*object);
 }
 
 json ToItf(const Config& config, std::string_view invariant,
@@ -399,25 +401,11 @@ Status WriteFileAtomically(const std::string& path, std::string_view contents) {
 }
 
 Result<std::string> ReadFile(const std::string& path) {
-  // Trace files are small (a step is a few dozen bytes); a bound keeps an
-  // untrusted path (a device, a huge file) from exhausting memory.
-  constexpr std::uintmax_t kTraceFileBytesMax = 64u << 20;
-  std::error_code error;
-  if (!std::filesystem::exists(path, error))
-    return Status::NotFound("cannot open " + path);
-  if (!std::filesystem::is_regular_file(path, error))
-    return Status::InvalidArgument(path + ": not a regular file");
-  const std::uintmax_t size = std::filesystem::file_size(path, error);
-  if (error || size > kTraceFileBytesMax) {
-    return Status::InvalidArgument(path + ": " + std::to_string(size) +
-                                   " bytes, more than a trace file may hold");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::NotFound("cannot open " + path);
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  if (in.bad()) return Status::IoError("cannot read " + path);
-  return contents.str();
+  // Trace files and variants rows are small (a step is a few dozen bytes); a
+  // bound keeps an untrusted path (a huge file) from exhausting memory, and
+  // the shared reader refuses a FIFO or a device without blocking.
+  constexpr std::size_t kTraceFileBytesMax = std::size_t{64} << 20;
+  return ReadInputFile(path, kTraceFileBytesMax);
 }
 
 json BugNames(uint32_t bugs) {

@@ -1,4 +1,4 @@
-// The trace reader (checker/trace_reader.h): a SAX handler that builds the
+// The trace reader (checker/report/trace_reader.h): a SAX handler that builds the
 // document outside "steps" as JSON values, refusing duplicate keys and deep
 // nesting, and turns each element of the top-level "steps" array into a
 // model::Action as soon as it closes.
@@ -15,8 +15,12 @@
 #include <utility>
 #include <vector>
 
+#include "base/input_file.h"
 #include "base/output_file.h"
+#include "checker/engine/liveness.h"
+#include "checker/lockstep/refinement.h"
 #include "model/config.h"
+#include "model/invariants.h"
 
 namespace memwal::checker::report {
 namespace {
@@ -183,7 +187,7 @@ Status CheckVersion(const json& document) {
   return Status::Ok();
 }
 
-// The keys version 2 adds to version 1 (checker/lockstep_cli.h), taken out
+// The keys version 2 adds to version 1 (checker/cli/check.h), taken out
 // of `document`.
 Status TakeLockstepFields(json* document, LockstepTrace* out) {
   const auto lockstep = document->find("lockstep");
@@ -218,15 +222,35 @@ Status TakeLockstepFields(json* document, LockstepTrace* out) {
   return Status::Ok();
 }
 
+// Whether `name` is what a counterexample of this tool can be about: empty (a
+// corpus entry), a model invariant, a goal, the liveness property, or one of
+// lockstep's own findings. Anything else in a trace is refused, not echoed.
+bool IsFindingName(std::string_view name) {
+  if (name.empty() || name == lockstep::kImplementationMatchesModel ||
+      name == lockstep::kPublishedVersionsLoad || name == engine::kLivenessName)
+    return true;
+  for (const model::Invariant& invariant : model::AllInvariants()) {
+    if (invariant.name == name) return true;
+  }
+  for (const model::Goal& goal : model::AllGoals()) {
+    if (goal.name == name) return true;
+  }
+  return false;
+}
+
 Result<LockstepTrace> FromParsed(TraceSax* sax) {
   json& document = sax->root();
   MEMWAL_RETURN_IF_ERROR(CheckVersion(document));
   LockstepTrace out;
   MEMWAL_RETURN_IF_ERROR(TakeLockstepFields(&document, &out));
-  // The rest is version 1's strict format (checker/trace.h), with the steps
+  // The rest is version 1's strict format (checker/report/trace.h), with the steps
   // already read.
   document["version"] = static_cast<uint64_t>(kTraceVersion);
   MEMWAL_ASSIGN_OR_RETURN(out.trace, TraceFromJson(document));
+  if (!IsFindingName(out.trace.invariant)) {
+    return Bad("trace field 'invariant' names nothing this tool checks (\"" +
+               Escaped(out.trace.invariant, 80) + "\")");
+  }
   MEMWAL_ASSERT(out.trace.steps.empty());
   out.trace.steps = std::move(sax->steps());
   if (out.trace.loop && *out.trace.loop > out.trace.steps.size()) {
@@ -245,7 +269,10 @@ Result<LockstepTrace> FromParsed(TraceSax* sax) {
 // `status` with its message made one line and free of escape sequences.
 Status Cleaned(const Status& status) {
   if (status.ok()) return status;
-  const std::string message = Escaped(status.message(), 400);
+  // Escaped once: a message from base/input_file.h names its path escaped.
+  const std::string message = NeedsTerminalEscape(status.message())
+                                  ? Escaped(status.message(), 400)
+                                  : status.message();
   if (status.code() == StatusCode::kNotFound) return Status::NotFound(message);
   return Status::InvalidArgument(message);
 }
@@ -262,41 +289,10 @@ Result<LockstepTrace> Parse(Input&& input) {
   return FromParsed(&sax);
 }
 
-std::string OpenError(const std::string& path, int error) {
-  if (error == ELOOP) return path + ": a symlink loop";
-  if (error == EACCES) return path + ": permission denied";
-  if (error == ENOTDIR) return path + ": a path component is not a directory";
-  return "cannot open " + path + ": " + std::strerror(error);
-}
-
-// Opens `path` for reading when it is a regular file of at most
-// kTraceFileBytesMax bytes (O_NONBLOCK: a FIFO never blocks the open).
-Result<int> OpenTrace(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return Status::NotFound("cannot open " + path);
-    return Bad(OpenError(path, errno));
-  }
-  struct stat info;
-  std::string problem;
-  if (::fstat(fd, &info) != 0) {
-    problem = OpenError(path, errno);
-  } else if (!S_ISREG(info.st_mode)) {
-    problem = path + ": not a regular file";
-  } else if (static_cast<std::uintmax_t>(info.st_size) > kTraceFileBytesMax) {
-    problem = path + ": " + std::to_string(info.st_size) +
-              " bytes, more than a trace file may hold (" +
-              std::to_string(kTraceFileBytesMax) + ")";
-  }
-  if (problem.empty()) return fd;
-  ::close(fd);
-  return Bad(problem);
-}
-
 }  // namespace
 
 Result<LockstepTrace> ReadTraceFile(const std::string& path) {
-  Result<int> fd = OpenTrace(path);
+  Result<int> fd = OpenInputFile(path, kTraceFileBytesMax);
   if (!fd.ok()) return Cleaned(fd.status());
   std::FILE* file = ::fdopen(*fd, "rb");
   if (file == nullptr) {

@@ -1,4 +1,4 @@
-// The one reader of trace files (format version 2, checker/lockstep_cli.h),
+// The one reader of trace files (format version 2, checker/cli/check.h),
 // shared by `replay`, `minimize`, `report` and `corpus --include`, so that a
 // trace is valid for all of them or for none (design.md section 8: traces
 // from disk are untrusted).

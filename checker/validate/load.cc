@@ -112,6 +112,7 @@ Result<LoadedTable> LoadTable(const std::string& dir,
     }
   }
   std::sort(shard_uuids.begin(), shard_uuids.end());
+  out.shard_uuids = shard_uuids;
   uint32_t indexes = 0;
   for (const inspect::DatasetVersion& version : report.versions) {
     for (const inspect::IndexMetadata& index : version.contents.indices) {

@@ -53,6 +53,8 @@ struct LoadedTable {
   model::Protocol protocol = model::Protocol::kDerived;
   std::string protocol_reason;
   uint32_t shards = 0;
+  // The shards' uuids in impl::World::OpenFrom's order (by raw uuid).
+  std::vector<std::string> shard_uuids;
   uint32_t indexes = 0;  // user indexes idx_0..idx_{indexes-1}
   // Rows per fragment (all versions) and the WAL's final state; nullopt with
   // the reason when the implementation's reader cannot read them.

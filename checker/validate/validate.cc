@@ -80,15 +80,14 @@ class Validator {
   void Run();
 
  private:
-  // One explanation of the chain so far: the WAL and ghost fields it
-  // carries, and the model's op for each version it explained. Several
+  // One explanation of the chain so far: the WAL and the fields a window's
+  // bytes cannot hold that it carries (window.h AbstractWindow). Several
   // actions can explain one step with the same manifest (an UpdateColumns of
   // either fragment prunes the same bitmaps), and a later step may tell them
   // apart, so every explanation is kept (up to kAlternativesMax), as trace
   // validation keeps every state consistent with the trace so far.
   struct Alternative {
     State ghost{};
-    std::map<uint64_t, StoredOp> ops{};
   };
   static constexpr std::size_t kAlternativesMax = 16;
   struct Chain {
@@ -116,7 +115,6 @@ class Validator {
   const LoadedTable& table_;
   Validation* out_;
   Chain chain_;
-  const std::map<uint64_t, StoredOp> no_ops_;
   std::vector<uint64_t> final_flushed_;
 };
 
@@ -155,22 +153,21 @@ void Validator::Start(std::size_t k) {
     AddGap(k, k, window.status().message());
     return;
   }
-  const Result<State> state = AbstractWindow(
-      config, *window, StartGhost(*version.table), no_ops_, rows_known());
+  const Result<State> state =
+      AbstractWindow(config, *window, StartGhost(*version.table), rows_known());
   if (!state.ok()) {
     AddGap(k, k, state.status().message());
     return;
   }
   chain_ = Chain{.active = true,
                  .start = k,
-                 .alternatives = {Alternative{.ghost = *state, .ops = {}}}};
+                 .alternatives = {Alternative{.ghost = *state}}};
   if (version.number == 1) {
     // R4: the model's Init, on the versions (the WAL and rows of Init are
     // the chain's own ghost).
     State init = model::Init(config.bounds);
     std::vector<std::string> lines;
-    for (std::string& line :
-         TableLines(lockstep::Diff(config, *state, window->snapshot, init))) {
+    for (std::string& line : TableLines(lockstep::Diff(config, *state, init))) {
       if (line.starts_with("version")) lines.push_back(std::move(line));
     }
     if (lines.empty()) {
@@ -260,8 +257,7 @@ void Validator::Step(std::size_t k) {
   for (std::size_t a = 0; a < chain_.alternatives.size(); ++a) {
     const Alternative& alternative = chain_.alternatives[a];
     Result<State> before =
-        AbstractWindow(config, before_window, alternative.ghost,
-                       alternative.ops, rows_known());
+        AbstractWindow(config, before_window, alternative.ghost, rows_known());
     if (!before.ok()) {
       AddGap(k - 1, k, before.status().message());
       return;
@@ -303,13 +299,12 @@ void Validator::Step(std::size_t k) {
         return;
       }
       const Result<State> abstract =
-          AbstractWindow(config, *window, after, alternative.ops, rows_known());
+          AbstractWindow(config, *window, after, rows_known());
       std::vector<std::string> lines;
       if (!abstract.ok()) {
         lines.push_back(abstract.status().message());
       } else {
-        lines = TableLines(
-            lockstep::Diff(config, *abstract, window->snapshot, after));
+        lines = TableLines(lockstep::Diff(config, *abstract, after));
       }
       // The transaction file's progress against the commit's (the manifest
       // alone does not say whether a merge-insert carried it).
@@ -410,8 +405,7 @@ void Validator::Step(std::size_t k) {
     // The next version on its own, with the chain's ghost.
     const Alternative& first_alternative = chain_.alternatives.front();
     const Result<State> alone =
-        AbstractWindow(config, *window, first_alternative.ghost,
-                       first_alternative.ops, rows_known());
+        AbstractWindow(config, *window, first_alternative.ghost, rows_known());
     if (alone.ok()) {
       if (const model::Invariant* broken =
               model::FirstBrokenInvariant(config, *alone)) {
@@ -430,13 +424,11 @@ void Validator::Step(std::size_t k) {
   std::string broken_reason;
   std::string explained_by;
   for (const Match& match : matches) {
-    const Alternative& alternative = chain_.alternatives[match.alternative];
-    // The next version's op is the explanation's (its kind decides which
-    // invariants exempt the step: a Restore, a MemWAL reset, ...).
-    Alternative extended{.ghost = match.after, .ops = alternative.ops};
-    extended.ops[next.number] = StoreOp(model::Head(match.after).op, *window);
-    const Result<State> abstract = AbstractWindow(config, *window, match.after,
-                                                  extended.ops, rows_known());
+    // The next version's op is its transaction file's (its kind decides
+    // which invariants exempt the step: a Restore, a MemWAL reset, ...).
+    Alternative extended{.ghost = match.after};
+    const Result<State> abstract =
+        AbstractWindow(config, *window, match.after, rows_known());
     MEMWAL_ASSERT(abstract.ok());
     if (const model::Invariant* broken =
             model::FirstBrokenInvariant(config, *abstract)) {
@@ -488,8 +480,8 @@ void Validator::Finish() {
     return;
   }
   const Alternative& alternative = chain_.alternatives.front();
-  const Result<State> head = AbstractWindow(config, *window, alternative.ghost,
-                                            alternative.ops, rows_known());
+  const Result<State> head =
+      AbstractWindow(config, *window, alternative.ghost, rows_known());
   if (!head.ok()) return;
   State state = *head;
   const uint64_t number = table_.versions[last].number;

@@ -2,6 +2,8 @@
 #include "checker/validate/window.h"
 
 #include <algorithm>
+#include <memory>
+#include <optional>
 #include <set>
 
 namespace memwal::checker::validate {
@@ -20,32 +22,44 @@ std::set<uint64_t> RenumberSet(const std::map<uint64_t, uint64_t>& ids,
   return out;
 }
 
-model::FragmentSet ToWindowSet(const Window& window,
-                               const std::vector<uint64_t>& ids) {
-  model::FragmentSet set = 0;
-  for (const uint64_t id : ids) {
-    const auto it =
-        std::find(window.fragments.begin(), window.fragments.end(), id);
-    if (it == window.fragments.end()) continue;  // named outside the window
-    set |= static_cast<model::FragmentSet>(
-        1u << static_cast<unsigned>(it - window.fragments.begin()));
+// The fragment ids `transaction` names (a Delete's, an UpdateColumns', a
+// Rewrite's old fragments) in the window's numbering; ids outside the window
+// (a fragment its first version no longer lists) are dropped. A CreateIndex's
+// covers are read from the published version (renumbered already), a
+// merge-insert's new fragment only for a staged transaction.
+std::shared_ptr<const impl::pb::Transaction> RenumberTransaction(
+    const std::map<uint64_t, uint64_t>& ids, const impl::pb::Transaction& in) {
+  auto out = std::make_shared<impl::pb::Transaction>(in);
+  const auto find = [&](uint64_t id) -> std::optional<uint64_t> {
+    const auto it = ids.find(id);
+    if (it == ids.end()) return std::nullopt;
+    return it->second;
+  };
+  if (out->has_delete_()) {
+    auto* deleted = out->mutable_delete_()->mutable_deleted_fragment_ids();
+    std::vector<uint64_t> kept;
+    for (const uint64_t id : *deleted) {
+      if (const auto to = find(id)) kept.push_back(*to);
+    }
+    deleted->Clear();
+    for (const uint64_t id : kept) deleted->Add(id);
   }
-  return set;
-}
-
-std::vector<uint64_t> ToTableIds(const Window& window, model::FragmentSet set) {
-  std::vector<uint64_t> out;
-  for (std::size_t f = 0; f < window.fragments.size(); ++f) {
-    if (model::Contains(set, static_cast<int>(f)))
-      out.push_back(window.fragments[f]);
+  const auto renumber_list = [&](auto* list) {
+    for (int k = list->size() - 1; k >= 0; --k) {
+      if (const auto to = find(list->Get(k).id())) {
+        list->Mutable(k)->set_id(*to);
+      } else {
+        list->DeleteSubrange(k, 1);
+      }
+    }
+  };
+  if (out->has_update())
+    renumber_list(out->mutable_update()->mutable_updated_fragments());
+  if (out->has_rewrite()) {
+    for (auto& group : *out->mutable_rewrite()->mutable_groups())
+      renumber_list(group.mutable_old_fragments());
   }
   return out;
-}
-
-// Ops whose Op::fragments is a fragment set (ReinstallMemWal uses it as a
-// flag).
-bool FragmentsAreIds(model::OpKind kind) {
-  return kind != model::OpKind::kReinstallMemWal;
 }
 
 }  // namespace
@@ -86,33 +100,38 @@ Result<Window> MakeWindow(const LoadedTable& table, std::size_t first,
     window.numbers.push_back(version.number);
     version.number = k - first + 1;
     version.live = RenumberSet(renumber, version.live);
+    // The head's high-water mark: one below the window ids up to it.
+    std::size_t below = 0;
+    for (const uint64_t id : window.fragments)
+      below += id <= version.max_fragment_id;
+    version.max_fragment_id = static_cast<uint64_t>(below) - 1;  // wraps at 0
+    if (version.transaction != nullptr)
+      version.transaction = RenumberTransaction(renumber, *version.transaction);
     for (auto& [index, segments] : version.segments) {
       for (impl::SegmentView& segment : segments) {
         if (segment.covers.has_value())
           segment.covers = RenumberSet(renumber, *segment.covers);
       }
     }
-    window.snapshot.versions.push_back(std::move(version));
+    window.versions.push_back(std::move(version));
   }
   if (table.rows.has_value()) {
     for (const auto& [id, rows] : table.rows->fragments) {
       const auto it = renumber.find(id);
-      if (it != renumber.end())
-        window.snapshot.rows.fragments[it->second] = rows;
+      if (it != renumber.end()) window.rows.fragments[it->second] = rows;
     }
   }
-  window.snapshot.wal.flushed.assign(table.shards, 0);
-  window.snapshot.wal.retired.assign(table.shards, {});
+  window.shards.uuids = table.shard_uuids;
   return window;
 }
 
 Window WithoutLast(const Window& window) {
-  MEMWAL_ASSERT(window.snapshot.versions.size() >= 2);
+  MEMWAL_ASSERT(window.versions.size() >= 2);
   Window out = window;
-  out.snapshot.versions.pop_back();
+  out.versions.pop_back();
   out.numbers.pop_back();
   std::set<uint64_t> named;
-  for (const impl::TableVersion& version : out.snapshot.versions) {
+  for (const impl::TableVersion& version : out.versions) {
     named.insert(version.live.begin(), version.live.end());
     for (const auto& [index, segments] : version.segments) {
       for (const impl::SegmentView& segment : segments) {
@@ -121,10 +140,9 @@ Window WithoutLast(const Window& window) {
       }
     }
   }
-  for (auto it = out.snapshot.rows.fragments.begin();
-       it != out.snapshot.rows.fragments.end();) {
+  for (auto it = out.rows.fragments.begin(); it != out.rows.fragments.end();) {
     it = named.contains(it->first) ? std::next(it)
-                                   : out.snapshot.rows.fragments.erase(it);
+                                   : out.rows.fragments.erase(it);
   }
   return out;
 }
@@ -132,68 +150,32 @@ Window WithoutLast(const Window& window) {
 Result<model::State> AbstractWindow(const model::Config& config,
                                     const Window& window,
                                     const model::State& ghost,
-                                    const std::map<uint64_t, StoredOp>& ops,
                                     bool rows_known) {
-  // The ops the model explained, placed where lockstep's abstraction borrows
-  // a model op from (a version of the same position whose kind agrees).
-  model::State borrowed;
-  borrowed.version_count = static_cast<uint8_t>(
-      std::min<std::size_t>(window.numbers.size(), model::kVersionsMax));
-  for (std::size_t k = 0; k < borrowed.version_count; ++k) {
-    const auto it = ops.find(window.numbers[k]);
-    if (it == ops.end()) continue;
-    model::Op op = it->second.op;
-    if (FragmentsAreIds(op.kind))
-      op.fragments = ToWindowSet(window, it->second.fragments);
-    op.new_covers = ToWindowSet(window, it->second.new_covers);
-    borrowed.versions[k].op = op;
-  }
-  lockstep::ImplSnapshot snapshot = window.snapshot;
-  // The model has at least one shard; a table without a MemWAL has none.
-  snapshot.wal.flushed.assign(config.bounds.shards, 0);
-  snapshot.wal.retired.assign(config.bounds.shards, {});
-  for (int s = 0; s < config.bounds.shards; ++s) {
-    snapshot.wal.flushed[s] = ghost.flushed[s];
-    snapshot.wal.retired[s].clear();
-    for (int g = 1; g <= model::kGenerationsMax; ++g) {
-      if (model::Contains(ghost.retired[s], g - 1))
-        snapshot.wal.retired[s].insert(g);
-    }
-  }
-  MEMWAL_ASSIGN_OR_RETURN(model::State out,
-                          lockstep::Abstract(config, snapshot, borrowed));
-  // What the bytes do not hold (refinement.h: ghost fields, the counters, the
-  // in-flight list).
-  out.inflight = ghost.inflight;
-  out.inflight_count = ghost.inflight_count;
+  std::vector<const impl::TableVersion*> lineage;
+  for (const impl::TableVersion& version : window.versions)
+    lineage.push_back(&version);
+  // The WAL is set from the chain below: a table directory holds only the
+  // WAL's final shard manifests, not the WAL at the window's head.
+  impl::WalState wal;
+  wal.flushed.assign(config.bounds.shards, 0);
+  wal.retired.assign(config.bounds.shards, {});
+  MEMWAL_ASSIGN_OR_RETURN(
+      model::State out,
+      lockstep::AbstractVersions(config, lineage, lineage.size(), window.rows,
+                                 wal, {}, window.shards));
+  // What a window's bytes do not hold (window.h): the history before the
+  // window, the WAL at its head, the in-flight list, retire_cover.
   out.committed = ghost.committed;
-  out.retire_cover = ghost.retire_cover;
   out.activated = ghost.activated;
   out.foreign_legacy = ghost.foreign_legacy;
   out.deleted = ghost.deleted;
+  out.flushed = ghost.flushed;
+  out.retired = ghost.retired;
   out.pending = ghost.pending;
+  out.retire_cover = ghost.retire_cover;
+  out.inflight = ghost.inflight;
+  out.inflight_count = ghost.inflight_count;
   if (!rows_known) out.rows = ghost.rows;
-  int top = 0;
-  for (int v = 0; v < out.version_count; ++v) {
-    for (int f = 0; f < model::kFragmentsMax; ++f) {
-      if (model::Contains(out.versions[v].live, f)) top = std::max(top, f + 1);
-      for (const model::Segments& segments : out.versions[v].segments) {
-        for (const model::Segment& segment : segments) {
-          if (model::Contains(segment.covers, f)) top = std::max(top, f + 1);
-        }
-      }
-    }
-  }
-  out.next_fragment = static_cast<uint8_t>(top);
-  return out;
-}
-
-StoredOp StoreOp(const model::Op& op, const Window& window) {
-  StoredOp out;
-  out.op = op;
-  if (FragmentsAreIds(op.kind))
-    out.fragments = ToTableIds(window, op.fragments);
-  out.new_covers = ToTableIds(window, op.new_covers);
   return out;
 }
 

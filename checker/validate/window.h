@@ -7,9 +7,11 @@
 // Inside a window, version numbers become 1..k and fragment ids 0..m-1 in
 // order (the renumbering model::FoldVersions does, R70: every guard and
 // effect compares numbers and ids only by order and equality), and the
-// window's versions are abstracted by lockstep's abstraction
-// (checker/lockstep/refinement.h Abstract), so a window is abstracted exactly
-// as lockstep abstracts the implementation.
+// window's versions are abstracted by lockstep's one abstraction function
+// (checker/lockstep/refinement.h AbstractVersions, AbstractPersisted's code
+// over given versions), so a window is abstracted exactly as lockstep
+// abstracts the implementation: ops included, from the transaction files
+// (renumbered with the window).
 #ifndef MEMWAL_CHECKER_VALIDATE_WINDOW_H_
 #define MEMWAL_CHECKER_VALIDATE_WINDOW_H_
 
@@ -26,18 +28,14 @@
 
 namespace memwal::checker::validate {
 
-// A version's op as the model explained it, with fragment ids in the table's
-// own numbering (so that it can be placed in any later window).
-struct StoredOp {
-  model::Op op;
-  std::vector<uint64_t> fragments;
-  std::vector<uint64_t> new_covers;
-};
-
 struct Window {
-  lockstep::ImplSnapshot snapshot;  // renumbered
+  // Renumbered: version numbers, live fragments, segment covers,
+  // max_fragment_id and the fragment ids the transaction files name.
+  std::vector<impl::TableVersion> versions;
+  impl::RowsView rows;              // renumbered (no clone sources)
   std::vector<uint64_t> numbers;    // the table's version number by position
   std::vector<uint64_t> fragments;  // the table's fragment id by window id
+  lockstep::ShardNumbers shards;    // the table's shard uuids
 };
 
 // Versions [first, last] of `table` (indices into table.versions; each must
@@ -50,20 +48,19 @@ Result<Window> MakeWindow(const LoadedTable& table, std::size_t first,
 // dropped).
 Window WithoutLast(const Window& window);
 
-// The window in model terms: lockstep's abstraction of its versions, WAL and
-// rows, with `ghost` supplying what the bytes do not hold (activated,
-// retire_cover, foreign_legacy, deleted, committed, the in-flight list; see
-// checker/lockstep/refinement.h) and the WAL (flushed, retired, pending),
-// and each version's op from `ops` where the model explained it. `rows_known`
-// false: the rows per fragment come from `ghost` too.
+// The window in model terms: lockstep::AbstractVersions on its versions and
+// rows (versions with their ops, next_fragment, rows per fragment). From
+// `ghost`, the chain the model explained so far, come only the fields a
+// window's bytes cannot hold: the table-wide history before the window
+// (committed, activated, foreign_legacy, deleted), the WAL at the window's
+// head (the table directory holds only the WAL's final shard manifests:
+// flushed, retired, pending), the in-flight list (nothing is staged in a
+// directory) and retire_cover (docs/ghost-fields.md). `rows_known` false (the
+// reader could not read the rows): the rows per fragment come from `ghost`
+// too.
 Result<model::State> AbstractWindow(const model::Config& config,
                                     const Window& window,
-                                    const model::State& ghost,
-                                    const std::map<uint64_t, StoredOp>& ops,
-                                    bool rows_known);
-
-// `state`'s head op in the table's fragment numbering.
-StoredOp StoreOp(const model::Op& op, const Window& window);
+                                    const model::State& ghost, bool rows_known);
 
 }  // namespace memwal::checker::validate
 

@@ -92,18 +92,41 @@ TEST(BenchCommand, ReportsEveryKeyAndTheMedianOfThePairedRatios) {
   std::ostringstream out, err;
   const int code = cli::RunBenchCommand(
       {"--preset", "tiny", "--reps", "3", "--no-default-check",
-       "--lockstep-states", "2000", "--spin-optimization", "-O0", "--json",
+       "--lockstep-states", "2000", "--spin-optimization", "-O0",
+       "--side-preset", "tiny", "--large-preset", "tiny", "--json",
        "--work-dir", ::testing::TempDir() + "memwal-bench-command"},
       out, err);
   ASSERT_EQ(code, 0) << err.str();
   const nlohmann::json j = nlohmann::json::parse(out.str());
-  for (const char* key :
-       {"ours_states_per_s", "spin_states_per_s", "ratio", "states_ours",
-        "states_spin", "bytes_per_state_ours", "bytes_per_state_spin_hc",
-        "collision_probability", "lockstep_transitions_per_s",
-        "speedup_threads", "symmetry_states_without", "symmetry_states_with",
-        "default_check_seconds"})
+  for (const char* key : {"ours_states_per_s",
+                          "spin_states_per_s",
+                          "ratio",
+                          "states_ours",
+                          "states_spin",
+                          "bytes_per_state_ours",
+                          "bytes_per_state_spin_hc",
+                          "collision_probability",
+                          "lockstep_transitions_per_s",
+                          "speedup_threads",
+                          "symmetry_states_without",
+                          "symmetry_states_with",
+                          "default_check_seconds",
+                          "model_transitions_per_s_per_thread",
+                          "lockstep_transitions_per_s_per_thread",
+                          "lockstep_ratio",
+                          "model_bytes_per_state",
+                          "lockstep_bytes_per_state",
+                          "large_seconds",
+                          "large_peak_rss_mb",
+                          "liveness_states_per_s"})
     EXPECT_TRUE(j.contains(key)) << key;
+  // The side-by-side runs and the large run are measured, not left out.
+  EXPECT_GT(j["lockstep_transitions_per_s_per_thread"].get<double>(), 0);
+  EXPECT_GT(j["model_transitions_per_s_per_thread"].get<double>(), 0);
+  EXPECT_EQ(j["lockstep_ratio_runs"].size(), 3u);
+  EXPECT_EQ(j["large_verdict"].get<std::string>(), "ok");
+  EXPECT_GT(j["large_peak_rss_mb"].get<double>(), 0);
+  EXPECT_GT(j["liveness_states_per_s"].get<double>(), 0);
   EXPECT_EQ(j["states_spin"].get<uint64_t>(),
             j["states_ours"].get<uint64_t>() + cli::kSpinStateOffset);
   std::vector<double> runs = j["ratio_runs"].get<std::vector<double>>();

@@ -1,4 +1,4 @@
-// `memwal-check compare A B` (checker/compare.h): both switch sets run in the
+// `memwal-check compare A B` (checker/cli/compare.h): both switch sets run in the
 // same invocation, side by side.
 #include "checker/cli/compare.h"
 
@@ -44,7 +44,7 @@ TEST(Compare, UnconditionalBreaksCatchupWithinCoverageWhereDerivedDoesNot) {
 }
 
 // The proposed change R65 at five commits, where the stale data pass breaks
-// `derived` (README's first finding: CatchupWithinCoverage in 11 steps) and the
+// `derived` (docs/findings.md's first finding: CatchupWithinCoverage in 11 steps) and the
 // fence holds (every goal reached). This is the only run of these two searches
 // in the suite (2.4M and 2.7M states); fence_test.cc checks the rest of R65.
 TEST(Compare, TheFencedDataPassHoldsAtFiveCommitsWhereTheUnfencedBreaks) {

@@ -1,4 +1,4 @@
-// SIGINT and SIGTERM as a budget (checker/interrupt.h): the search stops as
+// SIGINT and SIGTERM as a budget (checker/engine/interrupt.h): the search stops as
 // at a time limit, with verdict incomplete, and names why.
 #include "checker/engine/interrupt.h"
 

@@ -133,6 +133,8 @@ struct SymmetryRow {
   uint32_t bugs;
 };
 
+void PrintTo(const SymmetryRow& row, std::ostream* out) { *out << row.name; }
+
 class LivenessWithSymmetry : public testing::TestWithParam<SymmetryRow> {};
 
 TEST_P(LivenessWithSymmetry, GivesTheVerdictAndLassoOfTheConcreteGraph) {

@@ -34,6 +34,11 @@ struct ImplBugCase {
   model::Env env = model::Env::kNone;
 };
 
+// ctest lists a case by its bug, not its bytes.
+void PrintTo(const ImplBugCase& c, std::ostream* out) {
+  *out << model::Name(c.bug);
+}
+
 model::Bounds Tiny(int commits = 4, int indexes = 1) {
   model::Bounds bounds = model::TinyBounds();
   bounds.commits = commits;

@@ -1,4 +1,4 @@
-// The lockstep command line (checker/lockstep_cli.h): exit codes, the --json
+// The lockstep command line (checker/cli/check.h): exit codes, the --json
 // summary keys, counterexample files, and `replay` of every counterexample
 // these runs produce reproducing its verdict; corrupt and older-format traces
 // are refused with exit 2.

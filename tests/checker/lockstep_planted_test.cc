@@ -199,7 +199,9 @@ TEST(LockstepPlanted, TheOperationKindComesFromTheTransactionFile) {
   const std::optional<Finding> finding =
       CheckRefinement(setup.config, run.world, run.state);
   ASSERT_TRUE(finding.has_value());
-  EXPECT_TRUE(Mentions(finding, "op DeleteFragment (impl) vs Append (model)"))
+  EXPECT_TRUE(Mentions(finding,
+                       "version 2: op (its transaction file) DeleteFragment "
+                       "fragments {0} (impl) vs Append (model)"))
       << finding->detail;
 }
 

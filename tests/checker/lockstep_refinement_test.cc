@@ -1,5 +1,5 @@
-// The refinement mapping (checker/refinement.h) and the lockstep step
-// (checker/lockstep.h): the implementation at Init maps to the model's Init,
+// The refinement mapping (checker/lockstep/refinement.h) and the lockstep step
+// (checker/lockstep/lockstep.h): the implementation at Init maps to the model's Init,
 // differences print as readable lines, states the model cannot represent are
 // ImplementationMatchesModel, and the bug switches share one layout.
 #include <gtest/gtest.h>
@@ -22,51 +22,48 @@ TEST(Refinement, TheImplementationAtInitMapsToTheModelsInit) {
   const Result<impl::World> world = lockstep::InitWorld(setup);
   ASSERT_TRUE(world.ok());
   EXPECT_FALSE(lockstep::CheckInit(setup, *world).has_value());
-  const Result<lockstep::ImplSnapshot> snapshot = lockstep::ReadImpl(*world);
-  ASSERT_TRUE(snapshot.ok());
-  const model::State init = model::Init(setup.config.bounds);
   const Result<model::State> abstract =
-      lockstep::Abstract(setup.config, *snapshot, init);
-  ASSERT_TRUE(abstract.ok());
-  EXPECT_EQ(*abstract, init);
+      lockstep::AbstractPersisted(setup.config, *world);
+  ASSERT_TRUE(abstract.ok()) << abstract.status().ToString();
+  EXPECT_EQ(*abstract, model::Init(setup.config.bounds));
 }
 
 TEST(Refinement, DifferencesArePrintedFieldByField) {
   const lockstep::LockstepSetup setup = TinySetup();
   const Result<impl::World> world = lockstep::InitWorld(setup);
   ASSERT_TRUE(world.ok());
-  const Result<lockstep::ImplSnapshot> snapshot = lockstep::ReadImpl(*world);
-  ASSERT_TRUE(snapshot.ok());
+  const Result<model::State> abstract =
+      lockstep::AbstractPersisted(setup.config, *world);
+  ASSERT_TRUE(abstract.ok());
   model::State model = model::Init(setup.config.bounds);
   model.versions[0].live = 0b11;
   model.versions[0].segments[0][0].covers = 0b10;
   model.flushed[0] = 1;
-  const Result<model::State> abstract =
-      lockstep::Abstract(setup.config, *snapshot, model);
-  ASSERT_TRUE(abstract.ok());
+  model.committed = 1;
   const std::vector<std::string> lines =
-      lockstep::Diff(setup.config, *abstract, *snapshot, model);
+      lockstep::Diff(setup.config, *abstract, model);
   const std::vector<std::string> expected = {
       "version 1: live {0} (impl) vs {0,1} (model)",
       "version 1: index idx_0 segment 0 covers {0} (impl) vs {1} (model)",
-      "shard 0: flushed 0 (impl) vs 1 (model)"};
+      "shard 0: flushed 0 (impl) vs 1 (model)",
+      "commits after Init (versions of the lineage): 0 (impl) vs 1 (model)"};
   EXPECT_EQ(lines, expected);
 }
 
 TEST(Refinement, AStateTheModelCannotRepresentIsAFinding) {
-  const lockstep::LockstepSetup setup = TinySetup();
+  lockstep::LockstepSetup setup = TinySetup();
+  setup.config.bounds.indexes = 2;
   const Result<impl::World> world = lockstep::InitWorld(setup);
   ASSERT_TRUE(world.ok());
-  Result<lockstep::ImplSnapshot> snapshot = lockstep::ReadImpl(*world);
-  ASSERT_TRUE(snapshot.ok());
-  std::vector<impl::SegmentView>& segments = snapshot->versions[0].segments[0];
-  segments.push_back(segments[0]);
-  segments.push_back(segments[0]);
-  const Result<model::State> abstract = lockstep::Abstract(
-      setup.config, *snapshot, model::Init(setup.config.bounds));
+  // Read with one index in the bounds, the table's idx_1 has no model slot.
+  model::Config narrow = setup.config;
+  narrow.bounds.indexes = 1;
+  const Result<model::State> abstract =
+      lockstep::AbstractPersisted(narrow, *world);
   ASSERT_FALSE(abstract.ok());
-  EXPECT_NE(abstract.status().message().find("has 3 segments"),
-            std::string::npos);
+  EXPECT_NE(abstract.status().message().find("has index idx_1"),
+            std::string::npos)
+      << abstract.status().message();
 }
 
 TEST(Lockstep, TheImplementationRejectingAnEnabledActionIsAFinding) {

@@ -1,4 +1,4 @@
-// Counterexample minimization (checker/minimize.h): padded and random-walk
+// Counterexample minimization (checker/cli/minimize.h): padded and random-walk
 // traces shrink back, whole transactions go with their commits (slots
 // renumbered), parameters and bounds are lowered, the result is 1-minimal,
 // and `minimize TRACE` reads and writes trace files.

@@ -9,6 +9,7 @@
 
 #include "checker/engine/search.h"
 #include "checker/engine/seen_set.h"
+#include "impl/blob_cache.h"
 
 namespace memwal::checker {
 namespace {
@@ -68,6 +69,23 @@ TEST(Parallel, LockstepHasTheSameCountsWithOneTwoAndThreeThreads) {
   for (int threads : {2, 3})
     ExpectSameRun(one,
                   engine::Search(setup, engine::Options{.threads = threads}));
+}
+
+TEST(Parallel,
+     DepthFirstLockstepTakesTheSameStatesAndTransitionsAsBreadthFirst) {
+  const lockstep::LockstepSetup setup = SetupWith(ReducedTiny());
+  const engine::SearchResult bfs =
+      engine::Search(setup, engine::Options{.threads = 1});
+  const engine::SearchResult dfs = engine::Search(
+      setup, engine::Options{.order = engine::Order::kDfs, .threads = 1});
+  EXPECT_EQ(dfs.verdict, bfs.verdict);
+  EXPECT_GT(bfs.stats.states_distinct, 1000u);
+  EXPECT_EQ(dfs.stats.states_distinct, bfs.stats.states_distinct);
+  EXPECT_EQ(dfs.stats.transitions, bfs.stats.transitions);
+  EXPECT_EQ(dfs.stats.coverage, bfs.stats.coverage);
+  EXPECT_EQ(dfs.stats.goals_missed, bfs.stats.goals_missed);
+  // The run's share of the decode caches is given back when it ends.
+  EXPECT_EQ(impl::cache_divisor.load(), 1u);
 }
 
 TEST(Parallel, TheFirstCounterexampleIsTheSameWithOneTwoAndThreeThreads) {

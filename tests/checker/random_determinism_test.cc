@@ -1,5 +1,5 @@
 // Random mode gives the same counts, coverage and trace for any thread count
-// (checker/parallel.cc's RunRandom merges each batch of walks in walk order).
+// (checker/engine/workers.cc's RunRandom merges each batch of walks in walk order).
 // Method: the same seeded run with 1, 2 and 4 threads, three times each, with
 // and without a bug; every field but the wall time must agree.
 #include <gtest/gtest.h>

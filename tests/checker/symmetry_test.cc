@@ -118,6 +118,9 @@ struct Row {
   model::Config config;
 };
 
+// ctest lists a row by its name, not its bytes.
+void PrintTo(const Row& row, std::ostream* out) { *out << row.name; }
+
 // Every protocol, read side and gc, and every bug the model expresses, at
 // the gate's bounds (two shards, two indexes: where symmetry reduces).
 std::vector<Row> Rows() {

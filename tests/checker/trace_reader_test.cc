@@ -1,4 +1,4 @@
-// The one trace reader (checker/trace_reader.h): it reads what the tool
+// The one trace reader (checker/report/trace_reader.h): it reads what the tool
 // writes, and refuses, with one line that echoes nothing raw, what replay,
 // minimize, report and corpus --include must all refuse.
 #include "checker/report/trace_reader.h"

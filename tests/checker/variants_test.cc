@@ -1,4 +1,4 @@
-// The variants table (checker/variants.h): every known bug the model or the
+// The variants table (checker/cli/variants.h): every known bug the model or the
 // implementation can express is found at `small` bounds with its invariant and
 // a pinned minimized length, so that a change to the checker that loses a bug
 // fails here; the acceptance verdicts of protocols, read and gc modes; and the
@@ -203,6 +203,27 @@ TEST(Variants, LockstepAgreesWithTheModelOnTheFastRows) {
   }
 }
 
+// The wall clock is only a safety stop: a row it ends reads "budget" (never
+// "not found" or "ok"), and a bug row's own budget is in states.
+TEST(Variants, AWallClockStopReadsBudgetAndABugRowsBudgetIsInStates) {
+  const std::vector<cli::Variant> variants =
+      cli::AllVariants(model::Config{.bounds = model::SmallBounds()});
+  cli::RunSettings settings = ModelOnly();
+  settings.liveness = false;
+  settings.search.time_limit_s = 0.001;
+  const cli::VariantRow row =
+      cli::RunVariant(Find(variants, "default"), settings);
+  EXPECT_EQ(row.verdict, "budget") << row.invariant;
+  settings.search.time_limit_s = 3600;
+  settings.search.max_states = 50;
+  settings.max_states_given = true;
+  const cli::VariantRow bug =
+      cli::RunVariant(Find(variants, "bug=reader-ignores-bit"), settings);
+  EXPECT_EQ(bug.verdict, "not found") << bug.invariant;
+  EXPECT_NE(bug.invariant.find("max-states 50"), std::string::npos)
+      << bug.invariant;
+}
+
 // Under --model-only nothing runs the implementation, so an
 // implementation-only row says it was not run, and no expectation on it is
 // met (not even one that names its invariant).
@@ -338,6 +359,9 @@ TEST(VariantsCommand,
   EXPECT_EQ(cli::RunVariantsCommand({"--json", "--markdown"}, out3, err3), 2);
   EXPECT_EQ(
       cli::RunVariantsCommand({"--expect", "gc=recheck=bogus"}, out3, err3), 2);
+  // A misspelled variant name is refused before any row runs.
+  EXPECT_EQ(
+      cli::RunVariantsCommand({"--expect", "gc=rechek=ok"}, out3, err3), 2);
   EXPECT_EQ(
       cli::RunVariantsCommand({"--impl-bug", "half-set-folded"}, out3, err3),
       2);

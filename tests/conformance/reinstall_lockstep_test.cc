@@ -74,7 +74,7 @@ TEST(LockstepReinstall, TheGateExploresTheReinstallFromInit) {
   EXPECT_TRUE(found);
 }
 
-// The finding (README): both sides publish the install rebased over the
+// The finding (docs/findings.md): both sides publish the install rebased over the
 // compaction, and both lose the compaction's progress.
 TEST(LockstepReinstall, RebasedOverACompactionBothSidesReplaceThatProgress) {
   model::State last;

@@ -1,4 +1,4 @@
-// corpus --tables and --operations (checker/corpus.h, fuzz/README.md
+// corpus --tables and --operations (checker/cli/corpus.h, fuzz/README.md
 // "Operation lists"): every written table reads back with `inspect` (exit 0),
 // and every operation list validates against fuzz/operations.schema.json.
 #include <gtest/gtest.h>
@@ -7,11 +7,13 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "checker/cli/corpus.h"
+#include "checker/cli/operations_schema.h"
 #include "inspect/inspect.h"
 
 namespace memwal::checker {
@@ -28,16 +30,26 @@ json ReadJson(const fs::path& path) {
 }
 
 // The subset of JSON Schema that fuzz/operations.schema.json uses: type,
-// enum, required, properties, additionalProperties: false, items. Empty when
-// `value` conforms, else where it does not.
-std::string Violation(const json& schema, const json& value,
+// enum, const, pattern, required, properties, additionalProperties (false or
+// a schema), items, oneOf and $ref into the root's $defs. Empty when `value`
+// conforms, else where it does not.
+std::string Violation(const json& root, const json& schema, const json& value,
                       const std::string& where) {
+  if (schema.contains("$ref")) {
+    const std::string ref = schema["$ref"];
+    const std::string prefix = "#/$defs/";
+    if (ref.rfind(prefix, 0) != 0 || !root["$defs"].contains(ref.substr(8)))
+      return where + ": unresolved " + ref;
+    return Violation(root, root["$defs"][ref.substr(prefix.size())], value,
+                     where);
+  }
   if (schema.contains("type")) {
     const std::string type = schema["type"];
     const bool ok = (type == "object" && value.is_object()) ||
                     (type == "array" && value.is_array()) ||
                     (type == "string" && value.is_string()) ||
                     (type == "integer" && value.is_number_integer()) ||
+                    (type == "number" && value.is_number()) ||
                     (type == "boolean" && value.is_boolean());
     if (!ok) return where + ": not " + type;
   }
@@ -46,31 +58,58 @@ std::string Violation(const json& schema, const json& value,
     for (const json& allowed : schema["enum"]) found |= allowed == value;
     if (!found) return where + ": " + value.dump() + " not in enum";
   }
+  if (schema.contains("const") && schema["const"] != value)
+    return where + ": " + value.dump() + " is not " + schema["const"].dump();
+  if (schema.contains("pattern") && value.is_string() &&
+      !std::regex_search(value.get<std::string>(),
+                         std::regex(schema["pattern"].get<std::string>())))
+    return where + ": " + value.dump() + " does not match its pattern";
   if (schema.contains("required")) {
     for (const json& key : schema["required"])
       if (!value.contains(key.get<std::string>()))
         return where + ": missing " + key.get<std::string>();
   }
-  if (schema.contains("properties")) {
+  if (schema.contains("properties") ||
+      schema.contains("additionalProperties")) {
+    const json properties = schema.value("properties", json::object());
+    const json extra = schema.value("additionalProperties", json(true));
     for (const auto& [key, item] : value.items()) {
-      if (!schema["properties"].contains(key)) {
-        if (schema.value("additionalProperties", true) == false)
-          return where + ": unexpected " + key;
-        continue;
+      std::string inner;
+      if (properties.contains(key)) {
+        inner = Violation(root, properties[key], item, where + "." + key);
+      } else if (extra == false) {
+        inner = where + ": unexpected " + key;
+      } else if (extra.is_object()) {
+        inner = Violation(root, extra, item, where + "." + key);
       }
-      const std::string inner =
-          Violation(schema["properties"][key], item, where + "." + key);
       if (!inner.empty()) return inner;
     }
   }
   if (schema.contains("items")) {
     for (std::size_t k = 0; k < value.size(); ++k) {
-      const std::string inner = Violation(
-          schema["items"], value[k], where + "[" + std::to_string(k) + "]");
+      const std::string inner =
+          Violation(root, schema["items"], value[k],
+                    where + "[" + std::to_string(k) + "]");
       if (!inner.empty()) return inner;
     }
   }
+  if (schema.contains("oneOf")) {
+    int matches = 0;
+    std::string first;
+    for (const json& variant : schema["oneOf"]) {
+      const std::string inner = Violation(root, variant, value, where);
+      if (inner.empty()) ++matches;
+      if (!inner.empty() && first.empty()) first = inner;
+    }
+    if (matches != 1)
+      return where + ": matches " + std::to_string(matches) + " of oneOf (" +
+             first + ")";
+  }
   return "";
+}
+std::string Violation(const json& schema, const json& value,
+                      const std::string& where) {
+  return Violation(schema, schema, value, where);
 }
 
 TEST(CorpusTables, EveryTableReadsBackAndEveryOperationListFitsTheSchema) {
@@ -101,6 +140,12 @@ TEST(CorpusTables, EveryTableReadsBackAndEveryOperationListFitsTheSchema) {
     EXPECT_EQ(Violation(schema, list, name), "");
     EXPECT_EQ(list["entry"], name);
     EXPECT_FALSE(list["operations"].empty());
+    for (const json& operation : list["operations"]) {
+      // Each operation names its .txn file, which the table holds.
+      EXPECT_TRUE(fs::is_regular_file(
+          table / operation["transaction_file"].get<std::string>()))
+          << name << ": " << operation["transaction_file"];
+    }
     operations += list["operations"].size();
     ++lists;
   }
@@ -114,17 +159,59 @@ TEST(CorpusTables, TheSchemaRefusesADocumentMissingItsOperations) {
   const json schema =
       ReadJson(fs::path(MEMWAL_SOURCE_DIR) / "fuzz/operations.schema.json");
   const json bad = {{"format", "memwal-check-operations"},
-                    {"format_version", 1},
+                    {"format_version", cli::kOperationsFormatVersion},
+                    {"lance_version", "lance 11.0.0-beta.16"},
                     {"entry", "entry-0000"}};
   EXPECT_NE(Violation(schema, bad, "doc"), "");
   json wrong_op = bad;
   wrong_op["operations"] =
       json::array({json{{"version", 1},
                         {"read_version", 0},
-                        {"operation", "merge"},
+                        {"read_version_retained", true},
+                        {"operation", "reserve_fragments"},
+                        {"transaction_file", "_transactions/0-x.txn"},
                         {"fields", json::object()},
                         {"transaction_properties", json::object()}}});
   EXPECT_NE(Violation(schema, wrong_op, "doc"), "");
+  // A field an operation does not have, or of the wrong type, is refused.
+  json typed = wrong_op;
+  typed["operations"][0]["operation"] = "append";
+  EXPECT_EQ(Violation(schema, typed, "doc"), "");
+  typed["operations"][0]["fields"] = {{"fragments", "not a list"}};
+  EXPECT_NE(Violation(schema, typed, "doc"), "");
+  typed["operations"][0]["fields"] = {{"no_such_field", 1}};
+  EXPECT_NE(Violation(schema, typed, "doc"), "");
+}
+
+TEST(CorpusTables, ResumeAndForceAcceptADirectoryWrittenWithTablesAndLists) {
+  const fs::path dir =
+      fs::temp_directory_path() /
+      ("memwal-corpus-tables-resume-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const std::vector<std::string> args = {"--out",    dir.string(),  "--count",
+                                         "3",        "--preset",    "tiny",
+                                         "--tables", "--operations"};
+  std::ostringstream out, err;
+  ASSERT_EQ(cli::RunCorpusCommand(args, out, err), 0) << err.str();
+  for (const char* mode : {"--resume", "--force"}) {
+    std::vector<std::string> again = args;
+    again.push_back(mode);
+    std::ostringstream out2, err2;
+    EXPECT_EQ(cli::RunCorpusCommand(again, out2, err2), 0)
+        << mode << ": " << err2.str();
+    EXPECT_TRUE(fs::is_directory(dir / "tables" / "entry-0000")) << mode;
+    EXPECT_TRUE(fs::is_regular_file(dir / "operations" / "entry-0000.json"))
+        << mode;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(CorpusTables, TheCommittedSchemaIsTheOneTheDescriptorsGive) {
+  EXPECT_EQ(
+      ReadJson(fs::path(MEMWAL_SOURCE_DIR) / "fuzz/operations.schema.json"),
+      cli::OperationsSchema())
+      << "regenerate: memwal-check corpus --operations-schema > "
+         "fuzz/operations.schema.json";
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Tests of checker/corpus.h: the binary entry form, corpus selection, the ITF
+// Tests of checker/cli/corpus.h: the binary entry form, corpus selection, the ITF
 // reader and the `corpus` command's exit codes and files.
 #include "checker/cli/corpus.h"
 

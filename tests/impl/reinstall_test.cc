@@ -77,7 +77,8 @@ TEST(Reinstall, WithoutARebaseKeepsTheInstallersEntryAndVersion) {
   ASSERT_EQ(CommitFirst(world), Outcome::kPublished);
   const Result<Snapshot> head = StrictHead(world);
   ASSERT_TRUE(head.ok());
-  EXPECT_EQ(FindMemWalIndex(head->file->index_section)->dataset_version(), read);
+  EXPECT_EQ(FindMemWalIndex(head->file->index_section)->dataset_version(),
+            read);
 }
 
 TEST(Reinstall, TwoConcurrentInstallsConflictAsRetryable) {
@@ -107,7 +108,8 @@ TEST(Reinstall, ANewerProgressCommitRebasedOverAnInstallIsRetryable) {
 // Lance's resolver lets a MemWAL install rebase over a merge-insert Update and
 // merges only UpdateMemWalState progress, so the installed details replace the
 // Update's progress: compacted_sstables moves backward (spec R39, the finding
-// in README). The implementation follows Lance; this pins that outcome.
+// in docs/findings.md). The implementation follows Lance; this pins that
+// outcome.
 TEST(Reinstall, RebasedOverACompactionWithTheMarkerReplacesThatProgress) {
   World world = MakeWorld(Protocol::kUnconditional);
   ASSERT_TRUE(world.FlushMemTable(0).ok());

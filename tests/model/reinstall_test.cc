@@ -133,7 +133,7 @@ TEST(ReinstallMemWal, AndARewriteRebaseOverEachOther) {
   EXPECT_EQ(s.Do(Commit{0}), Outcome::kPublished);
 }
 
-// The finding (README): Lance merges only UpdateMemWalState progress into an
+// The finding (docs/findings.md): Lance merges only UpdateMemWalState progress into an
 // install, so an install rebased over a merge-insert Update that carried
 // progress replaces it and compacted_sstables moves backward. The model keeps
 // Lance's outcome; CompactionNeverRegresses exempts exactly such a rebased

@@ -1,34 +1,43 @@
 #!/usr/bin/env python3
-"""The gate's own mutation score (`./memwal mutate`, issue 18 item 6).
+"""The gate's mutation score (`./memwal mutate`, issue 36 item 5; tests/mutate/README.md).
 
-Debian packages no maintained C++ mutation tool (`apt-cache search mutation`
-lists none; Mull and Dextool are not packaged), so this is a small harness.
-Each line of tests/mutate/mutants.tsv is one source mutation in impl/. The
-harness copies the source tree once into BUILD_DIR/src (later runs copy only
-files whose bytes changed, so object files are reused), configures
-BUILD_DIR/obj, and per mutant: writes the mutated file, rebuilds memwal-check
-(one object file and the links), runs the gate commands of
-tests/mutate/gate.txt in order until one does not exit as it does on the
-unmutated build, and restores the file. A gate line `test PATH ARGS` runs the
-test binary PATH of the build (rebuilt too) instead of memwal-check, with
-RC_PARAMS fixed so that its rapidcheck properties draw the same inputs on
-every mutant. A mutant is killed when a gate command
-exits otherwise (or runs past its timeout); it survives when every command
-exits as expected. A mutant that does not compile is reported apart and not
-counted. Prints per mutant the verdict, the command that killed it and the
-time to kill (gate time, build excluded), then the kill rate and the
-survivors.
+1. Builds build-mutate/ (Release; --build-dir): tests/mutate/schemata.py writes the
+   mutant schemata of impl/'s catch-up, read, build, advance, conflict, commit and world code
+   into the build tree, compiled once into memwal-check-mutant (and conformance-test-mutant for
+   the rule-function properties). impl/ itself is never edited.
+2. Runs the judge on the unmutated binary (MEMWAL_MUTANT=0) with MEMWAL_MUTANT_REACHED set:
+   every entry must exit as expected, and the switches it evaluates are the reached mutants.
+   An unreached mutant is reported as such and not run: no entry can tell it apart.
+3. Runs every reached mutant (MEMWAL_MUTANT=<id>), two at a time: the judge's entries in order
+   of their unmutated time, fastest first, stopping at the first that does not exit as
+   expected, crashes, or runs past its timeout (that entry kills the mutant).
+4. Writes OUT/mutate.json and OUT/mutate.txt: generated, reached, unreached, killed, survived,
+   the score (killed / non-equivalent; an unreached mutant counts as not killed), and every
+   survivor with file:line, the mutation and a reason: `equivalent: <argument>` from
+   tests/mutate/equivalent.tsv, or `gap`.
+
+The judge is the gate file (gate.txt, `memwal-check gate`; each entry runs alone with
+--entry, then a mutant that passes them all runs the whole gate, coverage included), or a file
+of entries, one a line: the expected exit code, then memwal-check's arguments (`--out DIR` is
+added to `check` lines), or `test PATH ARGS` for a test binary of the build (conformance_test
+runs as conformance-test-mutant). Default: gate.txt once it exists, else tests/mutate/gate.txt.
+Results are appended to OUT/results.jsonl as they come, so --resume continues a cut-off run.
 """
 import argparse
-import filecmp
+import concurrent.futures
+import hashlib
+import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SKIP_DIRS = {".git", "node_modules"}
+RC_PARAMS = "seed=18 max_success=1000"
+TEST_BINARIES = {"conformance_test": "conformance-test-mutant"}
 
 
 def fail(message):
@@ -36,209 +45,404 @@ def fail(message):
     sys.exit(2)
 
 
-def read_mutants(path):
-    mutants = []
+def default_judge():
+    """The gate file (memwal-check gate) once it exists, else tests/mutate/gate.txt."""
+    gate = os.path.join(ROOT, "gate.txt")
+    if os.path.exists(gate) and is_gate_file(gate):
+        return gate
+    return os.path.join(ROOT, "tests/mutate/gate.txt")
+
+
+def is_gate_file(path):
+    with open(path) as f:
+        return any(line.startswith("[entry ") for line in f)
+
+
+def read_judge(path):
+    if is_gate_file(path):
+        # memwal-check gate's file: each entry alone first (fastest first, to kill early),
+        # then, for a mutant that passes them all, the whole gate with its coverage verdict:
+        # the mutant survives only when `memwal-check gate` itself passes.
+        entries = []
+        with open(path) as f:
+            for number, line in enumerate(f, 1):
+                line = line.strip()
+                if line.startswith("[entry ") and line.endswith("]"):
+                    name = line[len("[entry "):-1].strip()
+                    entries.append({"line": number, "expected": 0,
+                                    "args": ["gate", "--gate", path, "--entry", name,
+                                             "--jobs", "1"]})
+        entries.append({"line": 0, "expected": 0, "final": True,
+                        "args": ["gate", "--gate", path]})
+        return entries
+    entries = []
     with open(path) as f:
         for number, line in enumerate(f, 1):
-            line = line.rstrip("\n")
-            if not line or line.startswith("#"):
-                continue
-            cells = line.split("\t")
-            if len(cells) != 6:
-                fail(f"{path}:{number}: expected 6 tab-separated cells")
-            mutants.append({"id": cells[0], "category": cells[1],
-                            "file": cells[2], "occurrence": int(cells[3]),
-                            "from": cells[4], "to": cells[5]})
-    return mutants
-
-
-def read_gate(path):
-    gate = []
-    with open(path) as f:
-        for line in f:
             line = line.strip()
             if not line or line.startswith("#"):
                 continue
-            expected, command = line.split(None, 1)
-            gate.append((int(expected), command.split()))
-    return gate
+            expected, _, command = line.partition(" ")
+            if not expected.isdigit() or not command.strip():
+                fail(f"{path}:{number}: expected `<exit code> <arguments>`")
+            entries.append({"line": number, "expected": int(expected),
+                            "args": command.split()})
+    if not entries:
+        fail(f"{path}: no entries")
+    return entries
 
 
-def sync_tree(source, dest):
-    """Copies every file of `source` whose bytes differ into `dest`."""
-    for directory, subdirs, files in os.walk(source):
-        rel = os.path.relpath(directory, source)
-        subdirs[:] = [d for d in subdirs if d not in SKIP_DIRS and
-                      not d.startswith("build")]
-        os.makedirs(os.path.join(dest, rel), exist_ok=True)
-        for name in files:
-            src = os.path.join(directory, name)
-            dst = os.path.join(dest, rel, name)
-            if os.path.islink(src) or not os.path.isfile(src):
-                continue
-            if os.path.exists(dst) and filecmp.cmp(src, dst, shallow=False):
-                continue
-            shutil.copy2(src, dst)
+def read_equivalent(path):
+    """tests/mutate/equivalent.tsv: key<TAB>argument, the key as mutants.json gives it."""
+    known = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                line = line.rstrip("\n")
+                if line and not line.startswith("#"):
+                    key, _, argument = line.partition("\t")
+                    known[key] = argument
+    return known
 
 
-def mutated_text(text, mutant):
-    at = -1
-    for _ in range(mutant["occurrence"]):
-        at = text.find(mutant["from"], at + 1)
-        if at < 0:
-            return None
-    return text[:at] + mutant["to"] + text[at + len(mutant["from"]):]
+def command_of(entry, binary, out_dir):
+    args = entry["args"]
+    if args[0] == "test":
+        name = os.path.basename(args[1])
+        path = os.path.join(os.path.dirname(binary), TEST_BINARIES.get(name, name))
+        return [path] + args[2:]
+    command = [binary] + args
+    if args[0] == "check":
+        command += ["--out", out_dir]
+    return command
 
 
-RC_PARAMS = "seed=18 max_success=1000"
-
-
-def gate_targets(gate):
-    """The build targets the gate runs: memwal-check and its test binaries."""
-    targets = ["memwal-check"]
-    for _, args in gate:
-        if args[0] == "test":
-            targets.append(os.path.basename(args[1]))
-    return targets
-
-
-def build(obj, log, targets=("memwal-check",)):
-    with open(log, "w") as out:
-        code = subprocess.call(["nice", "-n", "5", "cmake", "--build", obj,
-                                "-j2", "--target"] + list(targets),
-                               stdout=out, stderr=subprocess.STDOUT)
-    return code == 0
-
-
-def run_gate(checker, gate, timeout_s, work):
-    """Returns (killed_by or None, seconds)."""
+def run_entry(entry, binary, mutant, timeout, work, reached=None):
+    """Runs one entry; returns (verdict, detail, seconds): verdict is ok, exit, crash or
+    timeout."""
+    out_dir = os.path.join(work, "out")
+    shutil.rmtree(out_dir, ignore_errors=True)
+    env = dict(os.environ, MEMWAL_MUTANT=str(mutant), RC_PARAMS=RC_PARAMS)
+    env.pop("MEMWAL_MUTANT_REACHED", None)
+    if reached:
+        env["MEMWAL_MUTANT_REACHED"] = reached
     start = time.monotonic()
-    for expected, args in gate:
-        out_dir = os.path.join(work, "gate-out")
-        shutil.rmtree(out_dir, ignore_errors=True)
-        if args[0] == "test":
-            command = [os.path.join(os.path.dirname(checker), args[1])] + args[2:]
-        else:
-            command = [checker] + args + ["--out", out_dir]
-        try:
-            code = subprocess.call(command,
-                                   stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL,
-                                   env=dict(os.environ, RC_PARAMS=RC_PARAMS),
-                                   timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            return " ".join(args) + " (timeout)", time.monotonic() - start
-        if code != expected:
-            return (" ".join(args) + f" (exit {code}, expected {expected})",
-                    time.monotonic() - start)
-    return None, time.monotonic() - start
+    process = subprocess.Popen(command_of(entry, binary, out_dir), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+    try:
+        code = process.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        return "timeout", f"past {timeout:.0f} s", time.monotonic() - start
+    seconds = time.monotonic() - start
+    if code == entry["expected"]:
+        return "ok", "", seconds
+    if code < 0:
+        return "crash", f"signal {-code}", seconds
+    return "exit", f"exit {code}, expected {entry['expected']}", seconds
+
+
+def describe(entry):
+    return " ".join(entry["args"])
+
+
+def build(build_dir):
+    cache = os.path.join(build_dir, "CMakeCache.txt")
+    os.makedirs(build_dir, exist_ok=True)
+    log = os.path.join(build_dir, "mutate-build.log")
+    with open(log, "w") as out:
+        if not os.path.exists(cache):
+            launcher = (["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"]
+                        if shutil.which("ccache") else [])
+            code = subprocess.call(["cmake", "-S", ROOT, "-B", build_dir,
+                                    "-DCMAKE_BUILD_TYPE=Release"]
+                                   + launcher, stdout=out, stderr=subprocess.STDOUT)
+            if code != 0:
+                fail(f"configuring {build_dir} failed (see {log})")
+        print(f"building {build_dir} (log: {log})", file=sys.stderr, flush=True)
+        code = subprocess.call(["nice", "-n", "5", "cmake", "--build", build_dir, "-j2",
+                                "--target", "memwal-check-mutant", "conformance-test-mutant"],
+                               stdout=out, stderr=subprocess.STDOUT)
+    if code != 0:
+        fail(f"building the mutant schemata failed (see {log})")
+    return (os.path.join(build_dir, "tests", "mutate", "memwal-check-mutant"),
+            os.path.join(build_dir, "tests", "mutate", "all", "mutants.json"))
+
+
+def file_digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()[:16]
+
+
+def parse_ids(text, count):
+    ids = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        if not lo.isdigit() or (hi and not hi.isdigit()):
+            fail(f"--only {text}: expected ids and ranges such as 3,7-9")
+        ids.update(range(int(lo), int(hi or lo) + 1))
+    bad = sorted(i for i in ids if not 1 <= i <= count)
+    if bad:
+        fail(f"--only: no mutant {bad[0]} (1 to {count})")
+    return ids
 
 
 def main():
-    parser = argparse.ArgumentParser(prog="memwal mutate")
+    parser = argparse.ArgumentParser(prog="memwal mutate", description=__doc__.split("\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__[__doc__.index("\n") + 1:])
     parser.add_argument("--build-dir", default=os.path.join(ROOT, "build-mutate"))
-    parser.add_argument("--only", action="append", default=[],
-                        help="run only this mutant (repeatable)")
-    parser.add_argument("--list", action="store_true")
-    parser.add_argument("--timeout", type=float, default=600,
-                        help="seconds per gate command before it counts as killed")
-    parser.add_argument("--skip-baseline", action="store_true")
-    parser.add_argument("--emit", nargs=2, metavar=("ID", "OUT"),
-                        help="write the mutated file of mutant ID to OUT and exit "
-                             "(the ctest mutants of tests/mutate/CMakeLists.txt)")
+    parser.add_argument("--binary", help="a schemata memwal-check (skips the build); needs "
+                                         "--mutants")
+    parser.add_argument("--mutants", help="the binary's mutants.json")
+    parser.add_argument("--judge", default=default_judge(),
+                        help="the entries that judge a mutant: a gate file of memwal-check "
+                             "gate ([entry NAME] sections) or lines of `<exit code> "
+                             "<arguments>` (default: %(default)s)")
+    parser.add_argument("--equivalent", default=os.path.join(ROOT, "tests/mutate/equivalent.tsv"))
+    parser.add_argument("--out", help="report directory (default: BUILD_DIR/report)")
+    parser.add_argument("--only", help="run only these ids (3,7-9); the others are not run")
+    parser.add_argument("--every", type=int, default=1,
+                        help="run every K-th reached mutant (by id) only: a sample; the "
+                             "report says so")
+    parser.add_argument("--jobs", type=int, default=2, help="mutants at once (at most 2)")
+    parser.add_argument("--timeout-factor", type=float, default=10.0,
+                        help="an entry's timeout: this times its unmutated seconds ...")
+    parser.add_argument("--min-timeout", type=float, default=30.0, help="... and at least this")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep OUT/results.jsonl's results for this binary")
+    parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    parser.add_argument("--report-only", action="store_true",
+                        help="run nothing: report OUT/results.jsonl and OUT/reached-baseline "
+                             "of an earlier (perhaps cut-off) run of this binary")
     options = parser.parse_args()
-    mutants = read_mutants(os.path.join(ROOT, "tests/mutate/mutants.tsv"))
-    gate = read_gate(os.path.join(ROOT, "tests/mutate/gate.txt"))
-    known = {m["id"] for m in mutants}
-    for name in options.only:
-        if name not in known:
-            fail(f"unknown mutant '{name}'")
-    if options.only:
-        mutants = [m for m in mutants if m["id"] in options.only]
-    if options.emit:
-        name, out = options.emit
-        if name not in known:
-            fail(f"unknown mutant '{name}'")
-        mutant = next(m for m in mutants if m["id"] == name)
-        with open(os.path.join(ROOT, mutant["file"])) as f:
-            text = mutated_text(f.read(), mutant)
-        if text is None:
-            fail(f"mutant {name}: its text is not in {mutant['file']}")
-        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
-        with open(out + ".tmp", "w") as f:
-            f.write(text)
-        os.replace(out + ".tmp", out)
-        return 0
+    if not 1 <= options.jobs <= 2:
+        fail("--jobs: 1 or 2 (the machine has 2 cores)")
+    judge = read_judge(options.judge)
+    if options.binary:
+        if not options.mutants:
+            fail("--binary needs --mutants")
+        binary, mutants_path = os.path.abspath(options.binary), options.mutants
+    elif options.list and options.mutants:
+        binary, mutants_path = None, options.mutants
+    else:
+        binary, mutants_path = build(options.build_dir)
+    with open(mutants_path) as f:
+        schemata = json.load(f)
+    mutants = schemata["mutants"]
     if options.list:
         for m in mutants:
-            print(f"{m['id']}\t{m['category']}\t{m['file']}")
+            print(f"{m['id']}\t{m['file']}:{m['line']}\t{m['function']}\t{m['operator']}\t"
+                  f"{m['mutation']}\t{m['original']}")
         return 0
-    for m in mutants:
-        with open(os.path.join(ROOT, m["file"])) as f:
-            if mutated_text(f.read(), m) is None:
-                fail(f"mutant {m['id']}: its text is not in {m['file']}")
-    src = os.path.join(options.build_dir, "src")
-    obj = os.path.join(options.build_dir, "obj")
-    sync_tree(ROOT, src)
-    if not os.path.exists(os.path.join(obj, "CMakeCache.txt")):
-        launcher = (["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"]
-                    if shutil.which("ccache") else [])
-        subprocess.check_call(["cmake", "-S", src, "-B", obj,
-                               "-DCMAKE_BUILD_TYPE=Release"] + launcher,
-                              stdout=subprocess.DEVNULL)
-    log = os.path.join(options.build_dir, "build.log")
-    checker = os.path.join(obj, "memwal-check")
-    targets = gate_targets(gate)
-    print(f"building {obj} (log: {log})", file=sys.stderr, flush=True)
-    if not build(obj, log, targets):
-        fail(f"the unmutated tree does not build (see {log})")
-    if not options.skip_baseline:
-        killed, seconds = run_gate(checker, gate, options.timeout, options.build_dir)
-        if killed:
-            fail(f"the unmutated build fails the gate: {killed}")
-        print(f"baseline: the gate passes in {seconds:.1f} s", flush=True)
-    results = []
-    for m in mutants:
-        path = os.path.join(src, m["file"])
-        with open(path) as f:
-            original = f.read()
-        with open(path, "w") as f:
-            f.write(mutated_text(original, m))
-        started = time.monotonic()
+    out = os.path.abspath(options.out or os.path.join(options.build_dir, "report"))
+    os.makedirs(out, exist_ok=True)
+    equivalent = read_equivalent(options.equivalent)
+
+    # The unmutated run: every entry passes; the reached marks; the entries' times.
+    reached_file = os.path.join(out, "reached-baseline")
+    if options.report_only:
+        if not os.path.exists(reached_file):
+            fail(f"--report-only: no {reached_file}")
+        options.resume = True
+    elif os.path.exists(reached_file):
+        os.remove(reached_file)
+    work = os.path.join(out, "work-0")
+    baseline = []
+    baseline_path = os.path.join(out, "baseline.json")
+    if options.report_only:
+        baseline = [None] * len(judge)
+        if os.path.exists(baseline_path):
+            with open(baseline_path) as f:
+                baseline = json.load(f)
+    for entry in [] if options.report_only else judge:
+        verdict, detail, seconds = run_entry(entry, binary, 0, None, work, reached_file)
+        if verdict != "ok":
+            fail(f"the unmutated binary fails `{describe(entry)}`: {detail}")
+        baseline.append(seconds)
+        print(f"unmutated: {seconds:6.1f} s  {describe(entry)}", flush=True)
+    if not options.report_only:
+        with open(baseline_path, "w") as f:
+            json.dump(baseline, f)
+    reached = set()
+    if os.path.exists(reached_file):
+        with open(reached_file) as f:
+            for line in f:
+                reached.update(int(x) for x in line.split())
+    order = sorted(range(len(judge)), key=lambda k: (judge[k].get("final", False),
+                                                     baseline[k] or 0, k))
+    timeouts = [max(options.min_timeout, options.timeout_factor * (s or 0)) for s in baseline]
+
+    selected = parse_ids(options.only, len(mutants)) if options.only else None
+    digest = file_digest(binary)
+    results_path = os.path.join(out, "results.jsonl")
+    results = {}
+    if options.resume and os.path.exists(results_path):
+        with open(results_path) as f:
+            for line in f:
+                r = json.loads(line)
+                if r.get("binary") == digest:
+                    results[r["id"]] = r
+    elif os.path.exists(results_path):
+        os.remove(results_path)
+    if options.every > 1:
+        sample = sorted(reached)[::options.every]
+        selected = set(sample) if selected is None else selected & set(sample)
+    todo = [m for m in mutants if m["id"] in reached and m["id"] not in results and
+            (selected is None or m["id"] in selected) and not options.report_only]
+    lock = threading.Lock()
+    slots = list(range(options.jobs))
+
+    def judge_mutant(m):
+        with lock:
+            slot = slots.pop()
         try:
-            built = build(obj, log, targets)
-            build_s = time.monotonic() - started
-            if built:
-                killed, seconds = run_gate(checker, gate, options.timeout,
-                                           options.build_dir)
+            start = time.monotonic()
+            for k in order:
+                verdict, detail, seconds = run_entry(
+                    judge[k], binary, m["id"], timeouts[k],
+                    os.path.join(out, f"work-{slot + 1}"))
+                if verdict != "ok":
+                    return {"id": m["id"], "verdict": "killed", "how": verdict,
+                            "by": describe(judge[k]), "detail": detail,
+                            "seconds": round(time.monotonic() - start, 1), "binary": digest}
+            return {"id": m["id"], "verdict": "survived",
+                    "seconds": round(time.monotonic() - start, 1), "binary": digest}
         finally:
-            with open(path, "w") as f:
-                f.write(original)
-        if not built:
-            verdict, why, seconds = "no build", "does not compile", 0.0
-        elif killed:
-            verdict, why = "killed", killed
+            with lock:
+                slots.append(slot)
+
+    print(f"{len(mutants)} mutants, {len(reached)} reached; running {len(todo)} "
+          f"({options.jobs} at a time)", flush=True)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=options.jobs) as pool:
+        for r in pool.map(judge_mutant, todo):
+            results[r["id"]] = r
+            with lock, open(results_path, "a") as f:
+                f.write(json.dumps(r) + "\n")
+            m = mutants[r["id"] - 1]
+            print(f"{r['id']:5} {r['verdict']:8} {r['seconds']:6.1f} s  {m['file']}:{m['line']} "
+                  f"{m['mutation']}" + (f"  [{r['how']}: {r['by']}]" if r["verdict"] == "killed"
+                                        else ""), flush=True)
+
+    report = summarize(mutants, reached, results, selected, equivalent, judge, baseline,
+                       options, binary, mutants_path)
+    with open(os.path.join(out, "mutate.json"), "w") as f:
+        json.dump(report, f, indent=1)
+        f.write("\n")
+    text = table(report)
+    with open(os.path.join(out, "mutate.txt"), "w") as f:
+        f.write(text)
+    print(text, end="")
+    print(f"report: {out}/mutate.json, {out}/mutate.txt")
+    return 0
+
+
+def summarize(mutants, reached, results, selected, equivalent, judge, baseline, options,
+              binary, mutants_path):
+    rows = []
+    counts = {"generated": len(mutants), "reached": 0, "unreached": 0, "killed": 0,
+              "survived": 0, "equivalent": 0, "not run": 0}
+    for m in mutants:
+        row = dict(m)
+        r = results.get(m["id"])
+        if m["id"] not in reached:
+            row["verdict"] = "unreached"
+            counts["unreached"] += 1
         else:
-            verdict, why = "survived", "every gate command exited as expected"
-        results.append((m, verdict, why, seconds))
-        print(f"{m['id']:36} {m['category']:24} {verdict:8} "
-              f"{seconds:7.1f} s (build {build_s:.0f} s)  {why}", flush=True)
-    if not build(obj, log, targets):  # leave the build matching the tree
-        fail(f"the restored tree does not build (see {log})")
-    counted = [r for r in results if r[1] != "no build"]
-    killed = [r for r in counted if r[1] == "killed"]
-    if counted:
-        rate = 100.0 * len(killed) / len(counted)
-        print(f"kill rate: {len(killed)} of {len(counted)} mutants "
-              f"({rate:.1f}%), {len(results) - len(counted)} did not build")
-    if killed:
-        times = sorted(r[3] for r in killed)
-        print(f"time to kill: median {times[len(times) // 2]:.1f} s, "
-              f"max {times[-1]:.1f} s")
-    for m, verdict, why, _ in results:
-        if verdict == "survived":
-            print(f"survivor: {m['id']} ({m['category']}, {m['file']}): {why}")
-    return 0 if len(killed) == len(counted) else 1
+            counts["reached"] += 1
+            if r is None:
+                row["verdict"] = "not run"
+                counts["not run"] += 1
+            else:
+                row.update({k: r[k] for k in ("verdict", "how", "by", "detail", "seconds")
+                            if k in r})
+                counts[r["verdict"]] += 1
+        if row["verdict"] in ("survived", "unreached"):
+            if m["key"] in equivalent:
+                row["reason"] = "equivalent: " + equivalent[m["key"]]
+                counts["equivalent"] += 1
+            elif row["verdict"] == "unreached":
+                row["reason"] = "gap: no gate entry executes it"
+            else:
+                row["reason"] = "gap: every gate entry passes with it"
+        rows.append(row)
+    def equivalent_row(r):
+        return r.get("reason", "").startswith("equivalent")
+
+    run = [r for r in rows if r["verdict"] in ("killed", "survived")]
+    run_non_equivalent = len([r for r in run if not equivalent_row(r)])
+    non_equivalent = len([r for r in rows if not equivalent_row(r)])
+    killed = counts["killed"]
+    complete = counts["not run"] == 0
+    if complete:
+        score = {"killed": killed, "non_equivalent": non_equivalent,
+                 "percent": round(100.0 * killed / non_equivalent, 1) if non_equivalent
+                 else None,
+                 "of": "every generated mutant; unreached ones count as not killed"}
+    else:
+        unreached_non_equivalent = len([r for r in rows if r["verdict"] == "unreached" and
+                                        not equivalent_row(r)])
+        among_run = killed / run_non_equivalent if run_non_equivalent else None
+        reached_share = 1.0 - unreached_non_equivalent / non_equivalent if non_equivalent \
+            else None
+        score = {"killed": killed, "non_equivalent": run_non_equivalent,
+                 "percent": round(100.0 * among_run, 1) if among_run is not None else None,
+                 "of": "the reached mutants that were run (partial run)",
+                 "estimate_percent": round(100.0 * among_run * reached_share, 1)
+                 if among_run is not None else None,
+                 "estimate": "killed share among the run mutants times the reached share of "
+                             "all non-equivalent mutants (unreached ones count as not killed)"}
+    return {
+        "command": "./memwal mutate " + " ".join(sys.argv[1:]),
+        "judge": [{"expected": e["expected"], "args": describe(e), "unmutated_seconds":
+                   None if s is None else round(s, 1)} for e, s in zip(judge, baseline)],
+        "binary": binary, "mutants_json": mutants_path,
+        "run": "complete" if complete else
+               f"partial: {len(results)} of {counts['reached']} reached mutants run"
+               + (f" (a sample: every {options.every}th reached mutant by id)"
+                  if options.every > 1 else "")
+               + (" (--only)" if options.only else ""),
+        "counts": counts,
+        "score": score,
+        "survivors": [{k: r[k] for k in ("id", "file", "line", "function", "operator",
+                                         "mutation", "original", "verdict", "reason", "key")}
+                      for r in rows if r["verdict"] in ("survived", "unreached")],
+        "mutants": rows,
+    }
+
+
+def table(report):
+    c, s = report["counts"], report["score"]
+    lines = [f"run: {report['run']}",
+             f"generated {c['generated']}  reached {c['reached']}  unreached {c['unreached']}  "
+             f"killed {c['killed']}  survived {c['survived']}  not run {c['not run']}  "
+             f"equivalent {c['equivalent']}",
+             f"score: {s['killed']} killed of {s['non_equivalent']} non-equivalent"
+             + (f" = {s['percent']}%" if s["percent"] is not None else "")
+             + f" ({s['of']})"]
+    if "estimate_percent" in s:
+        lines.append(f"estimated score of ./memwal check: {s['estimate_percent']}% "
+                     f"({s['estimate']})")
+    lines.append("")
+    by_operator = {}
+    for r in report["mutants"]:
+        slot = by_operator.setdefault(r["operator"], {"all": 0, "reached": 0, "run": 0,
+                                                      "killed": 0})
+        slot["all"] += 1
+        slot["reached"] += r["verdict"] != "unreached"
+        slot["run"] += r["verdict"] in ("killed", "survived")
+        slot["killed"] += r["verdict"] == "killed"
+    lines.append(f"{'operator':12} {'mutants':>8} {'reached':>8} {'run':>8} {'killed':>8}")
+    for op in sorted(by_operator):
+        o = by_operator[op]
+        lines.append(f"{op:12} {o['all']:8} {o['reached']:8} {o['run']:8} {o['killed']:8}")
+    lines.append("")
+    lines.append(f"{'id':>5}  {'where':28} {'verdict':9} {'mutation':44} reason")
+    for r in report["survivors"]:
+        where = f"{r['file']}:{r['line']}"
+        lines.append(f"{r['id']:5}  {where:28} {r['verdict']:9} {r['mutation'][:44]:44} "
+                     f"{r['reason']}")
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-// Report pages (checker/report.h): explanations of broken invariants, the
+// Report pages (checker/report/report.h): explanations of broken invariants, the
 // counterexample page's content, the variants and summary pages, and the
 // `report` command. The pages in a browser: chromium_test.sh.
 #include "checker/report/report.h"
@@ -34,7 +34,7 @@ Config WithBug(Bug bug, model::Bounds bounds = kTiny) {
 }
 
 // The trace file the tool writes (format version 2) for a model-only run.
-// (checker/lockstep_cli.h's LockstepTraceText, which this target cannot
+// (checker/cli/check.h's LockstepTraceText, which this target cannot
 // link, writes the same keys).
 std::string TraceText(const report::Trace& trace) {
   nlohmann::json json = report::TraceToJson(trace);
@@ -310,7 +310,7 @@ TEST(ReportCommand, AcceptsALockstepTraceOfVersionTwo) {
   json["version"] = 2;
   json["lockstep"] = true;
   json["impl_bugs"] = nlohmann::json::array();
-  // The keys the lockstep CLI writes besides (checker/lockstep_cli.h).
+  // The keys the lockstep CLI writes besides (checker/cli/check.h).
   json["step"] = violation.trace.size();
   json["detail"] = "why it broke";
   json["implementation_state"] = "the implementation in model terms";

@@ -339,10 +339,6 @@ constexpr std::string_view kRefusal =
     "the deviation is a refusal: the implementation writes nothing where the "
     "model commits, and a table holds no trace of a commit that never "
     "happened";
-constexpr std::string_view kSameManifest =
-    "the deviation is a commit the model refuses whose manifest equals the "
-    "one a permitted OptimizeIndex publishes; only the transaction's "
-    "IndexCatchupAdvance differs, which validate does not compare";
 
 model::Bounds TinyWith(int commits, int indexes = 1) {
   model::Bounds bounds = model::TinyBounds();
@@ -382,9 +378,9 @@ const BugCase kBugCases[] = {
     {Bug::kProgressRegresses, model::Protocol::kUnconditional,
      TwoShardBounds()},
     {Bug::kAdvanceWithoutInspected, kAdvance, SerialBounds(TinyWith(3, 2)),
-     kForeign, kSameManifest},
+     kForeign},
     {Bug::kIndexWorkPerTransaction, kAdvance, SerialBounds(TinyWith(3, 2)),
-     kForeign, kSameManifest},
+     kForeign},
     {Bug::kAdvanceDroppedWithoutSystemIndex, kAdvance, TinyWith(3), kForeign},
     {Bug::kInvalidationOnLegacy, kDerived, SerialBounds(model::SmallBounds()),
      kForeign},

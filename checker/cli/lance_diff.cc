@@ -1,0 +1,585 @@
+// `memwal-check lance-diff`; see lance_diff.h.
+#include "checker/cli/lance_diff.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/flags.h"
+#include "base/status.h"
+#include "checker/cli/cli.h"
+#include "checker/cli/commands.h"
+#include "checker/lockstep/lockstep.h"
+#include "checker/report/trace_reader.h"
+#include "impl/directory_store.h"
+#include "impl/lance_export.h"
+#include "impl/table.h"
+#include "model/actions.h"
+#include "model/read.h"
+#include "model/state.h"
+
+namespace memwal::checker::cli {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+#ifndef MEMWAL_LANCEDB12_DIR
+#define MEMWAL_LANCEDB12_DIR ""
+#endif
+
+struct Options {
+  model::Config config{};
+  uint64_t seed = 0;
+  uint64_t budget = 40;  // states visited
+  int depth = 8;         // steps per walk before a new walk from Init
+  std::string lancedb = MEMWAL_LANCEDB12_DIR;
+  std::string keep = "lance-diff-findings";
+  // --trace: check every state along these steps (from the trace's config)
+  // instead of random walks.
+  std::optional<std::vector<model::Action>> steps;
+  model::Config trace_config{};
+};
+
+// One long-lived `node query_server.mjs`: a request line in, an answer line
+// out.
+class QueryServer {
+ public:
+  // The process runs in `cwd`, where a shallow clone's relative base path
+  // ("t0/") resolves.
+  static Result<std::unique_ptr<QueryServer>> Start(const std::string& dir,
+                                                    const std::string& cwd) {
+    const std::string script = fs::absolute(dir).string() + "/query_server.mjs";
+    if (!fs::exists(script) || !fs::exists(dir + "/node_modules/@lancedb"))
+      return Status::FailedPrecondition(
+          "no LanceDB 0.39 in " + dir +
+          " (./memwal test installs it; or pass --lancedb DIR)");
+    int in[2];
+    int out[2];
+    if (pipe(in) != 0 || pipe(out) != 0)
+      return Status::FailedPrecondition("cannot make a pipe");
+    const pid_t pid = fork();
+    if (pid < 0) return Status::FailedPrecondition("cannot fork");
+    if (pid == 0) {
+      if (chdir(cwd.c_str()) != 0) _exit(127);
+      dup2(in[0], 0);
+      dup2(out[1], 1);
+      close(in[1]);
+      close(out[0]);
+      execlp("node", "node", script.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    auto server = std::unique_ptr<QueryServer>(new QueryServer());
+    server->pid_ = pid;
+    server->to_ = fdopen(in[1], "w");
+    server->from_ = fdopen(out[0], "r");
+    return server;
+  }
+  ~QueryServer() {
+    if (to_ != nullptr) fclose(to_);
+    if (from_ != nullptr) fclose(from_);
+    if (pid_ > 0) waitpid(pid_, nullptr, 0);
+  }
+  Result<json> Ask(const json& request) {
+    const std::string line = request.dump() + "\n";
+    if (fputs(line.c_str(), to_) < 0 || fflush(to_) != 0)
+      return Status::FailedPrecondition("the query server is gone");
+    std::string answer;
+    for (int c = fgetc(from_); c != EOF && c != '\n'; c = fgetc(from_))
+      answer.push_back(static_cast<char>(c));
+    if (answer.empty())
+      return Status::FailedPrecondition("the query server did not answer");
+    json parsed = json::parse(answer, nullptr, false);
+    if (parsed.is_discarded())
+      return Status::FailedPrecondition("the query server's answer: " + answer);
+    return parsed;
+  }
+
+ private:
+  QueryServer() = default;
+  pid_t pid_ = -1;
+  FILE* to_ = nullptr;
+  FILE* from_ = nullptr;
+};
+
+std::string ShapeName(const model::Config& config, model::QueryShape shape,
+                      bool last) {
+  if (shape.uses == 0) return "plain";
+  if (last) return "all";
+  for (int i = 0; i < config.bounds.indexes; ++i) {
+    if (model::Contains(shape.uses, i))
+      return std::string("index(").append(std::to_string(i)) + ")";
+  }
+  return "?";
+}
+
+// The model's MemWAL rows a query of `shape` reads from the base table: those
+// held by live fragments of the head that every index of the shape covers.
+model::RowSet HeldRows(const model::State& state, model::QueryShape shape,
+                       int indexes) {
+  const model::Version& head = model::Head(state);
+  model::FragmentSet fragments = head.live;
+  for (int i = 0; i < indexes; ++i) {
+    if (model::Contains(shape.uses, i)) fragments &= model::CoveredBy(head, i);
+  }
+  model::RowSet rows = 0;
+  for (int f = 0; f < model::kFragmentsMax; ++f) {
+    if (model::Contains(fragments, f)) rows |= state.rows[f];
+  }
+  return rows;
+}
+
+json RowList(model::RowSet rows) {
+  json out = json::array();
+  for (int s = 0; s < model::kShardsMax; ++s) {
+    for (int g = 1; g <= model::kGenerationsMax; ++g) {
+      if (s * model::kGenerationsMax + g - 1 < 8 &&
+          (rows & model::RowBit(s, g)) != 0)
+        out.push_back(json::array({s, g}));
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> ShardUuids(const impl::World& world) {
+  std::vector<std::string> uuids;
+  for (uint32_t s = 0; s < world.options().shards; ++s)
+    uuids.push_back(world.shard_uuid(s));
+  return uuids;
+}
+
+struct Counts {
+  uint64_t states = 0;
+  uint64_t queries = 0;
+  uint64_t findings = 0;
+  // Indexed queries that returned every live row (see CheckState).
+  uint64_t unindexed_scans = 0;
+  // Rows the model's reading misses (not served, in no covered fragment) and
+  // Lance returns: the first one.
+  uint64_t model_only_misses = 0;
+  std::string model_only_miss;
+  // Queries Lance refuses on a shallow clone of a shallow clone (below).
+  uint64_t clone_index_refusals = 0;
+  std::string clone_index_refusal;  // the first one's error
+};
+
+// Lance's shallow clone points every index at the newest source, also one a
+// source itself read from an older base (rust/lance/src/io/commit.rs sets
+// base_id on each index; data files keep theirs), so on a clone of a clone an
+// indexed query looks for the index files in the middle table, which has
+// none. The implementation does as Lance does; such a refusal is Lance's own
+// behaviour, counted apart from the differences.
+bool CloneOfCloneIndex(const fs::path& dir, const std::string& error) {
+  if (error.find("/_indices/") == std::string::npos ||
+      error.find("Not found") == std::string::npos)
+    return false;
+  Result<impl::DirectoryStore> store = impl::DirectoryStore::Open(dir.string());
+  if (!store.ok()) return false;
+  const Result<std::vector<uint64_t>> versions = impl::ListVersions(*store);
+  if (!versions.ok() || versions->empty()) return false;
+  const Result<impl::Snapshot> head =
+      impl::LoadVersion(*store, nullptr, versions->back(), true);
+  return head.ok() && head->file->manifest.base_paths_size() >= 2;
+}
+
+// Checks one state; the findings it makes are appended to `findings`.
+Status CheckState(const Options& options, const model::State& state,
+                  const impl::World& world,
+                  const std::vector<model::Action>& trace, QueryServer* server,
+                  const fs::path& scratch, Counts* counts,
+                  std::vector<json>* findings) {
+  const model::Config& config = options.config;
+  const fs::path dir = scratch / "t.lance";
+  fs::remove_all(dir);
+  {
+    MEMWAL_ASSIGN_OR_RETURN(impl::DirectoryStore store,
+                            impl::DirectoryStore::Open(dir.string()));
+    MEMWAL_RETURN_IF_ERROR(world.WriteTo(&store));
+  }
+  // A shallow clone's sources, where its base paths ("t0/", relative to the
+  // query server's directory) name them.
+  std::set<std::string> roots;
+  for (const auto& [path, blob] : world.store().objects()) {
+    const std::string root = path.substr(0, path.find('/') + 1);
+    if (root.size() > 1 && root[0] == 't' && root != world.table_root())
+      roots.insert(root);
+  }
+  for (const std::string& root : roots) {
+    fs::remove_all(scratch / root);
+    MEMWAL_ASSIGN_OR_RETURN(
+        impl::DirectoryStore store,
+        impl::DirectoryStore::Open((scratch / root).string()));
+    for (auto it = world.store().objects().lower_bound(root);
+         it != world.store().objects().end() && it->first.rfind(root, 0) == 0;
+         ++it)
+      MEMWAL_RETURN_IF_ERROR(
+          store.Put(it->first.substr(root.size()), *it->second));
+    MEMWAL_RETURN_IF_ERROR(impl::WriteLanceFiles(&store, ShardUuids(world)));
+  }
+  // SSTables are not Lance datasets (docs/lance-data-files.md): without the
+  // shard directories LanceDB's MemWAL scanner reads the base table alone, and
+  // "served by an SSTable" is the implementation's reader's answer below.
+  fs::remove_all(dir / "_mem_wal");
+  const model::QueryShapes shapes = model::AllQueryShapes(config, state);
+  json request{{"table", dir.string()}, {"queries", json::array()}};
+  for (int q = 0; q < shapes.count; ++q) {
+    const model::QueryShape shape = shapes.shapes[q];
+    std::string where;
+    for (int i = 0; i < config.bounds.indexes; ++i) {
+      if (!model::Contains(shape.uses, i)) continue;
+      if (!where.empty()) where += " AND ";
+      where += std::string("f").append(std::to_string(i)) + " >= 0";
+    }
+    request["queries"].push_back(
+        {{"name", ShapeName(config, shape, q == shapes.count - 1)},
+         {"where", where.empty() ? json(nullptr) : json(where)},
+         {"fastSearch", !where.empty()}});
+  }
+  MEMWAL_ASSIGN_OR_RETURN(const json answer, server->Ask(request));
+  ++counts->states;
+  std::vector<std::string> differences;
+  json rows_json = json::object();
+  const model::RowSet live = model::LiveRows(state, model::Head(state));
+  if (answer.contains("error"))
+    differences.push_back("the table does not open or count: " +
+                          answer["error"].get<std::string>());
+  for (int q = 0; q < shapes.count; ++q) {
+    const model::QueryShape shape = shapes.shapes[q];
+    const json& result = answer["results"][q];
+    const std::string name = result["name"];
+    ++counts->queries;
+    if (result.contains("error")) {
+      const std::string error = result["error"];
+      if (CloneOfCloneIndex(dir, error)) {
+        if (counts->clone_index_refusals++ == 0)
+          counts->clone_index_refusal = error;
+        continue;
+      }
+      differences.push_back(name + ": Lance: " + error);
+      continue;
+    }
+    model::RowSet lance = 0;
+    uint64_t lance_rows = result["rows"].size();
+    for (const json& row : result["rows"]) {
+      const int s = row[0];
+      const int g = row[1];
+      if (s < 0) continue;
+      if (s >= config.bounds.shards || g < 1 || g > config.bounds.generations) {
+        differences.push_back(name + ": Lance returned a row of no SSTable " +
+                              row.dump());
+        continue;
+      }
+      lance |= model::RowBit(s, g);
+    }
+    const model::RowSet held = HeldRows(state, shape, config.bounds.indexes);
+    rows_json[name] = {{"lance", RowList(lance)},
+                       {"model", RowList(held)},
+                       {"lance_rows", lance_rows}};
+    // An indexed query on a MemWAL table: LanceDB 0.39 scans the fragments
+    // the index does not cover too (fastSearch is not applied on that path;
+    // without an LSM write spec it is), so it returns every live row where
+    // the model's reading (fast_search, R40) holds only the covered ones.
+    const bool scans_unindexed =
+        q > 0 && lance == live && held != live && (held & ~lance) == 0;
+    if (scans_unindexed) {
+      ++counts->unindexed_scans;
+    } else if (lance != held) {
+      differences.push_back(
+          name + ": Lance returned MemWAL rows " + RowList(lance).dump() +
+          ", the model's fragments hold " + RowList(held).dump());
+    }
+    if (q == 0 && !answer["countRows"].is_null() &&
+        answer["countRows"].get<uint64_t>() != lance_rows)
+      differences.push_back("countRows " + answer["countRows"].dump() +
+                            " but the scan returned " +
+                            std::to_string(lance_rows) + " rows");
+    if (q == 0 && lance != live)
+      differences.push_back(
+          "plain: the scan's MemWAL rows differ from the "
+          "head's live rows " +
+          RowList(live).dump());
+    // ReadsMissNoRows with "held" decided by Lance's answer and "served" by
+    // the implementation's reader.
+    std::vector<uint32_t> indexes;
+    for (int i = 0; i < config.bounds.indexes; ++i) {
+      if (model::Contains(shape.uses, i)) indexes.push_back(i);
+    }
+    MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> watermarks,
+                            world.Watermarks(indexes));
+    for (int s = 0; s < config.bounds.shards; ++s) {
+      const int watermark = s < static_cast<int>(watermarks.size())
+                                ? static_cast<int>(watermarks[s])
+                                : 0;
+      for (int g = 1; g <= state.flushed[s]; ++g) {
+        const model::RowSet row = model::RowBit(s, g);
+        if ((state.deleted & row) != 0) continue;
+        if (model::ServedAbove(state, watermark, s, g)) continue;
+        const model::IndexSet cover =
+            state.retire_cover[s * model::kGenerationsMax + g - 1];
+        if (model::Contains(state.retired[s], g - 1) &&
+            (shape.uses & ~cover) == 0 && (live & row) != 0)
+          continue;
+        if ((held & row) == 0 && (lance & row) != 0) {
+          // The model's ReadsMissNoRows reading misses it; Lance returns it.
+          if (counts->model_only_misses++ == 0)
+            counts->model_only_miss =
+                name + " row (" + std::to_string(s) + "," + std::to_string(g) +
+                ") after " +
+                (trace.empty() ? std::string("Init")
+                               : model::ToString(trace.back())) +
+                " (watermark " + std::to_string(watermark) + ")";
+          continue;
+        }
+        if ((lance & row) != 0) continue;
+        differences.push_back(
+            name + ": ReadsMissNoRows on Lance 12: row (" + std::to_string(s) +
+            std::string(",").append(std::to_string(g)) +
+            ") is not served (watermark " + std::to_string(watermark) +
+            ") and Lance's query does not return it");
+      }
+    }
+  }
+  if (differences.empty()) return Status::Ok();
+  ++counts->findings;
+  const fs::path kept =
+      fs::path(options.keep) /
+      (std::string("finding-").append(std::to_string(counts->findings)));
+  fs::create_directories(kept);
+  fs::remove_all(kept / "t.lance");
+  fs::copy(dir, kept / "t.lance", fs::copy_options::recursive);
+  // A shallow clone's sources beside it: run LanceDB in `kept` to reproduce.
+  for (const std::string& root : roots) {
+    fs::remove_all(kept / root);
+    fs::copy(scratch / root, kept / root, fs::copy_options::recursive);
+  }
+  json steps = json::array();
+  for (const model::Action& action : trace)
+    steps.push_back(model::ToString(action));
+  json finding{{"differences", differences},
+               {"trace", steps},
+               {"rows", rows_json},
+               {"countRows", answer["countRows"]},
+               {"table", (kept / "t.lance").string()}};
+  std::ofstream(kept / "finding.json") << finding.dump(1) << "\n";
+  findings->push_back(std::move(finding));
+  return Status::Ok();
+}
+
+Status Run(const Options& options, std::ostream& out, Counts* counts,
+           std::vector<json>* findings) {
+  const fs::path scratch =
+      fs::temp_directory_path() /
+      (std::string("memwal-lance-diff-").append(std::to_string(getpid())));
+  fs::create_directories(scratch);
+  MEMWAL_ASSIGN_OR_RETURN(
+      std::unique_ptr<QueryServer> server,
+      QueryServer::Start(options.lancedb, scratch.string()));
+  std::mt19937_64 random(options.seed);
+  const lockstep::LockstepSetup setup{.config = options.config,
+                                      .seed = options.seed};
+  Status status = Status::Ok();
+  while (status.ok() && counts->states < options.budget) {
+    MEMWAL_ASSIGN_OR_RETURN(impl::World world, lockstep::InitWorld(setup));
+    model::State state = model::Init(options.config.bounds);
+    std::vector<model::Action> trace;
+    std::vector<model::Action> enabled;
+    const int depth =
+        options.steps ? static_cast<int>(options.steps->size()) : options.depth;
+    for (int step = 0; step <= depth; ++step) {
+      status = CheckState(options, state, world, trace, server.get(), scratch,
+                          counts, findings);
+      if (!status.ok() || step == depth) break;
+      if (!options.steps && counts->states >= options.budget) break;
+      model::EnabledActions(options.config, state, &enabled);
+      model::Action action;
+      if (options.steps) {
+        action = (*options.steps)[step];
+        if (std::find(enabled.begin(), enabled.end(), action) ==
+            enabled.end()) {
+          status = Status::InvalidArgument(
+              "--trace: step " + std::to_string(step + 1) + " (" +
+              model::ToString(action) + ") is not enabled");
+          break;
+        }
+      } else {
+        if (enabled.empty()) break;
+        action = enabled[random() % enabled.size()];
+      }
+      model::Outcome outcome;
+      model::Apply(options.config, action, &state, &outcome);
+      const Result<model::Outcome> impl =
+          lockstep::ApplyToWorld(action, &world);
+      trace.push_back(action);
+      if (!impl.ok() || *impl != outcome) {
+        out << "lance-diff: the implementation parts from the model at "
+            << model::ToString(action) << " (a lockstep matter; this walk "
+            << "ends)\n";
+        break;
+      }
+    }
+    if (options.steps) break;
+  }
+  fs::remove_all(scratch);
+  return status;
+}
+
+}  // namespace
+
+std::string LanceDiffAbout() {
+  return "Random walks (seeded) with the implementation in lockstep, or every "
+         "state along\na trace; at each state its table is written in "
+         "Lance's file format and\nLanceDB 0.39 (Lance 12) runs one query per "
+         "query shape (plain: a scan;\nindex(i), all: a fast_search filter "
+         "through the indexes), in one long-lived\nNode process. A difference "
+         "from the model's rows, or a flushed undeleted row that\nis neither "
+         "served nor returned, is a finding kept in DIR/finding-N (the "
+         "table,\nthe trace, both row sets). docs/lance-diff.md.\n"
+         "Exit 0: no difference; 1: a difference; 2: usage; 3: LanceDB "
+         "missing.\n";
+}
+
+namespace {
+
+struct LanceDiffFlags {
+  CheckFlagSet set{};
+  Options options{};
+  std::vector<Flag> Flags();
+};
+
+std::vector<Flag> LanceDiffFlags::Flags() {
+  std::vector<Flag> flags;
+  const std::set<std::string> taken = {
+      "--protocol", "--read",    "--gc",       "--env",         "--fence",
+      "--bug",      "--preset",  "--shards",   "--generations", "--fragments",
+      "--indexes",  "--commits", "--inflight", "--seed"};
+  for (Flag& flag : set.Flags()) {
+    if (taken.contains(flag.name)) flags.push_back(std::move(flag));
+  }
+  flags.push_back(Valued(
+      "--budget", "STATES", "states checked (default 40)",
+      [this](std::string_view value) -> Status {
+        MEMWAL_ASSIGN_OR_RETURN(options.budget,
+                                ParseUnsigned("--budget", value));
+        return options.budget == 0
+                   ? Status::InvalidArgument("--budget must be at least 1")
+                   : Status::Ok();
+      }));
+  flags.push_back(
+      Valued("--depth", "STEPS", "steps per walk (default 8, at most 64)",
+             [this](std::string_view value) -> Status {
+               MEMWAL_ASSIGN_OR_RETURN(const uint64_t depth,
+                                       ParseUnsigned("--depth", value));
+               if (depth > 64)
+                 return Status::InvalidArgument("--depth must be at most 64");
+               options.depth = static_cast<int>(depth);
+               return Status::Ok();
+             }));
+  flags.push_back(Valued(
+      "--trace", "FILE",
+      "check every state along a trace (e.g. a counterexample\nof check), "
+      "with its configuration",
+      [this](std::string_view path) -> Status {
+        MEMWAL_ASSIGN_OR_RETURN(const report::LockstepTrace trace,
+                                report::ReadTraceFile(std::string(path)));
+        options.steps = trace.trace.steps;
+        options.trace_config = trace.trace.config;
+        return Status::Ok();
+      }));
+  flags.push_back(Valued("--keep", "DIR",
+                         "where findings are kept (default "
+                         "lance-diff-findings)",
+                         [this](std::string_view value) {
+                           options.keep = std::string(value);
+                           return Status::Ok();
+                         }));
+  flags.push_back(Valued("--lancedb", "DIR",
+                         "the npm package dir with query_server.mjs\n(default "
+                         "tests/fixtures/lancedb/lance12)",
+                         [this](std::string_view value) {
+                           options.lancedb = std::string(value);
+                           return Status::Ok();
+                         }));
+  return flags;
+}
+
+}  // namespace
+
+std::vector<Flag> LanceDiffFlagTable() {
+  return HelpTable<LanceDiffFlags>(
+      [](LanceDiffFlags* flags) { return flags->Flags(); });
+}
+
+int RunLanceDiffCommand(const std::vector<std::string>& args, std::ostream& out,
+                        std::ostream& err) {
+  LanceDiffFlags parsed;
+  if (Status status = ParseFlags("lance-diff", args, parsed.Flags()).status();
+      !status.ok())
+    return Fail(err, "lance-diff", status);
+  if (Status status = parsed.set.Finish(); !status.ok())
+    return Fail(err, "lance-diff", status);
+  Options& options = parsed.options;
+  const CheckFlagSet& set = parsed.set;
+  options.config = options.steps ? options.trace_config : set.check.config;
+  options.seed = set.check.seed;
+  const auto start = std::chrono::steady_clock::now();
+  Counts counts;
+  std::vector<json> findings;
+  const Status status = Run(options, out, &counts, &findings);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  if (!status.ok())
+    return Fail(err, "lance-diff", status,
+                status.code() == StatusCode::kFailedPrecondition
+                    ? kExitIncomplete
+                    : kExitUsage);
+  for (const json& finding : findings) {
+    out << "difference (kept in " << finding["table"].get<std::string>()
+        << "):\n";
+    for (const json& line : finding["differences"])
+      out << "  " << line.get<std::string>() << "\n";
+    out << "  trace: " << finding["trace"].dump() << "\n";
+    out << "  rows: " << finding["rows"].dump() << "\n";
+  }
+  char timing[32];
+  std::snprintf(timing, sizeof timing, "%.1f", seconds);
+  out << "lance-diff: " << counts.states << " states (seed " << options.seed
+      << ", budget " << options.budget << ", depth " << options.depth << "), "
+      << counts.queries << " LanceDB 0.39 queries, " << counts.findings
+      << (counts.findings == 1 ? " state" : " states") << " with a difference; "
+      << timing << " s\n";
+  out << "lance-diff: " << counts.unindexed_scans
+      << " indexed queries returned rows of fragments their index does not "
+         "cover (LanceDB 0.39 applies no fast_search on a MemWAL table; not "
+         "counted)\n";
+  out << "lance-diff: " << counts.model_only_misses
+      << " rows the model's ReadsMissNoRows reading misses (not served, in no "
+         "covered fragment) were returned by Lance"
+      << (counts.model_only_misses > 0 ? ", first: " + counts.model_only_miss
+                                       : std::string())
+      << "\n";
+  if (counts.clone_index_refusals > 0)
+    out << "lance-diff: " << counts.clone_index_refusals
+        << " indexed queries on a shallow clone of a shallow clone refused by "
+           "Lance itself (every index points at the newest source; not "
+           "counted): "
+        << counts.clone_index_refusal << "\n";
+  return counts.findings == 0 ? kExitOk : kExitViolation;
+}
+
+}  // namespace memwal::checker::cli
