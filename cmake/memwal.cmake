@@ -41,15 +41,18 @@ set(MEMWAL_LAYER_FOLDERS base model impl inspect checker)
 #   lockstep  the implementation driven beside the model: refinement mapping, lockstep steps
 #   engine    the one search engine (BFS, DFS, random walks), seen set, liveness, interrupts
 #   report    trace files, ITF, HTML pages, JUnit
+#   validate  trace validation: a Lance table's history explained by model actions
 #   cli       the commands of memwal-check and their one command-line parser
-set(MEMWAL_CHECKER_PARTS lockstep engine report cli)
+set(MEMWAL_CHECKER_PARTS lockstep engine report validate cli)
 set(MEMWAL_PARTS_lockstep lockstep)
 set(MEMWAL_PARTS_engine   lockstep engine)
 set(MEMWAL_PARTS_report   lockstep engine report)
-set(MEMWAL_PARTS_cli      lockstep engine report cli)
+set(MEMWAL_PARTS_validate lockstep validate)
+set(MEMWAL_PARTS_cli      lockstep engine report validate cli)
 foreach(part IN LISTS MEMWAL_CHECKER_PARTS)
   set(MEMWAL_LAYER_checker_${part} base model impl)
 endforeach()
+list(APPEND MEMWAL_LAYER_checker_validate inspect)
 list(APPEND MEMWAL_LAYER_checker_cli inspect)
 
 set(MEMWAL_WARNING_FLAGS -Wall -Wextra -Werror -Wshadow)

@@ -129,8 +129,7 @@ Result<World> World::Create(const Options& options) {
   return world;
 }
 
-Result<World> World::OpenFrom(const DirectoryStore& directory,
-                              const Options& options) {
+Result<World> World::OpenFrom(const Store& directory, const Options& options) {
   World world;
   world.options_ = options;
   world.bugs_ = BugSet(options.bugs);

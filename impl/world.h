@@ -152,9 +152,9 @@ class World {
   // clear.
   static Result<World> Create(const Options& options);
   // Reopens a table written by WriteTo (shard numbering from the MemWAL index
-  // order).
-  static Result<World> OpenFrom(const DirectoryStore& directory,
-                                const Options& options);
+  // order), from any Store laid out as WriteTo lays it out (a DirectoryStore,
+  // or a MemoryStore a reader filled).
+  static Result<World> OpenFrom(const Store& directory, const Options& options);
 
   Status FlushMemTable(uint32_t shard);                                // R10
   Status RetireSsTable(uint32_t shard, uint64_t generation);           // R11

@@ -14,6 +14,7 @@
 #include "checker/cli/minimize.h"
 #include "checker/cli/variants.h"
 #include "checker/report/report.h"
+#include "checker/validate/validate.h"
 #include "inspect/inspect.h"
 
 namespace memwal::checker::cli {
@@ -58,6 +59,10 @@ const std::vector<CommandSpec>& Commands() {
        "findings",
        &inspect::InspectAbout, &inspect::InspectFlagTable,
        &inspect::RunInspectCommand},
+      {"validate", "TABLE_DIR [options]",
+       "trace validation: explain a Lance table's history by model steps",
+       &validate::ValidateAbout, &validate::ValidateFlagTable,
+       &validate::RunValidateCommand},
   };
   return kCommands;
 }

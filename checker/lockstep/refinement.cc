@@ -600,27 +600,15 @@ Status AbstractLineage(const model::Config& config,
   return Status::Ok();
 }
 
-void FillTable(const model::Config& config, const impl::World& world,
-               TableEntry* entry) {
-  Result<std::vector<uint64_t>> numbers = world.Versions();
-  if (!numbers.ok()) {
-    entry->status = numbers.status();
-    return;
-  }
-  const std::string shards = ShardKey(world);
-  for (const uint64_t number : *numbers) {
-    Result<VersionPtr> version = ReadVersionCached(world, number, shards);
-    if (!version.ok()) {
-      entry->status = version.status();
-      return;
-    }
-    entry->versions.push_back(std::move(*version));
-  }
-  Result<impl::RowsView> rows = world.ReadRows();
-  if (!rows.ok()) {
-    entry->status = rows.status();
-    return;
-  }
+// The versions part of the abstraction, shared by AbstractPersisted (the
+// World's versions) and AbstractVersions (a caller's): `entry->versions` are
+// the table's own versions, the last ones of `lineage` (its clone sources'
+// first); sets entry->abstract_status when the model cannot represent them.
+void AbstractTable(const model::Config& config,
+                   const std::vector<const impl::TableVersion*>& lineage,
+                   const std::vector<VersionPtr>& keep,
+                   const ShardNumbers& shards, const impl::RowsView& rows,
+                   TableEntry* entry) {
   if (entry->versions.empty()) {
     entry->abstract_status = Unrepresentable("the table has no version");
     return;
@@ -645,6 +633,41 @@ void FillTable(const model::Config& config, const impl::World& world,
     }
     entry->abstract.push_back(*abstract);
   }
+  const Status table_wide =
+      AbstractLineage(config, lineage, keep, shards, entry);
+  if (!table_wide.ok()) {
+    entry->abstract_status = table_wide;
+    return;
+  }
+  Result<AbstractRows> abstract_rows = AbstractRowsOf(config, rows);
+  if (!abstract_rows.ok()) {
+    entry->abstract_status = abstract_rows.status();
+    return;
+  }
+  entry->rows = *abstract_rows;
+}
+
+void FillTable(const model::Config& config, const impl::World& world,
+               TableEntry* entry) {
+  Result<std::vector<uint64_t>> numbers = world.Versions();
+  if (!numbers.ok()) {
+    entry->status = numbers.status();
+    return;
+  }
+  const std::string shards = ShardKey(world);
+  for (const uint64_t number : *numbers) {
+    Result<VersionPtr> version = ReadVersionCached(world, number, shards);
+    if (!version.ok()) {
+      entry->status = version.status();
+      return;
+    }
+    entry->versions.push_back(std::move(*version));
+  }
+  Result<impl::RowsView> rows = world.ReadRows();
+  if (!rows.ok()) {
+    entry->status = rows.status();
+    return;
+  }
   std::vector<const impl::TableVersion*> lineage;
   std::vector<VersionPtr> keep(rows->sources.size());
   for (const impl::TableVersion& source : rows->sources)
@@ -656,18 +679,7 @@ void FillTable(const model::Config& config, const impl::World& world,
   // Only a table's own versions are memoized, and only when no source
   // precedes them (a source's versions are decoded per table).
   if (!rows->sources.empty()) keep.assign(lineage.size(), nullptr);
-  const Status table_wide =
-      AbstractLineage(config, lineage, keep, ShardNumbersOf(world), entry);
-  if (!table_wide.ok()) {
-    entry->abstract_status = table_wide;
-    return;
-  }
-  Result<AbstractRows> abstract_rows = AbstractRowsOf(config, *rows);
-  if (!abstract_rows.ok()) {
-    entry->abstract_status = abstract_rows.status();
-    return;
-  }
-  entry->rows = *abstract_rows;
+  AbstractTable(config, lineage, keep, ShardNumbersOf(world), *rows, entry);
 }
 
 // In front of each EntryCache below, an impl::EpochCache by the epoch of the
@@ -797,10 +809,12 @@ Status AbstractInflight(const model::Config& config, const impl::World& world,
 // The abstraction function (AbstractPersisted) from the cached table and
 // WAL: every field from the implementation's persisted state, none from the
 // model's.
-Result<State> AbstractFrom(const model::Config& config,
-                           const impl::World& world, TableEntry* entry,
-                           const impl::WalState& wal) {
-  const TableEntry& table = *entry;
+// Every field but the in-flight transactions from an abstracted table, the
+// WAL's shard manifests and the GC's decided retirements.
+Result<State> AbstractFields(
+    const model::Config& config, const TableEntry& table,
+    const impl::WalState& wal,
+    const std::set<std::pair<uint32_t, uint64_t>>& pending) {
   MEMWAL_RETURN_IF_ERROR(table.abstract_status);
   // Lockstep's contract with the cache: an entry that decoded is complete.
   MEMWAL_ASSERT(!table.abstract.empty() &&
@@ -815,8 +829,7 @@ Result<State> AbstractFrom(const model::Config& config,
   out.next_fragment = table.next_fragment;
   out.activated = table.activated;
   out.foreign_legacy = table.foreign_legacy;
-  MEMWAL_RETURN_IF_ERROR(AbstractWal(config, wal, world.pending(), &out));
-  MEMWAL_RETURN_IF_ERROR(AbstractInflight(config, world, entry, &out));
+  MEMWAL_RETURN_IF_ERROR(AbstractWal(config, wal, pending, &out));
   // retire_cover: no byte records which indexes covered a row when the GC
   // retired its SSTable (docs/ghost-fields.md); every retired row counts as
   // covered by every index, so the retirement clause of ReadsMissNoRows asks
@@ -829,6 +842,15 @@ Result<State> AbstractFrom(const model::Config& config,
                         static_cast<int>(row) % model::kGenerationsMax))
       out.retire_cover[row] = every;
   }
+  return out;
+}
+
+Result<State> AbstractFrom(const model::Config& config,
+                           const impl::World& world, TableEntry* entry,
+                           const impl::WalState& wal) {
+  MEMWAL_ASSIGN_OR_RETURN(State out,
+                          AbstractFields(config, *entry, wal, world.pending()));
+  MEMWAL_RETURN_IF_ERROR(AbstractInflight(config, world, entry, &out));
   return out;
 }
 
@@ -1208,6 +1230,24 @@ std::optional<Finding> CheckRefinement(const model::Config& config,
                                        const impl::World& world,
                                        const State& model) {
   return CheckRefinement(config, world, model, nullptr);
+}
+
+Result<model::State> AbstractVersions(
+    const model::Config& config,
+    const std::vector<const impl::TableVersion*>& lineage, std::size_t own,
+    const impl::RowsView& rows, const impl::WalState& wal,
+    const std::set<std::pair<uint32_t, uint64_t>>& pending,
+    const ShardNumbers& shards) {
+  MEMWAL_ASSERT(own <= lineage.size());
+  TableEntry entry;
+  for (std::size_t k = lineage.size() - own; k < lineage.size(); ++k) {
+    // Not owned: the caller's versions outlive this call, and nothing is
+    // memoized by their addresses (keep is all null).
+    entry.versions.push_back(VersionPtr(VersionPtr(), lineage[k]));
+  }
+  const std::vector<VersionPtr> keep(lineage.size(), nullptr);
+  AbstractTable(config, lineage, keep, shards, rows, &entry);
+  return AbstractFields(config, entry, wal, pending);
 }
 
 }  // namespace memwal::checker::lockstep

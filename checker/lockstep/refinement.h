@@ -99,6 +99,20 @@ using VersionPtr = std::shared_ptr<const impl::TableVersion>;
 Result<model::State> AbstractPersisted(const model::Config& config,
                                        const impl::World& world);
 
+// The same abstraction over versions a caller holds, for a caller without a
+// World (validate's windows of a long table): AbstractPersisted's own code
+// (versions, ops from their transaction files, the lineage's table-wide
+// fields, rows, WAL, retire_cover) run on `lineage` (oldest first: the clone
+// sources' versions, then the table's own `own` versions), `rows` and `wal` as
+// World::ReadRows and World::ReadWal give them and `pending` as
+// World::pending(); no transaction is in flight.
+Result<model::State> AbstractVersions(
+    const model::Config& config,
+    const std::vector<const impl::TableVersion*>& lineage, std::size_t own,
+    const impl::RowsView& rows, const impl::WalState& wal,
+    const std::set<std::pair<uint32_t, uint64_t>>& pending,
+    const ShardNumbers& shards);
+
 // Field-by-field differences between the abstraction of the implementation
 // and the model, one readable line each ("version 4: index idx_0 segment 1
 // covers {0,2} (impl) vs {0} (model)"); empty when they agree on every field
