@@ -27,9 +27,15 @@ std::set<uint64_t> RenumberSet(const std::map<uint64_t, uint64_t>& ids,
 // (a fragment its first version no longer lists) are dropped. A CreateIndex's
 // covers are read from the published version (renumbered already), a
 // merge-insert's new fragment only for a staged transaction.
+// Its read version too, in the window's version numbering (0, which names no
+// version, when it was read before the window's first version).
 std::shared_ptr<const impl::pb::Transaction> RenumberTransaction(
-    const std::map<uint64_t, uint64_t>& ids, const impl::pb::Transaction& in) {
+    const std::map<uint64_t, uint64_t>& ids,
+    const std::map<uint64_t, uint64_t>& versions,
+    const impl::pb::Transaction& in) {
   auto out = std::make_shared<impl::pb::Transaction>(in);
+  const auto read = versions.find(in.read_version());
+  out->set_read_version(read == versions.end() ? 0 : read->second);
   const auto find = [&](uint64_t id) -> std::optional<uint64_t> {
     const auto it = ids.find(id);
     if (it == ids.end()) return std::nullopt;
@@ -95,6 +101,9 @@ Result<Window> MakeWindow(const LoadedTable& table, std::size_t first,
     renumber.emplace(id, window.fragments.size());
     window.fragments.push_back(id);
   }
+  std::map<uint64_t, uint64_t> version_numbers;
+  for (std::size_t k = first; k <= last; ++k)
+    version_numbers.emplace(table.versions[k].number, k - first + 1);
   for (std::size_t k = first; k <= last; ++k) {
     impl::TableVersion version = *table.versions[k].table;
     window.numbers.push_back(version.number);
@@ -106,7 +115,8 @@ Result<Window> MakeWindow(const LoadedTable& table, std::size_t first,
       below += id <= version.max_fragment_id;
     version.max_fragment_id = static_cast<uint64_t>(below) - 1;  // wraps at 0
     if (version.transaction != nullptr)
-      version.transaction = RenumberTransaction(renumber, *version.transaction);
+      version.transaction =
+          RenumberTransaction(renumber, version_numbers, *version.transaction);
     for (auto& [index, segments] : version.segments) {
       for (impl::SegmentView& segment : segments) {
         if (segment.covers.has_value())
