@@ -11,20 +11,6 @@ namespace {
 
 using model::Action;
 
-impl::Protocol ImplProtocol(model::Protocol protocol) {
-  switch (protocol) {
-    case model::Protocol::kDerived:
-      return impl::Protocol::kDerived;
-    case model::Protocol::kAdvance:
-      return impl::Protocol::kAdvance;
-    case model::Protocol::kUnconditional:
-      return impl::Protocol::kUnconditional;
-    case model::Protocol::kLegacy:
-      return impl::Protocol::kLegacy;
-  }
-  return impl::Protocol::kDerived;
-}
-
 impl::ReadMode ImplReadMode(model::ReadMode read) {
   switch (read) {
     case model::ReadMode::kStrict:
@@ -319,6 +305,20 @@ Result<ReplayResult> ReplayLockstep(const LockstepSetup& setup,
     if (result.finding) return result;
   }
   return result;
+}
+
+impl::Protocol ImplProtocol(model::Protocol protocol) {
+  switch (protocol) {
+    case model::Protocol::kDerived:
+      return impl::Protocol::kDerived;
+    case model::Protocol::kAdvance:
+      return impl::Protocol::kAdvance;
+    case model::Protocol::kUnconditional:
+      return impl::Protocol::kUnconditional;
+    case model::Protocol::kLegacy:
+      return impl::Protocol::kLegacy;
+  }
+  return impl::Protocol::kDerived;
 }
 
 }  // namespace memwal::checker::lockstep

@@ -108,6 +108,9 @@ Result<ReplayResult> ReplayLockstep(const LockstepSetup& setup,
                                     const std::vector<model::Action>& trace,
                                     bool model_only);
 
+// The implementation's name for a model protocol (one to one).
+impl::Protocol ImplProtocol(model::Protocol protocol);
+
 }  // namespace memwal::checker::lockstep
 
 #endif  // MEMWAL_CHECKER_LOCKSTEP_LOCKSTEP_H_

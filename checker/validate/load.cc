@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "checker/lockstep/lockstep.h"
 #include "impl/memory_store.h"
 #include "inspect/files.h"
 #include "inspect/inspect.h"
@@ -63,20 +64,6 @@ std::optional<uint32_t> UserIndexNumber(std::string_view name) {
 
 }  // namespace
 
-impl::Protocol ToImpl(model::Protocol protocol) {
-  switch (protocol) {
-    case model::Protocol::kDerived:
-      return impl::Protocol::kDerived;
-    case model::Protocol::kAdvance:
-      return impl::Protocol::kAdvance;
-    case model::Protocol::kUnconditional:
-      return impl::Protocol::kUnconditional;
-    case model::Protocol::kLegacy:
-      return impl::Protocol::kLegacy;
-  }
-  return impl::Protocol::kDerived;
-}
-
 model::Protocol ToModel(impl::Protocol protocol) {
   switch (protocol) {
     case impl::Protocol::kDerived:
@@ -94,7 +81,8 @@ model::Protocol ToModel(impl::Protocol protocol) {
 Result<LoadedTable> LoadTable(const std::string& dir,
                               std::optional<model::Protocol> protocol) {
   inspect::InspectOptions options;
-  if (protocol.has_value()) options.protocol = ToImpl(*protocol);
+  if (protocol.has_value())
+    options.protocol = lockstep::ImplProtocol(*protocol);
   MEMWAL_ASSIGN_OR_RETURN(inspect::TableReport report,
                           inspect::Inspect(dir, options));
   LoadedTable out;

@@ -72,7 +72,6 @@ struct LoadedTable {
 Result<LoadedTable> LoadTable(const std::string& dir,
                               std::optional<model::Protocol> protocol);
 
-impl::Protocol ToImpl(model::Protocol protocol);
 model::Protocol ToModel(impl::Protocol protocol);
 
 }  // namespace memwal::checker::validate
