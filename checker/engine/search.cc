@@ -804,7 +804,10 @@ void Engine::RunBfs(const State& root, WorldPtr world) {
   // faults and copies as they grew again.
   std::vector<Chunk> chunks;
   std::vector<KeptSet> kept(workers_.size(), KeptSet(exact()));
-  for (uint16_t depth = 1; !level.empty() && !Stopped(); ++depth) {
+  for (uint16_t depth = 1;
+       !level.empty() && !Stopped() &&
+       (options_.max_depth == 0 || depth <= options_.max_depth);
+       ++depth) {
     result_.frontier_max =
         std::max<uint64_t>(result_.frontier_max, level.size());
     ShowStatus(depth - 1, level.size());
@@ -864,8 +867,8 @@ constexpr std::size_t kDfsCacheDivisor = 256;
 class CacheShare {
  public:
   explicit CacheShare(std::size_t divisor)
-      : previous_(impl::cache_divisor.exchange(divisor)) {}
-  ~CacheShare() { impl::cache_divisor.store(previous_); }
+      : previous_(std::exchange(impl::cache_divisor, divisor)) {}
+  ~CacheShare() { impl::cache_divisor = previous_; }
   CacheShare(const CacheShare&) = delete;
   CacheShare& operator=(const CacheShare&) = delete;
 
@@ -1219,13 +1222,45 @@ uint64_t ResidentMegabytes() {
   return resident * static_cast<uint64_t>(page > 0 ? page : 4096) >> 20;
 }
 
+namespace {
+
+// A depth-first run's violation at depth d, replaced by the first violation
+// of a breadth-first run bounded by depth d (search.h): what a BFS run reports,
+// with a shortest trace. The DFS's state of the search (counts, coverage) is
+// kept. A goal never reached (no trace) and a finding at Init stay as they
+// are, and so does the DFS's trace if the bounded BFS breaks nothing (a World
+// history the model state does not capture).
+void ShortenDfsViolation(const lockstep::LockstepSetup& setup,
+                         const Options& options, SearchResult* result) {
+  if (result->verdict != Verdict::kViolation || !result->violation ||
+      result->violation->trace.empty() || result->violation->loop)
+    return;
+  Options bounded = options;
+  bounded.order = Order::kBfs;
+  bounded.max_depth = static_cast<int>(result->violation->trace.size());
+  bounded.status = nullptr;
+  Engine engine(setup, bounded);
+  const SearchResult bfs = engine.Run();
+  if (bfs.verdict != Verdict::kViolation || !bfs.violation ||
+      bfs.violation->trace.empty() ||
+      bfs.violation->trace.size() > result->violation->trace.size())
+    return;
+  result->violation = bfs.violation;
+  result->violations = {*bfs.violation};
+}
+
+}  // namespace
+
 SearchResult Search(const lockstep::LockstepSetup& setup,
                     const Options& options) {
   MEMWAL_ASSERT(model::CheckConfig(setup.config).ok());
   MEMWAL_ASSERT(options.threads >= 1 && options.max_states >= 1);
   MEMWAL_ASSERT(!options.keep_going || options.order == Order::kBfs);
   Engine engine(setup, options);
-  return engine.Run();
+  SearchResult result = engine.Run();
+  if (options.order == Order::kDfs)
+    ShortenDfsViolation(setup, options, &result);
+  return result;
 }
 
 }  // namespace memwal::checker::engine
