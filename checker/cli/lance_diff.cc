@@ -538,14 +538,15 @@ Status Run(const Options& options, std::ostream& out, Counts* counts,
 std::string LanceDiffAbout() {
   return "Random walks (seeded) with the implementation in lockstep, or every "
          "state along\na trace; at each state its table is written in "
-         "Lance's file format and\nLanceDB 0.39 (Lance 12) runs one query per "
-         "query shape (plain: a scan;\nindex(i), all: a fast_search filter "
-         "through the indexes, on a copy whose\nMemWAL index LanceDB drops: "
-         "the base table as the MemWAL reader searches it),\nin one "
-         "long-lived Node process. A difference "
-         "from the model's rows, or a flushed undeleted row that\nis neither "
-         "served nor returned, is a finding kept in DIR/finding-N (the "
-         "table,\nthe trace, both row sets). docs/lance-diff.md.\n"
+         "Lance's file format (flushed\ngenerations as Lance datasets) and "
+         "LanceDB 0.39 (Lance 12) runs one query per\nquery shape, in one "
+         "long-lived Node process: plain, a scan that LanceDB's\nMemWAL "
+         "reader serves from the base table and the SSTables; index(i), all: "
+         "a\nfast_search filter on the table and on a copy whose MemWAL index "
+         "LanceDB drops\n(the base table as the MemWAL reader searches it). "
+         "A difference from the\nmodel's rows, or a flushed undeleted row that "
+         "is neither held nor served, is a\nfinding kept in DIR/finding-N (the "
+         "table, the trace, both row sets).\ndocs/lance-diff.md.\n"
          "Exit 0: no difference; 1: a difference; 2: usage; 3: LanceDB "
          "missing.\n";
 }
