@@ -80,6 +80,16 @@ Result<std::string> DataFileBytes(
     const pb::DataFile& file,
     const std::map<std::string, uint32_t>& shard_numbers) {
   MEMWAL_ASSIGN_OR_RETURN(const Blob blob, table.Get("data/" + file.path()));
+  // The row file the data file is made from: itself, or, in a table written
+  // before (a copy written again), the one its Lance file keeps.
+  std::string row_file = *blob;
+  if (blob->ends_with("LANC")) {
+    MEMWAL_ASSIGN_OR_RETURN(const auto metadata, LanceFileMetadata(*blob));
+    const auto kept = metadata.find(std::string(kRowFileMetadata));
+    if (kept == metadata.end())
+      return Status::Corruption("a Lance data file without its row file");
+    row_file = kept->second;
+  }
   MEMWAL_ASSIGN_OR_RETURN(
       const std::vector<RowValues> rows,
       ValuesOf(table, fragment, file.path(), shard_numbers));
@@ -109,7 +119,8 @@ Result<std::string> DataFileBytes(
   }
   std::vector<LanceColumn> columns;
   for (auto& [index, column] : by_index) columns.push_back(std::move(column));
-  return EncodeLanceFile(columns, {{std::string(kRowFileMetadata), *blob}});
+  return EncodeLanceFile(
+      columns, {{std::string(kRowFileMetadata), std::move(row_file)}});
 }
 
 // page_data.lance and page_lookup.lance of a BTree segment over `rows`.
@@ -174,7 +185,8 @@ std::pair<std::string, std::string> BTreeIndexFiles(
 }
 
 Status WriteLanceFiles(Store* table,
-                       const std::vector<std::string>& shard_uuids) {
+                       const std::vector<std::string>& shard_uuids,
+                       IndexRowIds ids) {
   std::map<std::string, uint32_t> shard_numbers;
   for (uint32_t s = 0; s < shard_uuids.size(); ++s)
     shard_numbers.emplace(shard_uuids[s], s);
@@ -198,6 +210,7 @@ Status WriteLanceFiles(Store* table,
   std::map<std::string, Named> data_files;
   for (const ManifestFile& file : files) {
     const bool stable =
+        ids == IndexRowIds::kStableWhereCarried ||
         (file.manifest.reader_feature_flags() & kFlagStableRowIds) != 0;
     for (const pb::DataFragment& fragment : file.manifest.fragments()) {
       if (fragment.files_size() == 0) continue;
