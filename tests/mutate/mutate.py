@@ -294,6 +294,8 @@ def main():
             base = None
     if base is None and options.report_only:
         fail(f"--report-only: no {baseline_path} of this binary and judge")
+    if options.report_only:
+        options.resume = True  # report what results.jsonl holds; never delete it
     if base is None:
         base = {"binary": digest, "judge": judge_args, "seconds": [], "reached": [],
                 "coverage": []}
