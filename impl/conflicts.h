@@ -14,7 +14,11 @@ namespace memwal::impl {
 enum class ConflictClass { kCompatible, kRetryable, kIncompatible };
 
 // Classifies `committed` against `*self` and applies the compatible adjustment
-// to `*self`. Corruption if a bitmap in either transaction does not decode.
+// to `*self`, for every operation Lance's resolver knows on either side
+// (docs/conflicts.md is the whole table; a transaction the implementation
+// cannot commit, a DataOverlay say, is classified all the same, and refused
+// when its manifest is built). Corruption if a bitmap in either transaction
+// does not decode; InvalidArgument for a transaction without an operation.
 Result<ConflictClass> ClassifyConflict(pb::Transaction* self,
                                        const pb::Transaction& committed);
 

@@ -202,8 +202,9 @@ TEST(UpdateConfig, TheLanceDbPrimaryKeyTransactionDecodesAsUpdateConfig) {
 }
 
 TEST(UnmodelledOperations, AnOperationThisSchemaLacksStillDecodes) {
-  // read_version 2, then ReserveFragments (107) as an empty message.
-  const auto t = DecodeTransaction(std::string("\x08\x02\xda\x06\x00", 5));
+  // read_version 2, then AppendFragmentReuseTransitions (116, newer than
+  // beta.16) as an empty message.
+  const auto t = DecodeTransaction(std::string("\x08\x02\xa2\x07\x00", 5));
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_EQ(t->operation_case(), pb::Transaction::OPERATION_NOT_SET);
   EXPECT_EQ(DecodeTransaction(std::string("\x08\x02", 2)).status().code(),
@@ -219,8 +220,10 @@ TEST(UpdateConfig, ConflictsAsLanceClassifiesThem) {
   EXPECT_EQ(Classify(MemWalInstall(), config), ConflictClass::kCompatible);
   EXPECT_EQ(Classify(config, ProgressCommit(3)), ConflictClass::kCompatible);
   EXPECT_EQ(Classify(config, UserIndexBuild()), ConflictClass::kCompatible);
-  // General rule: the same key is retryable, another key compatible.
-  EXPECT_EQ(Classify(config, SetConfig("k", "w")), ConflictClass::kRetryable);
+  // Lance (upsert_key_conflict): a key both upsert is incompatible, another
+  // key compatible.
+  EXPECT_EQ(Classify(config, SetConfig("k", "w")),
+            ConflictClass::kIncompatible);
   EXPECT_EQ(Classify(config, SetConfig("j", "w")), ConflictClass::kCompatible);
 }
 
