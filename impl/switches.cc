@@ -35,6 +35,7 @@ const SwitchOption kGcOption = SwitchOption::Typed<&Options::gc>("gc", 3);
 
 SwitchOption::SwitchOption(std::string_view name, int values)
     : SwitchOption(name, values, nullptr, nullptr) {
+  if (slot_ >= 0) return;  // the same option, registered again
   OptionRegistry& registry = Registry();
   MEMWAL_ASSERT(registry.slots_used < kSwitchSlotsMax &&
                 "more generic switch options than kSwitchSlotsMax");
@@ -47,8 +48,16 @@ SwitchOption::SwitchOption(std::string_view name, int values, Getter get,
     : get_(get), set_(set) {
   OptionRegistry& registry = Registry();
   MEMWAL_ASSERT(values >= 2 && values <= 255);
-  for (const std::string& other : registry.names) {
-    MEMWAL_ASSERT(other != name && "a switch option registered twice");
+  // A second registration of a name is the same option when it has as many
+  // values (a build that links two copies of one file, as tests/mutate's
+  // mutant binaries may, runs its registration twice); else a broken build.
+  for (const SwitchOption& other : registry.handles) {
+    if (other.name() != name) continue;
+    MEMWAL_ASSERT(other.values() == values &&
+                  (other.get_ == nullptr) == (get == nullptr) &&
+                  "two switch options of one name");
+    *this = other;
+    return;
   }
   index_ = static_cast<int>(registry.names.size());
   registry.names.emplace_back(name);

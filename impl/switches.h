@@ -36,7 +36,7 @@ class SwitchOption {
  public:
   // Registers the option of switch `name`, with `values` values (value 0 is
   // today's protocol), in a slot of Options::switches. Asserts that the name
-  // is new.
+  // is new, or was registered with as many values (then this is that option).
   SwitchOption(std::string_view name, int values);
 
   // Registers switch `name` as the typed field Options::*Field (an enum whose

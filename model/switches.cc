@@ -26,6 +26,7 @@ Registry& SwitchRegistry() {
 }  // namespace
 
 Switch::Switch(SwitchInfo info) : Switch(std::move(info), nullptr, nullptr) {
+  if (slot_ >= 0) return;  // the same switch, registered again
   Registry& registry = SwitchRegistry();
   MEMWAL_ASSERT(registry.slots_used < kSwitchSlotsMax &&
                 "more generic switches than kSwitchSlotsMax");
@@ -36,8 +37,16 @@ Switch::Switch(SwitchInfo info) : Switch(std::move(info), nullptr, nullptr) {
 Switch::Switch(SwitchInfo info, Getter get, Setter set) : get_(get), set_(set) {
   Registry& registry = SwitchRegistry();
   MEMWAL_ASSERT(info.values.size() >= 2 && info.values.size() <= 255);
-  for (const SwitchInfo& other : registry.infos) {
-    MEMWAL_ASSERT(other.name != info.name && "a switch registered twice");
+  // A second registration of a name is the same switch when it has the same
+  // values (a build that links two copies of one file, as tests/mutate's
+  // mutant binaries may, runs its registration twice); else a broken build.
+  for (const Switch& other : registry.handles) {
+    if (other.info().name != info.name) continue;
+    MEMWAL_ASSERT(other.info().values == info.values &&
+                  (other.get_ == nullptr) == (get == nullptr) &&
+                  "two switches of one name");
+    *this = other;
+    return;
   }
   index_ = static_cast<int>(registry.infos.size());
   registry.infos.push_back(std::move(info));

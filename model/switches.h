@@ -59,8 +59,9 @@ struct SwitchInfo {
 // A handle on a registered switch (a small value: copy it freely).
 class Switch {
  public:
-  // Registers `info` with a slot of Config::switches. Asserts that the name is
-  // new and that there are 2 to 255 values.
+  // Registers `info` with a slot of Config::switches. Asserts that there are
+  // 2 to 255 values and that the name is new, or was registered with the same
+  // values (then this is that switch).
   explicit Switch(SwitchInfo info);
 
   // Registers a switch whose value is the typed field Config::*Field (an
