@@ -232,6 +232,9 @@ Status RemapSegment(
     }
     index.set_fragment_bitmap(EncodeFragmentBitmap(covers));
     *index.mutable_uuid() = rewritten.new_id();
+    // The remapped segment's files are written by this table (Lance: no
+    // base_id), even where the old one was a clone source's.
+    index.clear_base_id();
     return Status::Ok();
   }
   return Status::Ok();  // Lance: a missing old id is skipped.

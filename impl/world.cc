@@ -156,7 +156,9 @@ Result<World> World::OpenFrom(const Store& directory, const Options& options) {
     shards.insert(shard.shard_id().uuid());
   }
   world.shard_uuids_.assign(shards.begin(), shards.end());
-  MEMWAL_RETURN_IF_ERROR(world.Head().status());
+  // Opened to read its history: a half-set head (a foreign writer's, R60)
+  // opens, and a writer's Head() still refuses it as Lance does.
+  MEMWAL_RETURN_IF_ERROR(world.HeadAs(true).status());
   return world;
 }
 

@@ -54,6 +54,9 @@ Result<pb::Transaction> World::OptimizeTransaction(const Snapshot& read,
       *op->add_removed_indices() = *segments.back();
     }
     delta.mutable_uuid()->set_uuid(NewUuid());
+    // Written by this table into its own _indices/, even where the segment
+    // it extends is a clone source's (Lance: a new segment has no base_id).
+    delta.clear_base_id();
     delta.set_dataset_version(read.version());
     delta.set_fragment_bitmap(EncodeFragmentBitmap(covers));
     *op->add_new_indices() = delta;

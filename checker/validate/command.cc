@@ -9,7 +9,8 @@ namespace {
 
 constexpr std::string_view kUsage =
     "usage: memwal-check validate TABLE_DIR [--protocol "
-    "derived|advance|unconditional|legacy] [--env none|foreign] [--json]";
+    "derived|advance|unconditional|legacy] [--env none|foreign] [--source "
+    "DIR] [--json]";
 
 struct Args {
   std::string table_dir;
@@ -34,6 +35,14 @@ std::vector<Flag> ValidateFlags(Args* out) {
                  [out](std::string_view value) -> Status {
                    MEMWAL_ASSIGN_OR_RETURN(out->options.env,
                                            model::ParseEnv(value));
+                   return Status::Ok();
+                 }),
+          Valued("--source", "DIR",
+                 "the source table of a shallow clone: the clone's first\n"
+                 "version must keep the MemWAL feature bits of the source's\n"
+                 "version it copies (R37)",
+                 [out](std::string_view value) -> Status {
+                   out->options.source = std::string(value);
                    return Status::Ok();
                  })};
 }

@@ -545,10 +545,11 @@ void Validator::Run() {
   }
   for (std::size_t k = 0; k < table_.versions.size() && !out_->invalid; ++k) {
     const LoadedVersion& version = table_.versions[k];
-    // FeatureBitsArePaired on the raw words: decided even where the
-    // implementation's reader refuses the table (Lance refuses to load a
-    // half-set head, and so does impl/).
-    if (model::IsBitProtocol(config.protocol) &&
+    // FeatureBitsArePaired on the raw words where the implementation's
+    // reader cannot decode the version. A decoded version is judged by the
+    // model's invariant on its abstraction instead, which exempts a foreign
+    // writer's half-set (R60; the transaction file says which it is).
+    if (!version.table.has_value() && model::IsBitProtocol(config.protocol) &&
         ((version.reader_flags ^ version.writer_flags) & 128) != 0) {
       SetInvalid(k == 0 ? 0 : k - 1, k,
                  "invariant FeatureBitsArePaired is broken on version " +
@@ -601,6 +602,56 @@ void Validator::Run() {
     Step(k);
   }
   if (!out_->invalid) Finish();
+}
+
+// R37 across two directories: the clone's first version (operation Clone)
+// is the source's version of the same number with its feature words masked
+// to bit 128, so bit 128 is where the source has it. Returns the broken step
+// or a gap when the source does not hold that version.
+Status CheckCloneSource(const LoadedTable& clone, const std::string& source_dir,
+                        const ValidateOptions& options, Validation* out) {
+  const LoadedVersion& first = clone.versions.front();
+  if (first.operation != "Clone") {
+    return Status::InvalidArgument("--source: " + clone.dir +
+                                   " is not a clone (its first version, " +
+                                   std::to_string(first.number) +
+                                   ", was made by " + first.operation + ")");
+  }
+  MEMWAL_ASSIGN_OR_RETURN(const LoadedTable source,
+                          LoadTable(source_dir, options.protocol));
+  const auto it = std::find_if(
+      source.versions.begin(), source.versions.end(),
+      [&](const LoadedVersion& v) { return v.number == first.number; });
+  if (it == source.versions.end()) {
+    out->gaps.push_back(
+        Gap{.from = first.number,
+            .to = first.number,
+            .operation = "Clone",
+            .reason = "the source " + source_dir + " does not retain version " +
+                      std::to_string(first.number) +
+                      ", the one the clone copies: R37 not checked"});
+    return Status::Ok();
+  }
+  constexpr uint64_t kBit = 128;
+  const bool kept = (it->reader_flags & kBit) == (first.reader_flags & kBit) &&
+                    (it->writer_flags & kBit) == (first.writer_flags & kBit);
+  if (kept) return Status::Ok();
+  auto words = [](const LoadedVersion& v) {
+    return "reader " + std::to_string(v.reader_flags & kBit) + ", writer " +
+           std::to_string(v.writer_flags & kBit);
+  };
+  Invalid invalid;
+  invalid.from = first.number;
+  invalid.to = first.number;
+  invalid.operation = "Clone";
+  invalid.reason = "R37 is broken by the clone: version " +
+                   std::to_string(first.number) + " of the source " +
+                   source_dir + " has bit 128 as (" + words(*it) +
+                   ") and the clone's copy of it (" + words(first) +
+                   "); invariant ActivationIsPermanent is broken across the "
+                   "clone";
+  out->invalid = std::move(invalid);
+  return Status::Ok();
 }
 
 }  // namespace
@@ -671,7 +722,10 @@ Result<Validation> Validate(const std::string& table_dir,
                       std::to_string(model::kShardsMax) + " and " +
                       std::to_string(model::kIndexesMax)});
   } else {
-    Validator(table, &out).Run();
+    if (options.source.has_value())
+      MEMWAL_RETURN_IF_ERROR(
+          CheckCloneSource(table, *options.source, options, &out));
+    if (!out.invalid.has_value()) Validator(table, &out).Run();
   }
   out.verdict = out.invalid.has_value() ? Verdict::kInvalid
                 : out.gaps.empty()      ? Verdict::kValid

@@ -36,6 +36,10 @@ struct ValidateOptions {
   // kForeign: the environment's commits (spec section 10: foreign writers'
   // half-set, reset, drop, compaction) are candidates too.
   model::Env env = model::Env::kNone;
+  // The source table of a shallow clone (`--source DIR`): the clone's first
+  // version is checked against the source's version of the same number (R37
+  // keeps bit 128 of both words). Read only when given, and only inside it.
+  std::optional<std::string> source{};
 };
 
 enum class Verdict { kValid, kInvalid, kIncomplete };

@@ -72,6 +72,22 @@ TEST(Clone, ALaterCommitOnAShallowCloneKeepsTheBasePathsBit) {
   EXPECT_TRUE(Head(world).reader_bit && Head(world).writer_bit);
 }
 
+// Found by lance-diff (LanceDB could not find the segment's files in the
+// source): a segment the clone writes is the clone's own, so it names no base.
+TEST(Clone, AnIndexSegmentOptimizedOnAShallowCloneIsTheClonesOwn) {
+  World world = ActivatedWorld();
+  ASSERT_TRUE(world.ShallowClone().ok());
+  Publish(world, [&] { return world.BeginAppend(); });
+  Publish(world, [&] { return world.BeginOptimizeIndex(0); });
+  const Snapshot head = StrictHead(world);
+  int own = 0;
+  for (const pb::IndexMetadata& index : head.file->index_section.indices()) {
+    if (index.name() != "idx_0") continue;
+    if (!index.has_base_id()) ++own;
+  }
+  EXPECT_EQ(own, 1) << "the optimized segment names the source as its base";
+}
+
 TEST(Clone, ADeepCloneKeepsTheWordsAndHasNoBasePath) {
   World world = ActivatedWorld();
   const uint64_t source_head = Head(world).number;
@@ -79,8 +95,10 @@ TEST(Clone, ADeepCloneKeepsTheWordsAndHasNoBasePath) {
   const Snapshot head = StrictHead(world);
   EXPECT_EQ(head.version(), source_head);
   EXPECT_EQ(head.file->manifest.base_paths_size(), 0);
-  EXPECT_EQ(head.file->manifest.reader_feature_flags(), kFlagMemWalIndexCatchup);
-  EXPECT_EQ(head.file->manifest.writer_feature_flags(), kFlagMemWalIndexCatchup);
+  EXPECT_EQ(head.file->manifest.reader_feature_flags(),
+            kFlagMemWalIndexCatchup);
+  EXPECT_EQ(head.file->manifest.writer_feature_flags(),
+            kFlagMemWalIndexCatchup);
   for (const pb::IndexMetadata& index : head.file->index_section.indices())
     EXPECT_FALSE(index.has_base_id());
   EXPECT_TRUE(world.HeadLoads().ok());

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <vector>
 
 #include "checker/engine/search.h"
 #include "checker/lockstep/lockstep.h"
@@ -333,7 +334,16 @@ struct BugCase {
   // Empty: the buggy table is invalid. Else why the table the trace leaves is
   // a behaviour of the spec (validate says valid), pinned.
   std::string_view not_in_bytes = "";
+  // Replayed after the trace where the deviation is a begin the model
+  // disables (the trace ends before it and nothing is written yet): that
+  // begin and its commit, which the bug publishes and a correct
+  // implementation refuses.
+  std::vector<model::Action> then{};
 };
+
+constexpr std::string_view kReaderBug =
+    "a reader bug: the implementation's writer writes the same bytes, and "
+    "validate judges reads with the correct reader";
 
 constexpr std::string_view kRefusal =
     "the deviation is a refusal: the implementation writes nothing where the "
@@ -384,15 +394,20 @@ const BugCase kBugCases[] = {
     {Bug::kAdvanceDroppedWithoutSystemIndex, kAdvance, TinyWith(3), kForeign},
     {Bug::kInvalidationOnLegacy, kDerived, SerialBounds(model::SmallBounds()),
      kForeign},
+    {Bug::kHalfSetFolded,
+     kDerived,
+     TinyWith(3),
+     kForeign,
+     "",
+     {model::Append{}, model::Commit{.slot = 0}}},
+    {Bug::kSingleIndexWatermark, kDerived, TinyWith(4, 2), model::Env::kNone,
+     kReaderBug},
+    {Bug::kReaderIgnoresBit, kDerived, TinyWith(4), model::Env::kNone,
+     kReaderBug},
 };
-// Not here, with the reason (docs/validate.md): shallow-clone-zeroes-bits (the
-// clone's directory starts at the clone; the source's activated history is in
-// another directory), half-set-folded (the deviation is a begin the model
-// disables on a foreign writer's half-set head, which validate reports as
-// FeatureBitsArePaired on that head whatever follows), single-index-watermark
-// and reader-ignores-bit (reader bugs: the implementation writes the same
-// bytes). advance-replaces-position and coverage-past-compaction:
-// BugSwitchReplayed below.
+// Elsewhere: shallow-clone-zeroes-bits (the clone's directory starts at the
+// clone: CloneValidatedWithItsSource below), advance-replaces-position and
+// coverage-past-compaction (BugSwitchReplayed below).
 
 std::string BugName(const testing::TestParamInfo<BugCase>& info) {
   std::string out;
@@ -431,7 +446,8 @@ TEST_P(BugSwitch, ATableWrittenUnderItIsInvalidAtANamedStep) {
   const engine::SearchResult found =
       engine::Search(setup, engine::Options{.threads = 2});
   ASSERT_TRUE(found.violation.has_value());
-  const std::vector<model::Action>& trace = found.violation->trace;
+  std::vector<model::Action> trace = found.violation->trace;
+  trace.insert(trace.end(), c.then.begin(), c.then.end());
   const ValidateOptions options{.protocol = c.protocol, .env = c.env};
 
   lockstep::LockstepSetup correct = setup;
@@ -466,6 +482,64 @@ TEST_P(BugSwitch, ATableWrittenUnderItIsInvalidAtANamedStep) {
 
 INSTANTIATE_TEST_SUITE_P(EveryBugThatChangesTheBytes, BugSwitch,
                          testing::ValuesIn(kBugCases), BugName);
+
+// shallow-clone-zeroes-bits: the clone's directory starts at the clone, so
+// the source's activated history is in another directory. Given as
+// --source, the clone's first version is checked against it (R37).
+TEST(CloneValidatedWithItsSource, AShallowCloneThatDropsTheBitsIsInvalid) {
+  lockstep::LockstepSetup setup;
+  setup.config.bounds = TinyWith(4);
+  setup.impl_only_bugs = model::BugBit(Bug::kShallowCloneZeroesBits);
+  const engine::SearchResult found =
+      engine::Search(setup, engine::Options{.threads = 2});
+  ASSERT_TRUE(found.violation.has_value());
+  std::vector<model::Action> trace = found.violation->trace;
+  ASSERT_FALSE(trace.empty());
+  ASSERT_TRUE(std::holds_alternative<model::ShallowClone>(trace.back()));
+  lockstep::LockstepSetup correct = setup;
+  correct.impl_only_bugs = 0;
+  TempDir source;
+  TempDir good;
+  TempDir bad;
+  Write(Replay(correct, trace), good.path());
+  Write(Replay(setup, trace), bad.path());
+  trace.pop_back();
+  Write(Replay(correct, trace), source.path());
+
+  ValidateOptions options;
+  options.source = source.path();
+  const Result<Validation> kept = Validate(good.path(), options);
+  ASSERT_TRUE(kept.ok()) << kept.status().message();
+  EXPECT_FALSE(kept->invalid.has_value()) << Text(*kept);
+  const Result<Validation> dropped = Validate(bad.path(), options);
+  ASSERT_TRUE(dropped.ok()) << dropped.status().message();
+  ASSERT_EQ(dropped->verdict, Verdict::kInvalid) << Text(*dropped);
+  EXPECT_NE(dropped->invalid->reason.find("R37"), std::string::npos)
+      << Text(*dropped);
+  EXPECT_EQ(dropped->invalid->operation, "Clone");
+  // Without the source, the clone alone cannot tell: its history starts at
+  // the clone.
+  const Result<Validation> alone = Validate(bad.path(), ValidateOptions{});
+  ASSERT_TRUE(alone.ok());
+  EXPECT_NE(alone->verdict, Verdict::kInvalid) << Text(*alone);
+}
+
+TEST(CloneValidatedWithItsSource, ASourceForATableThatIsNoCloneIsBadUsage) {
+  lockstep::LockstepSetup setup;
+  setup.config.bounds = TinyWith(4);
+  TempDir table;
+  TempDir source;
+  Write(Replay(setup, {model::Append{}, model::Commit{.slot = 0}}),
+        table.path());
+  Write(Replay(setup, {}), source.path());
+  ValidateOptions options;
+  options.source = source.path();
+  const Result<Validation> validation = Validate(table.path(), options);
+  ASSERT_FALSE(validation.ok());
+  EXPECT_NE(validation.status().message().find("is not a clone"),
+            std::string::npos)
+      << validation.status().message();
+}
 
 // The two env bugs whose shortest traces need five or six commits (the traces
 // of tests/checker/lockstep_bugs_test.cc, ReplayCases): replayed without the
