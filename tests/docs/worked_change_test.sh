@@ -12,7 +12,7 @@ cxx=$3
 patch="$src/docs/fence.patch"
 fail() { echo "worked change: $*" >&2; exit 1; }
 
-files=$(git apply --numstat "$patch" | cut -f3)
+files=$(cd "$src" && git apply --numstat "$patch" | cut -f3)
 count=$(echo "$files" | wc -l)
 echo "files the worked change touches ($count):"
 echo "$files" | sed 's/^/  /'
