@@ -13,12 +13,22 @@
 //   IoError          a read failed.
 // Messages are one line; the path is escaped (base/escape.h).
 //
-// ReadInputFileWithin(root, path, ...) also refuses (InvalidArgument, "PATH:
-// outside ROOT") a path that, with every symlink resolved, is not `root`
-// itself or below it: inspect and validate read a table's files this way, so
-// a manifest symlinked to /etc/passwd or a _versions symlinked to another
-// table is never read. CheckWithin does the same check for a directory before
-// it is listed.
+// Reading beneath a root (inspect and validate read a table's files so, so a
+// manifest symlinked to /etc/passwd or a _versions symlinked to another table
+// is never read): the root directory is opened once, and every file or
+// directory below it is opened relative to that descriptor, so what is
+// checked is what is opened (no resolve-then-open window in which a symlink
+// can be swapped in):
+//   - with openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) (Linux 5.6+):
+//     symlinks that stay inside the root are followed; one that leads out,
+//     an absolute one, or ".." past the root fails with "PATH: resolves to
+//     X, outside ROOT; not read" (InvalidArgument);
+//   - where openat2 is missing (ENOSYS, or refused by a seccomp filter), one
+//     component at a time with openat(O_NOFOLLOW): no symlink is followed at
+//     all ("a symlink loop": ELOOP, or "a path component is not a
+//     directory") and ".." is refused; stricter, never looser.
+// CheckWithin resolves a path and says whether it lands inside the root: for
+// messages and for questions (is this a directory?), never before a read.
 //
 // Thread-safety: distinct calls may run in parallel.
 #ifndef MEMWAL_BASE_INPUT_FILE_H_
@@ -26,6 +36,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 
@@ -42,6 +53,26 @@ Result<std::string> ReadInputFile(const std::string& path,
 // when it does not exist; InvalidArgument when it resolves outside.
 Status CheckWithin(const std::string& root, const std::string& path);
 
+// A root directory's descriptor and its name for messages. The owner closes
+// `fd`.
+struct Beneath {
+  int fd = -1;
+  std::string name;
+};
+// The root directory, opened (following symlinks: the user named it).
+Result<int> OpenRootDirectory(const std::string& root);
+// The file at `relative` (to root.fd), as ReadInputFile reads it.
+Result<std::string> ReadInputFileBeneath(const Beneath& root,
+                                         const std::string& relative,
+                                         std::size_t max_bytes);
+// The names in the directory at `relative` ("" for the root), unsorted,
+// without "." and "..".
+Result<std::vector<std::string>> ListDirectoryBeneath(
+    const Beneath& root, const std::string& relative);
+// For tests: take the openat(O_NOFOLLOW) walk even where openat2 exists.
+void ForceBeneathWalkForTesting(bool walk);
+
+// `path`, which must be ROOT/..., read beneath `root` (ReadInputFileBeneath).
 Result<std::string> ReadInputFileWithin(const std::string& root,
                                         const std::string& path,
                                         std::size_t max_bytes);

@@ -1,7 +1,9 @@
 // The output writer (base/output_file.h).
 #include "base/output_file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -9,7 +11,10 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
+#include <set>
 #include <system_error>
+#include <vector>
 
 namespace memwal {
 namespace {
@@ -48,19 +53,100 @@ std::string RandomSuffix() {
   return suffix;
 }
 
-// Creates DIR/.NAME.tmp-RANDOM exclusively, never through a symlink.
+constexpr std::string_view kTemporaryInfix = ".tmp-";
+constexpr std::size_t kSuffixDigits = 12;  // RandomSuffix
+
+// Whether `name` is one of this writer's temporary names: "." NAME ".tmp-"
+// and RandomSuffix's 12 lowercase hex digits.
+bool IsWriterTemporary(std::string_view name) {
+  const std::size_t tail = kTemporaryInfix.size() + kSuffixDigits;
+  if (name.size() < 2 + tail || name[0] != '.') return false;
+  if (name.substr(name.size() - tail, kTemporaryInfix.size()) !=
+      kTemporaryInfix)
+    return false;
+  for (char c : name.substr(name.size() - kSuffixDigits)) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+// Removes the temporaries in `dir` that no live writer holds: a writer holds
+// an exclusive flock on its temporary from creation to rename, the kernel
+// drops it when the writer dies (SIGKILL included), so a temporary whose lock
+// can be taken was left by a dead run. Only regular files are looked at,
+// opened with O_NOFOLLOW relative to the directory's descriptor; a symlink, a
+// FIFO or anything else at such a name is left alone. Best effort: a
+// directory that cannot be read is not swept.
+void SweepDirectory(const std::string& dir) {
+  const int dir_fd =
+      ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+  if (dir_fd < 0) return;
+  const int list_fd = ::dup(dir_fd);
+  DIR* listing = list_fd >= 0 ? ::fdopendir(list_fd) : nullptr;
+  if (listing == nullptr) {
+    if (list_fd >= 0) ::close(list_fd);
+    ::close(dir_fd);
+    return;
+  }
+  std::vector<std::string> names;
+  while (const dirent* entry = ::readdir(listing)) {
+    if (IsWriterTemporary(entry->d_name)) names.emplace_back(entry->d_name);
+  }
+  ::closedir(listing);
+  for (const std::string& name : names) {
+    const int fd = ::openat(dir_fd, name.c_str(),
+                            O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) continue;  // a symlink (ELOOP), gone, unreadable
+    struct stat opened, named;
+    if (::fstat(fd, &opened) == 0 && S_ISREG(opened.st_mode) &&
+        ::flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+        ::fstatat(dir_fd, name.c_str(), &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+        named.st_dev == opened.st_dev && named.st_ino == opened.st_ino) {
+      (void)::unlinkat(dir_fd, name.c_str(), 0);
+    }
+    ::close(fd);  // drops the lock
+  }
+  ::close(dir_fd);
+}
+
+// SweepDirectory, once per directory per process.
+void SweepOnce(const std::string& dir) {
+  static std::mutex lock;
+  static std::set<std::string> swept;
+  {
+    std::lock_guard<std::mutex> guard(lock);
+    if (!swept.insert(dir).second) return;
+  }
+  SweepDirectory(dir);
+}
+
+// Creates DIR/.NAME.tmp-RANDOM exclusively, never through a symlink, and
+// holds an exclusive flock on it until it is closed (SweepDirectory's sign
+// that its writer lives).
 Result<int> CreateTemporary(const std::string& dir, const std::string& name,
                             const std::function<std::string()>& next_suffix,
                             std::string* temporary) {
   for (int attempt = 0; attempt < 16; ++attempt) {
-    *temporary = dir + "/." + name + ".tmp-" + next_suffix();
+    *temporary =
+        dir + "/." + name + std::string(kTemporaryInfix) + next_suffix();
     const int fd =
         ::open(temporary->c_str(),
                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-    if (fd >= 0) return fd;
-    if (errno != EEXIST)
-      return Status::IoError("cannot write " + dir + "/" + name + ": " +
-                             Reason(errno));
+    if (fd < 0) {
+      if (errno != EEXIST)
+        return Status::IoError("cannot write " + dir + "/" + name + ": " +
+                               Reason(errno));
+      continue;
+    }
+    // A sweeper may have taken the lock between the open and this flock
+    // (and removed the file): then the file has no name left; make another.
+    struct stat info;
+    if (::flock(fd, LOCK_EX) == 0 && ::fstat(fd, &info) == 0 &&
+        info.st_nlink == 0) {
+      ::close(fd);
+      continue;
+    }
+    return fd;
   }
   return Status::IoError("cannot create a temporary file in " + dir);
 }
@@ -123,18 +209,24 @@ Status WriteOutputFile(const std::string& path, std::string_view contents,
   SplitPath(path, &dir, &name);
   if (name.empty() || name == "." || name == "..")
     return Status::InvalidArgument("not a file name: " + path);
+  SweepOnce(dir);
   std::string temporary;
   MEMWAL_ASSIGN_OR_RETURN(const int fd,
                           CreateTemporary(dir, name, next_suffix, &temporary));
+  // The descriptor (and its flock) is held until the rename is done: a
+  // sweeper must never see an unheld temporary of a live writer.
   Status status = WriteAll(fd, contents, path);
-  if (::close(fd) != 0 && status.ok())
-    status = Status::IoError("cannot write " + path + ": " + Reason(errno));
   if (status.ok() && ::rename(temporary.c_str(), path.c_str()) != 0)
     status = Status::IoError("cannot write " + path + ": " + Reason(errno));
   if (!status.ok()) {
     ::unlink(temporary.c_str());
+    ::close(fd);
     return status;
   }
+  // Written and fsynced (WriteAll) before the rename; a close that fails now
+  // is still reported.
+  if (::close(fd) != 0)
+    return Status::IoError("cannot write " + path + ": " + Reason(errno));
   SyncDirectory(dir);
   return Status::Ok();
 }
@@ -142,7 +234,10 @@ Status WriteOutputFile(const std::string& path, std::string_view contents,
 Status MakeOutputDirectory(const std::string& dir) {
   struct stat info;
   if (::lstat(dir.c_str(), &info) == 0) {
-    if (S_ISDIR(info.st_mode)) return Status::Ok();
+    if (S_ISDIR(info.st_mode)) {
+      SweepOnce(dir);
+      return Status::Ok();
+    }
     return Status::InvalidArgument(
         "refusing to use " + Escaped(dir) + " as an output directory: it is " +
         (S_ISLNK(info.st_mode) ? "a symlink" : "not a directory"));

@@ -13,6 +13,14 @@
 //   3. writes everything, checking every write, fsyncs and closes (checked);
 //   4. renames it over `path` and fsyncs the directory.
 // On any failure the temporary file is removed and `path` is unchanged.
+// A writer holds an exclusive flock on its temporary until the rename, so a
+// run that was killed (SIGKILL, power) leaves a temporary nobody holds: the
+// first write into a directory (and MakeOutputDirectory) of every later run
+// removes such stale temporaries there, once per directory per process: only
+// names of this writer's pattern (.NAME.tmp- and 12 hex digits), only regular
+// files, opened relative to the directory with O_NOFOLLOW (a symlink at such
+// a name is left alone), only when their lock can be taken (a live writer's
+// temporary is never touched).
 // Two runs writing the same path use distinct temporary files; the last
 // rename wins. Between the check of step 1 and the rename of step 4 another
 // process may put something else at `path`; rename then replaces that entry

@@ -12,7 +12,6 @@
 #define MEMWAL_IMPL_BLOB_CACHE_H_
 
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -31,13 +30,12 @@ namespace memwal::impl {
 // breadth-first level's worth; a depth-first lockstep search, whose next
 // states are its path's neighbours, sets a larger divisor for the run
 // (checker/engine/search.cc) so that the caches do not hold a decoding per
-// state it has passed. Process-wide; it changes how much is cached, never an
-// answer.
-inline std::atomic<std::size_t> cache_divisor{1};
+// state it has passed. Per thread, as the caches are (two searches in one
+// process set their own); it changes how much is cached, never an answer.
+inline thread_local std::size_t cache_divisor = 1;
 inline std::size_t CachedEntries(std::size_t most) {
-  return std::max<std::size_t>(
-      std::min<std::size_t>(most, 64),
-      most / cache_divisor.load(std::memory_order_relaxed));
+  return std::max<std::size_t>(std::min<std::size_t>(most, 64),
+                               most / cache_divisor);
 }
 
 // A map of at most about 2 * kEntriesMax entries in two generations: when

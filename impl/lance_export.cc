@@ -11,6 +11,7 @@
 #include "impl/feature_flags.h"
 #include "impl/format.h"
 #include "impl/lance_file.h"
+#include "impl/lance_sstable.h"
 #include "impl/rows.h"
 
 namespace memwal::impl {
@@ -79,6 +80,16 @@ Result<std::string> DataFileBytes(
     const pb::DataFile& file,
     const std::map<std::string, uint32_t>& shard_numbers) {
   MEMWAL_ASSIGN_OR_RETURN(const Blob blob, table.Get("data/" + file.path()));
+  // The row file the data file is made from: itself, or, in a table written
+  // before (a copy written again), the one its Lance file keeps.
+  std::string row_file = *blob;
+  if (blob->ends_with("LANC")) {
+    MEMWAL_ASSIGN_OR_RETURN(const auto metadata, LanceFileMetadata(*blob));
+    const auto kept = metadata.find(std::string(kRowFileMetadata));
+    if (kept == metadata.end())
+      return Status::Corruption("a Lance data file without its row file");
+    row_file = kept->second;
+  }
   MEMWAL_ASSIGN_OR_RETURN(
       const std::vector<RowValues> rows,
       ValuesOf(table, fragment, file.path(), shard_numbers));
@@ -108,15 +119,24 @@ Result<std::string> DataFileBytes(
   }
   std::vector<LanceColumn> columns;
   for (auto& [index, column] : by_index) columns.push_back(std::move(column));
-  return EncodeLanceFile(columns, {{std::string(kRowFileMetadata), *blob}});
+  return EncodeLanceFile(
+      columns, {{std::string(kRowFileMetadata), std::move(row_file)}});
 }
 
 // page_data.lance and page_lookup.lance of a BTree segment over `rows`.
-std::pair<std::string, std::string> BTreeFiles(std::vector<RowValues> rows) {
-  std::sort(rows.begin(), rows.end(),
-            [](const RowValues& a, const RowValues& b) {
-              return std::pair(a.key, a.id) < std::pair(b.key, b.id);
-            });
+std::pair<std::string, std::string> BTreeFiles(
+    const std::vector<RowValues>& rows) {
+  std::vector<std::pair<int64_t, uint64_t>> entries;
+  entries.reserve(rows.size());
+  for (const RowValues& row : rows) entries.emplace_back(row.key, row.id);
+  return BTreeIndexFiles(std::move(entries));
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> BTreeIndexFiles(
+    std::vector<std::pair<int64_t, uint64_t>> entries) {
+  std::sort(entries.begin(), entries.end());
   LanceColumn values{.name = "values",
                      .id = 0,
                      .logical_type = "int64",
@@ -147,16 +167,16 @@ std::pair<std::string, std::string> BTreeFiles(std::vector<RowValues> rows) {
                     .logical_type = "uint32",
                     .nullable = false,
                     .values = {}};
-  for (size_t start = 0; start < rows.size(); start += kBTreePageRows) {
-    const size_t end = std::min(rows.size(), start + kBTreePageRows);
-    min.values.push_back(static_cast<uint64_t>(rows[start].key));
-    max.values.push_back(static_cast<uint64_t>(rows[end - 1].key));
+  for (size_t start = 0; start < entries.size(); start += kBTreePageRows) {
+    const size_t end = std::min(entries.size(), start + kBTreePageRows);
+    min.values.push_back(static_cast<uint64_t>(entries[start].first));
+    max.values.push_back(static_cast<uint64_t>(entries[end - 1].first));
     nulls.values.push_back(0);
     pages.values.push_back(start / kBTreePageRows);
   }
-  for (const RowValues& row : rows) {
-    values.values.push_back(static_cast<uint64_t>(row.key));
-    ids.values.push_back(row.id);
+  for (const auto& [key, id] : entries) {
+    values.values.push_back(static_cast<uint64_t>(key));
+    ids.values.push_back(id);
   }
   return {EncodeLanceFile({values, ids}, {}),
           EncodeLanceFile({min, max, nulls, pages},
@@ -164,10 +184,9 @@ std::pair<std::string, std::string> BTreeFiles(std::vector<RowValues> rows) {
                            {"range_partitioned", "false"}})};
 }
 
-}  // namespace
-
 Status WriteLanceFiles(Store* table,
-                       const std::vector<std::string>& shard_uuids) {
+                       const std::vector<std::string>& shard_uuids,
+                       IndexRowIds ids) {
   std::map<std::string, uint32_t> shard_numbers;
   for (uint32_t s = 0; s < shard_uuids.size(); ++s)
     shard_numbers.emplace(shard_uuids[s], s);
@@ -191,6 +210,7 @@ Status WriteLanceFiles(Store* table,
   std::map<std::string, Named> data_files;
   for (const ManifestFile& file : files) {
     const bool stable =
+        ids == IndexRowIds::kStableWhereCarried ||
         (file.manifest.reader_feature_flags() & kFlagStableRowIds) != 0;
     for (const pb::DataFragment& fragment : file.manifest.fragments()) {
       if (fragment.files_size() == 0) continue;
@@ -226,7 +246,7 @@ Status WriteLanceFiles(Store* table,
             ValuesOf(*table, fragment->second, own->path(), shard_numbers));
         rows.insert(rows.end(), values.begin(), values.end());
       }
-      auto [data, lookup] = BTreeFiles(std::move(rows));
+      auto [data, lookup] = BTreeFiles(rows);
       const std::string dir = "_indices/" + UuidHex(index.uuid().uuid()) + "/";
       MEMWAL_RETURN_IF_ERROR(
           table->Put(dir + "page_data.lance", std::move(data)));
@@ -244,7 +264,14 @@ Status WriteLanceFiles(Store* table,
   }
   for (auto& [path, bytes] : written)
     MEMWAL_RETURN_IF_ERROR(table->Put("data/" + path, std::move(bytes)));
-  return Status::Ok();
+  // Flushed generations with the newest version's schema.
+  const ManifestFile* head = nullptr;
+  for (const ManifestFile& file : files) {
+    if (head == nullptr || file.manifest.version() > head->manifest.version())
+      head = &file;
+  }
+  if (head == nullptr) return Status::Ok();
+  return WriteLanceSsTables(table, head->manifest, shard_numbers);
 }
 
 }  // namespace memwal::impl

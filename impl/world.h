@@ -224,6 +224,8 @@ class World {
   Result<WalState> ReadWal() const;
   // Every version's fragments read through impl/rows.h (world_rows.cc).
   Result<RowsView> ReadRows() const;
+  // The same, shared with this thread's cache (a table read once per thread).
+  Result<std::shared_ptr<const RowsView>> SharedRows() const;
   // R40 on the head: per shard, 0 = no watermark. Query index numbers in any
   // order.
   Result<std::vector<uint64_t>> Watermarks(
@@ -318,6 +320,9 @@ class World {
                                       bool retained) const;
   std::optional<uint32_t> ShardNumber(const std::string& uuid) const;
   Status ReadTableRows(const std::string& root, int depth, RowsView* out) const;
+  Status ReadVersionRowsInto(const std::string& root, int depth, bool first,
+                             uint64_t number, const Store& table,
+                             const Store& archive, RowsView* out) const;
 
   Options options_;
   BugSet bugs_;

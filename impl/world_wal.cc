@@ -270,6 +270,12 @@ Status World::RetireSsTable(uint32_t shard, uint64_t generation) {
 }
 
 Status World::RetireDecide(uint32_t shard, uint64_t generation) {
+  // R13: a decision already pending is not taken twice (the Quint module's
+  // `not(pending.contains((s, g)))`); GC's queue holds one per SSTable.
+  if (pending_.count({shard, generation}) != 0) {
+    return Status::FailedPrecondition(
+        "a retirement of this SSTable is already pending");
+  }
   MEMWAL_RETURN_IF_ERROR(RetireGuard(shard, generation));
   pending_.insert({shard, generation});
   return Status::Ok();

@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "base/flags.h"
+#include "base/memory.h"
 #include "base/output_file.h"
 #include "inspect/inspect.h"
 #include "inspect/render.h"
@@ -105,6 +106,7 @@ int RunInspectCommand(const std::vector<std::string>& args, std::ostream& out,
     err << "memwal-check inspect: " << OneLine(report.status()) << "\n";
     return 2;
   }
+  SetPartialCount("versions read", report->versions.size());
   if (parsed->json) {
     RenderJson(*report, out);
   } else {

@@ -13,10 +13,14 @@
 namespace memwal::inspect {
 
 // While one lives on a thread, every read and listing of this file on that
-// thread is confined to `table_dir`: a path that resolves (symlinks included)
-// outside it is refused, never read (issue 42: a version manifest symlinked to
-// a file outside the table, _versions symlinked to another table's). Inspect()
-// makes one; validate makes its own.
+// thread is confined to `table_dir`: it opens the directory once and every
+// read or listing below it is opened relative to that descriptor
+// (base/input_file.h: openat2 RESOLVE_BENEATH, or a component-by-component
+// O_NOFOLLOW walk), so a path that would lead outside it, symlinks included,
+// is refused, never read, even when a symlink is swapped in while the table
+// is read (issue 42: a version manifest symlinked to a file outside the table,
+// _versions symlinked to another table's). Inspect() makes one; validate's
+// LoadTable makes its own.
 class TableConfinement {
  public:
   explicit TableConfinement(const std::string& table_dir);
@@ -26,6 +30,7 @@ class TableConfinement {
 
  private:
   std::string previous_;
+  int previous_fd_;
 };
 
 // Files larger than this are refused as corrupt: no Lance manifest comes near

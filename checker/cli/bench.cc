@@ -1,10 +1,10 @@
-// memwal-check bench (checker/cli/bench.h): SPIN's pan and our model-only search on
-// the same bounds in one run, like for like: our exact storage against pan
-// -DSAFETY, our fingerprint storage against pan's hash-compact mode (-DHC4),
-// both on the engine `check --model-only` runs (checker/engine/search.h), one
-// thread, no symmetry (SPIN has none here); the counts must agree or the
-// bench fails. Then the thread speed-up, the symmetry reduction, the lockstep
-// rate at small and the default gate's wall time.
+// memwal-check bench (checker/cli/bench.h): SPIN's pan and our model-only
+// search on the same bounds in one run, like for like: our exact storage
+// against pan -DSAFETY, our fingerprint storage against pan's hash-compact mode
+// (-DHC4), both on the engine `check --model-only` runs
+// (checker/engine/search.h), one thread, no symmetry (SPIN has none here); the
+// counts must agree or the bench fails. Then the thread speed-up, the symmetry
+// reduction, the lockstep rate at small and the default gate's wall time.
 #include "checker/cli/bench.h"
 
 #include <sys/resource.h>
@@ -693,88 +693,134 @@ Status MeasureSides(const BenchOptions& o, Measured* m) {
   return Status::Ok();
 }
 
-Status Measure(const BenchOptions& o, Measured* m) {
+// One repetition of ours against SPIN at o.preset: exact storage against
+// SPIN's exact run, fingerprints against its hash compaction (HC4), and the
+// threaded fingerprint run against the one-thread one. Each of ours right
+// before the SPIN run it is compared with, so that a change in the machine's
+// speed hits both sides of a ratio alike. Appends each run's seconds.
+struct SpinSeconds {
+  std::vector<double> exact, fingerprint, fingerprint_n, spin_exact, spin_hc;
+};
+Status MeasureAgainstSpinOnce(const BenchOptions& o,
+                              const model::Config& config, Measured* m,
+                              SpinSeconds* seconds) {
+  m->exact = SideOf(Ours(config, engine::Storage::kExact, 1, false));
+  seconds->exact.push_back(m->exact.seconds);
+  const int hash_log2 = static_cast<int>(std::ceil(
+                            std::log2(static_cast<double>(m->exact.states)))) +
+                        1;
+  const SpinOptions safety{.work_dir = o.work_dir + "/safety",
+                           .cflags = o.spin_optimization + " -DSAFETY",
+                           .hash_log2 = hash_log2};
+  const SpinOptions hc{.work_dir = o.work_dir + "/hc4",
+                       .cflags = o.spin_optimization + " -DSAFETY -DHC4",
+                       .hash_log2 = hash_log2};
+  MEMWAL_ASSIGN_OR_RETURN(const SpinRun s, RunSpin(config, safety));
+  m->spin_exact = SideOf(s);
+  seconds->spin_exact.push_back(m->spin_exact.seconds);
+  m->ratio.Add(m->exact, m->spin_exact);
+  const engine::SearchResult fp =
+      Ours(config, engine::Storage::kFingerprint, 1, false);
+  m->fingerprint = SideOf(fp);
+  m->collision_probability = fp.stats.collision_probability;
+  seconds->fingerprint.push_back(m->fingerprint.seconds);
+  MEMWAL_ASSIGN_OR_RETURN(const SpinRun h, RunSpin(config, hc));
+  m->spin_hc = SideOf(h);
+  seconds->spin_hc.push_back(m->spin_hc.seconds);
+  m->ratio_hc.Add(m->fingerprint, m->spin_hc);
+  m->fingerprint_n =
+      SideOf(Ours(config, engine::Storage::kFingerprint, o.threads, false));
+  seconds->fingerprint_n.push_back(m->fingerprint_n.seconds);
+  m->speedup.Add(m->fingerprint_n, m->fingerprint);
+  return Status::Ok();
+}
+
+// The counts of one repetition agree: ours and SPIN's exact runs, our exact
+// and fingerprint runs, one thread and many. Hash compaction can only lose
+// states (two that share a compressed key are taken for one), and SPIN's
+// does: its count is reported as lost, not required to match. Ours must find
+// every state the exact search finds.
+Status SameCounts(const Measured& m) {
+  MEMWAL_RETURN_IF_ERROR(
+      SameStates("exact", m.exact.states, m.spin_exact.states));
+  if (m.fingerprint.states != m.exact.states)
+    return Status::FailedPrecondition(
+        "fingerprint mode counted " + std::to_string(m.fingerprint.states) +
+        " states, exact mode " + std::to_string(m.exact.states));
+  if (m.spin_hc.states > m.spin_exact.states)
+    return Status::FailedPrecondition(
+        "SPIN's hash-compact run stored more states than its exact run");
+  if (m.fingerprint_n.states != m.fingerprint.states)
+    return Status::FailedPrecondition(
+        "the threaded search counted another number of states");
+  return Status::Ok();
+}
+
+// Ours against SPIN, o.reps times (medians of the seconds), then the
+// symmetry reduction's state count.
+Status MeasureAgainstSpin(const BenchOptions& o, Measured* m) {
   model::Config config;
   config.bounds = *model::ParsePreset(o.preset);
-  std::vector<double> exact, fingerprint, fingerprint_n, spin_exact, spin_hc;
-  SpinOptions safety{.work_dir = o.work_dir + "/safety",
-                     .cflags = o.spin_optimization + " -DSAFETY"};
-  SpinOptions hc{.work_dir = o.work_dir + "/hc4",
-                 .cflags = o.spin_optimization + " -DSAFETY -DHC4"};
+  SpinSeconds seconds;
   for (int rep = 0; rep < o.reps; ++rep) {
-    // Each of ours right before the SPIN run it is compared with, so that a
-    // change in the machine's speed hits both sides of a ratio alike.
-    m->exact = SideOf(Ours(config, engine::Storage::kExact, 1, false));
-    exact.push_back(m->exact.seconds);
-    const int hash_log2 =
-        static_cast<int>(
-            std::ceil(std::log2(static_cast<double>(m->exact.states)))) +
-        1;
-    safety.hash_log2 = hash_log2;
-    hc.hash_log2 = hash_log2;
-    MEMWAL_ASSIGN_OR_RETURN(const SpinRun s, RunSpin(config, safety));
-    m->spin_exact = SideOf(s);
-    spin_exact.push_back(m->spin_exact.seconds);
-    m->ratio.Add(m->exact, m->spin_exact);
-    const engine::SearchResult fp =
-        Ours(config, engine::Storage::kFingerprint, 1, false);
-    m->fingerprint = SideOf(fp);
-    m->collision_probability = fp.stats.collision_probability;
-    fingerprint.push_back(m->fingerprint.seconds);
-    MEMWAL_ASSIGN_OR_RETURN(const SpinRun h, RunSpin(config, hc));
-    m->spin_hc = SideOf(h);
-    spin_hc.push_back(m->spin_hc.seconds);
-    m->ratio_hc.Add(m->fingerprint, m->spin_hc);
-    m->fingerprint_n =
-        SideOf(Ours(config, engine::Storage::kFingerprint, o.threads, false));
-    fingerprint_n.push_back(m->fingerprint_n.seconds);
-    m->speedup.Add(m->fingerprint_n, m->fingerprint);
-    MEMWAL_RETURN_IF_ERROR(
-        SameStates("exact", m->exact.states, m->spin_exact.states));
-    // Hash compaction can only lose states (two that share a compressed
-    // key are taken for one), and SPIN's does: its count is reported as
-    // lost, not required to match. Ours must find every state the exact
-    // search finds.
-    if (m->fingerprint.states != m->exact.states)
-      return Status::FailedPrecondition(
-          "fingerprint mode counted " + std::to_string(m->fingerprint.states) +
-          " states, exact mode " + std::to_string(m->exact.states));
-    if (m->spin_hc.states > m->spin_exact.states)
-      return Status::FailedPrecondition(
-          "SPIN's hash-compact run stored more states than its exact run");
-    if (m->fingerprint_n.states != m->fingerprint.states)
-      return Status::FailedPrecondition(
-          "the threaded search counted another number of states");
+    MEMWAL_RETURN_IF_ERROR(MeasureAgainstSpinOnce(o, config, m, &seconds));
+    MEMWAL_RETURN_IF_ERROR(SameCounts(*m));
   }
-  m->exact.seconds = Median(exact);
-  m->fingerprint.seconds = Median(fingerprint);
-  m->fingerprint_n.seconds = Median(fingerprint_n);
-  m->spin_exact.seconds = Median(spin_exact);
-  m->spin_hc.seconds = Median(spin_hc);
+  m->exact.seconds = Median(seconds.exact);
+  m->fingerprint.seconds = Median(seconds.fingerprint);
+  m->fingerprint_n.seconds = Median(seconds.fingerprint_n);
+  m->spin_exact.seconds = Median(seconds.spin_exact);
+  m->spin_hc.seconds = Median(seconds.spin_hc);
   m->symmetry_without = m->fingerprint.states;
   m->symmetry_with =
       Ours(config, engine::Storage::kFingerprint, o.threads, true)
           .stats.states_distinct;
-  // Lockstep: the first lockstep_states states of the default run (small),
-  // the median of `reps` runs (every run takes the same transitions; one
-  // run of about a second varied by a tenth between runs on the 2-core VM).
-  {
-    model::Config small;
-    small.bounds = model::SmallBounds();
-    std::vector<double> seconds;
-    for (int rep = 0; rep < o.reps; ++rep) {
-      const engine::SearchResult run =
-          engine::Search(lockstep::LockstepSetup{.config = small},
-                         engine::Options{.threads = o.threads,
-                                         .max_states = o.lockstep_states});
-      if (rep > 0 && run.stats.transitions != m->lockstep_transitions)
-        return Status::FailedPrecondition(
-            "the lockstep sample took another number of transitions");
-      m->lockstep_transitions = run.stats.transitions;
-      seconds.push_back(run.stats.seconds);
-    }
-    m->lockstep_seconds = Median(seconds);
+  return Status::Ok();
+}
+
+// Lockstep: the first lockstep_states states of the default run (small),
+// the median of `reps` runs (every run takes the same transitions; one run of
+// about a second varied by a tenth between runs on the 2-core VM).
+Status MeasureLockstepSample(const BenchOptions& o, Measured* m) {
+  model::Config small;
+  small.bounds = model::SmallBounds();
+  std::vector<double> seconds;
+  for (int rep = 0; rep < o.reps; ++rep) {
+    const engine::SearchResult run = engine::Search(
+        lockstep::LockstepSetup{.config = small},
+        engine::Options{.threads = o.threads, .max_states = o.lockstep_states});
+    if (rep > 0 && run.stats.transitions != m->lockstep_transitions)
+      return Status::FailedPrecondition(
+          "the lockstep sample took another number of transitions");
+    m->lockstep_transitions = run.stats.transitions;
+    seconds.push_back(run.stats.seconds);
   }
+  m->lockstep_seconds = Median(seconds);
+  return Status::Ok();
+}
+
+// What ./memwal check runs: the gate preset, lockstep, then liveness.
+void MeasureDefaultCheck(const BenchOptions& o, Measured* m) {
+  model::Config gate;
+  gate.bounds = model::GateBounds();
+  const Clock::time_point start = Clock::now();
+  const engine::SearchResult run =
+      engine::Search(lockstep::LockstepSetup{.config = gate},
+                     engine::Options{.threads = o.threads});
+  m->default_check_states = run.stats.states_distinct;
+  m->default_check_verdict = std::string(engine::Name(run.verdict));
+  if (run.verdict == engine::Verdict::kOk) {
+    // With the run's threads, as check passes them (before, one thread).
+    const engine::LivenessResult live = engine::CheckLiveness(
+        gate, engine::LivenessOptions{.threads = o.threads});
+    if (!live.holds) m->default_check_verdict = "violation (liveness)";
+  }
+  m->default_check_seconds = SecondsSince(start);
+}
+
+Status Measure(const BenchOptions& o, Measured* m) {
+  MEMWAL_RETURN_IF_ERROR(MeasureAgainstSpin(o, m));
+  MEMWAL_RETURN_IF_ERROR(MeasureLockstepSample(o, m));
   MEMWAL_RETURN_IF_ERROR(MeasureSides(o, m));
   if (o.large) {
     // The large bounds in lockstep (depth first, one path of Worlds), then
@@ -787,24 +833,7 @@ Status Measure(const BenchOptions& o, Measured* m) {
                                           .threads = o.threads},
                           /*liveness=*/true));
   }
-  if (o.default_check) {
-    // What ./memwal check runs: the gate preset, lockstep, then liveness.
-    model::Config gate;
-    gate.bounds = model::GateBounds();
-    const Clock::time_point start = Clock::now();
-    const engine::SearchResult run =
-        engine::Search(lockstep::LockstepSetup{.config = gate},
-                       engine::Options{.threads = o.threads});
-    m->default_check_states = run.stats.states_distinct;
-    m->default_check_verdict = std::string(engine::Name(run.verdict));
-    if (run.verdict == engine::Verdict::kOk) {
-      // With the run's threads, as check passes them (before, one thread).
-      const engine::LivenessResult live = engine::CheckLiveness(
-          gate, engine::LivenessOptions{.threads = o.threads});
-      if (!live.holds) m->default_check_verdict = "violation (liveness)";
-    }
-    m->default_check_seconds = SecondsSince(start);
-  }
+  if (o.default_check) MeasureDefaultCheck(o, m);
   return Status::Ok();
 }
 

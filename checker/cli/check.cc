@@ -7,6 +7,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/memory.h"
 #include "base/output_file.h"
 #include "checker/cli/commands.h"
 #include "checker/engine/interrupt.h"
@@ -441,6 +442,18 @@ std::string LockstepCommandLine(const CheckOptions& check,
   return line;
 }
 
+// The search's counts for main's partial report, should memory run out while
+// the liveness pass runs or the report and its files are written.
+void NoteSearchDone(const engine::SearchResult& result) {
+  SetPartialCount("states", result.stats.states_distinct);
+  SetPartialCount("transitions", result.stats.transitions);
+  SetPartialCount("depth", result.stats.depth_max);
+  if (result.violation) {
+    SetPartialNote("the search found " + result.violation->invariant +
+                   "; memory ran out before its report was written");
+  }
+}
+
 Status RefuseContradictions(const CheckOptions& check, const RunOptions& run) {
   if (check.model_only && run.impl_only_bugs != 0)
     return Usage(
@@ -484,6 +497,7 @@ Result<CheckRun> RunCheckSearch(const CheckOptions& given,
     done.result = engine::Search(SetupOf(check, run), search);
   }
   if (!rank0) return done;
+  NoteSearchDone(done.result);
   if (run.liveness && done.result.verdict == engine::Verdict::kOk)
     RunLiveness(check, run, &done.result);
   if (done.result.violation && HasTrace(*done.result.violation)) {
@@ -701,6 +715,7 @@ int RunLockstepReplay(const std::string& path, bool json_output,
   if (!replay.ok()) return fail(replay.status());
   std::optional<lockstep::Finding> finding = replay->finding;
   std::size_t step = replay->step;
+  SetPartialCount("steps replayed", trace->trace.steps.size());
   if (json_output) {
     out << json{{"verdict", finding ? "violation" : "ok"},
                 {"invariant",

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "base/memory.h"
 #include "base/output_file.h"
 #include "checker/cli/bench.h"
 #include "checker/cli/check.h"
@@ -122,6 +123,10 @@ int RunMemwalCheck(const Args& args, std::ostream& out, std::ostream& err) {
     out << CommandHelp(*command);
     return 0;
   }
+  // What main prints if memory runs out from here on (base/memory.h); the
+  // command adds its counts as it goes.
+  BeginPartialReport(command->name, std::find(rest.begin(), rest.end(),
+                                              "--json") != rest.end());
   return command->run(rest, out, err);
 }
 

@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "base/memory.h"
 #include "base/output_file.h"
 #include "checker/cli/check.h"
 #include "checker/cli/cli.h"
@@ -400,6 +401,8 @@ int RunCompareCommand(const std::vector<std::string>& args, std::ostream& out,
     if (!side->note.empty()) Fail(err, "compare", side->note);
     Fail(err, "compare", "running " + side->set);
     RunSide(side);
+    SetPartialCount(side == &*a ? "A states" : "B states",
+                    side->result.stats.states_distinct);
   }
   if (markdown) {
     PrintMarkdown(*a, *b, out);

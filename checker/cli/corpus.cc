@@ -22,6 +22,7 @@
 
 #include "base/assert.h"
 #include "base/json_input.h"
+#include "base/memory.h"
 #include "base/output_file.h"
 #include "checker/cli/check.h"
 #include "checker/cli/cli.h"
@@ -342,6 +343,8 @@ Corpus BuildCorpus(const CorpusOptions& options) {
       ShowProgress(options, corpus, states.size(), seconds);
     }
     ++corpus.attempts;
+    SetPartialCount("walks", corpus.attempts);
+    SetPartialCount("entries", corpus.entries.size());
     Walk walk = RandomWalk(options.config, depth, &random);
     if (walk.actions.empty()) continue;
     Summarize(options.config, &walk);
@@ -776,6 +779,7 @@ Status WriteTables(const std::string& dir, const Corpus& corpus,
                    const Config& config, uint64_t seed, bool tables,
                    bool operations) {
   for (std::size_t i = 0; i < corpus.entries.size(); ++i) {
+    SetPartialCount("tables written", i);
     MEMWAL_RETURN_IF_ERROR(WriteEntryTable(
         dir, EntryName(i),
         CorpusEntry{.config = config, .steps = corpus.entries[i]}, seed, tables,

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -164,16 +165,37 @@ std::vector<std::string> ShardUuids(const impl::World& world) {
   return uuids;
 }
 
+// The rows the model's reader is served from flushed generations for a
+// query of `shape` (R40): flushed, not retired, above the shape's watermark.
+model::RowSet ServedRows(const model::Config& config, const model::State& state,
+                         model::QueryShape shape) {
+  model::RowSet rows = 0;
+  for (int s = 0; s < config.bounds.shards; ++s) {
+    for (int g = 1; g <= state.flushed[s]; ++g) {
+      if (model::Served(config, state, shape, s, g))
+        rows |= model::RowBit(s, g);
+    }
+  }
+  return rows;
+}
+
 struct Counts {
   uint64_t states = 0;
   uint64_t queries = 0;
   uint64_t findings = 0;
-  // Indexed queries that returned every live row (see CheckState).
-  uint64_t unindexed_scans = 0;
+  // Indexed queries on the table as written whose rows differ from the
+  // model's R40 reading of the shape (see CheckState).
+  uint64_t scalar_path_differs = 0;
+  std::string scalar_path_first;
   // Rows the model's reading misses (not served, in no covered fragment) and
   // Lance returns: the first one.
   uint64_t model_only_misses = 0;
   std::string model_only_miss;
+  // Indexed queries with an index whose segments cover no fragment (Lance
+  // does not use it).
+  uint64_t uncovering_index_queries = 0;
+  // Queries whose ReadsMissNoRows is not asked: the table is foreign legacy.
+  uint64_t foreign_legacy_queries = 0;
   // Queries Lance refuses on a shallow clone of a shallow clone (below).
   uint64_t clone_index_refusals = 0;
   std::string clone_index_refusal;  // the first one's error
@@ -232,16 +254,26 @@ Status CheckState(const Options& options, const model::State& state,
           store.Put(it->first.substr(root.size()), *it->second));
     MEMWAL_RETURN_IF_ERROR(impl::WriteLanceFiles(&store, ShardUuids(world)));
   }
-  // SSTables are not Lance datasets (docs/lance-data-files.md): without the
-  // shard directories LanceDB's MemWAL scanner reads the base table alone, and
-  // "served by an SSTable" is the implementation's reader's answer below.
-  fs::remove_all(dir / "_mem_wal");
+  // The table keeps `_mem_wal/`: every flushed generation is a Lance dataset
+  // (impl/lance_sstable.h), and LanceDB's MemWAL-aware query serves it.
   // The base-table view for the indexed queries: a copy beside it (so that a
   // clone's relative base paths resolve alike), whose MemWAL system index the
-  // query server drops with LanceDB's dropIndex (query_server.mjs).
+  // query server drops with LanceDB's dropIndex (query_server.mjs); without
+  // it LanceDB reads the base table alone, so the view has no `_mem_wal/`.
+  // LanceDB's dropIndex commit sets the stable-row-id flags (Lance's
+  // apply_feature_flags does so when the fragments carry row ids, as the
+  // implementation's do under flags that say none), so the view's index files
+  // name rows by those ids (lance_export.h, IndexRowIds).
   const fs::path base = scratch / "base.lance";
   fs::remove_all(base);
   fs::copy(dir, base, fs::copy_options::recursive);
+  fs::remove_all(base / "_mem_wal");
+  {
+    MEMWAL_ASSIGN_OR_RETURN(impl::DirectoryStore store,
+                            impl::DirectoryStore::Open(base.string()));
+    MEMWAL_RETURN_IF_ERROR(impl::WriteLanceFiles(
+        &store, ShardUuids(world), impl::IndexRowIds::kStableWhereCarried));
+  }
   const model::QueryShapes shapes = model::AllQueryShapes(config, state);
   json request{{"table", dir.string()},
                {"base", base.string()},
@@ -264,6 +296,13 @@ Status CheckState(const Options& options, const model::State& state,
   std::vector<std::string> differences;
   json rows_json = json::object();
   const model::RowSet live = model::LiveRows(state, model::Head(state));
+  const model::QueryShape plain_shape{};
+  // What LanceDB 0.39 answers on the table as written, for every filter
+  // (probed, docs/lance-diff.md): the base table's live rows (a filter through
+  // an index scans the fragments it does not cover too) and the flushed
+  // generations above each shard's compacted position.
+  const model::RowSet lance_reading =
+      live | ServedRows(config, state, plain_shape);
   if (answer.contains("error"))
     differences.push_back("the table does not open or count: " +
                           answer["error"].get<std::string>());
@@ -299,48 +338,108 @@ Status CheckState(const Options& options, const model::State& state,
       differences.push_back(name + ": Lance: " + error);
       continue;
     }
-    model::RowSet lance = 0;
-    uint64_t lance_rows = result["rows"].size();
-    for (const json& row : result["rows"]) {
-      const int s = row[0];
-      const int g = row[1];
-      if (s < 0) continue;
-      if (s >= config.bounds.shards || g < 1 || g > config.bounds.generations) {
-        differences.push_back(name + ": Lance returned a row of no SSTable " +
-                              row.dump());
-        continue;
+    // The MemWAL rows of an answer, and how many rows it has of the base
+    // table's own (shard -1).
+    const auto memwal_rows = [&](const json& rows, uint64_t* base_rows) {
+      model::RowSet out = 0;
+      for (const json& row : rows) {
+        const int s = row[0];
+        const int g = row[1];
+        if (s < 0) {
+          ++*base_rows;
+          continue;
+        }
+        if (s >= config.bounds.shards || g < 1 ||
+            g > config.bounds.generations) {
+          differences.push_back(name + ": Lance returned a row of no SSTable " +
+                                row.dump());
+          continue;
+        }
+        out |= model::RowBit(s, g);
       }
-      lance |= model::RowBit(s, g);
-    }
-    const model::RowSet held = HeldRows(state, shape, config.bounds.indexes);
+      return out;
+    };
+    uint64_t base_rows = 0;
+    const model::RowSet lance = memwal_rows(result["rows"], &base_rows);
+    const model::RowSet held =
+        indexed ? HeldRows(state, shape, config.bounds.indexes) : live;
+    const model::RowSet served = ServedRows(config, state, shape);
     rows_json[name] = {{"lance", RowList(lance)},
-                       {"model", RowList(held)},
-                       {"lance_rows", lance_rows}};
-    // The same indexed query on the table with its MemWAL index: LanceDB
-    // 0.39 scans the fragments the index does not cover too (fastSearch is
-    // not applied on that path), so it returns every live row where the
-    // model's reading (fast_search, R40) holds only the covered ones. Counted,
-    // not compared.
-    if (indexed && answer["results"][q].contains("rows") &&
-        answer["results"][q]["rows"].size() != result["rows"].size())
-      ++counts->unindexed_scans;
-    if (lance != held) {
+                       {"model", RowList(indexed ? held : held | served)},
+                       {"lance_rows", result["rows"].size()}};
+    if (!indexed && lance != (held | served)) {
+      // The plain scan on the table as written: the base table's live rows
+      // and the flushed generations Lance serves.
       differences.push_back(
           name + ": Lance returned MemWAL rows " + RowList(lance).dump() +
-          ", the model's fragments hold " + RowList(held).dump());
+          ", the model's reading (live rows and served SSTables) is " +
+          RowList(held | served).dump());
     }
-    if (q == 0 && !answer["countRows"].is_null() &&
-        answer["countRows"].get<uint64_t>() != lance_rows)
-      differences.push_back("countRows " + answer["countRows"].dump() +
-                            " but the scan returned " +
-                            std::to_string(lance_rows) + " rows");
-    if (q == 0 && lance != live)
+    // Lance uses no index whose segments cover no fragment (its plan has no
+    // ScalarIndexQuery for it, and fastSearch restricts nothing): such an
+    // index of the shape reads as absent. Lance's own behaviour, counted.
+    model::QueryShape used = shape;
+    for (int i = 0; i < config.bounds.indexes; ++i) {
+      if (model::Contains(shape.uses, i) &&
+          model::CoveredBy(model::Head(state), i) == 0)
+        used.uses &= static_cast<model::IndexSet>(~(1u << i));
+    }
+    if (indexed && used.uses != shape.uses) ++counts->uncovering_index_queries;
+    const model::RowSet view_held =
+        used.uses == 0 ? live : HeldRows(state, used, config.bounds.indexes);
+    if (indexed && lance != view_held) {
       differences.push_back(
-          "plain: the scan's MemWAL rows differ from the "
-          "head's live rows " +
-          RowList(live).dump());
-    // ReadsMissNoRows with "held" decided by Lance's answer and "served" by
-    // the implementation's reader.
+          name + ": on the base-table view Lance returned MemWAL rows " +
+          RowList(lance).dump() + ", the model's fragments hold " +
+          RowList(view_held).dump());
+    }
+    if (!indexed && !answer["countRows"].is_null() &&
+        answer["countRows"].get<uint64_t>() !=
+            base_rows + static_cast<uint64_t>(
+                            std::popcount(static_cast<unsigned>(lance & live))))
+      differences.push_back(
+          "countRows " + answer["countRows"].dump() +
+          " but the scan returned " + std::to_string(base_rows) +
+          " base rows and " +
+          std::to_string(std::popcount(static_cast<unsigned>(lance & live))) +
+          " live MemWAL rows");
+    // The same indexed query on the table as written: Lance 12's scalar path
+    // (no fast_search, no catch-up positions) must answer lance_reading;
+    // where that differs from the model's R40 reading of the shape, counted.
+    if (indexed && answer["results"][q].contains("rows")) {
+      uint64_t written_base = 0;
+      const model::RowSet written =
+          memwal_rows(answer["results"][q]["rows"], &written_base);
+      rows_json[name]["written"] = RowList(written);
+      if (written != lance_reading)
+        differences.push_back(
+            name + ": on the table as written Lance returned MemWAL rows " +
+            RowList(written).dump() +
+            ", expected the live rows and the SSTables served to a scan " +
+            RowList(lance_reading).dump());
+      if (written != (held | served) && counts->scalar_path_differs++ == 0)
+        counts->scalar_path_first =
+            name + " returned " + RowList(written).dump() + ", R40 reads " +
+            RowList(held | served).dump() + " after " +
+            (trace.empty() ? std::string("Init")
+                           : model::ToString(trace.back()));
+    } else if (indexed && answer["results"][q].contains("error")) {
+      const std::string error = answer["results"][q]["error"];
+      if (!CloneOfCloneIndex(dir, error))
+        differences.push_back(name +
+                              ": on the table as written: Lance: " + error);
+    }
+    // The model holds a table a foreign compactor wrote without the bit (R64)
+    // to ReadsMissNoRows no more (model/invariants.cc, ForeignLegacyTable);
+    // neither does lance-diff.
+    if (model::IsForeign(config) && state.foreign_legacy) {
+      ++counts->foreign_legacy_queries;
+      continue;
+    }
+    // ReadsMissNoRows with "held" decided by Lance's answer: for a scan on
+    // the table as written, also "served" (a row the scan returns is held or
+    // served; one it does not is neither); for an indexed query, "held" by
+    // the base-table view and "served" by the implementation's reader.
     std::vector<uint32_t> indexes;
     for (int i = 0; i < config.bounds.indexes; ++i) {
       if (model::Contains(shape.uses, i)) indexes.push_back(i);
@@ -354,13 +453,13 @@ Status CheckState(const Options& options, const model::State& state,
       for (int g = 1; g <= state.flushed[s]; ++g) {
         const model::RowSet row = model::RowBit(s, g);
         if ((state.deleted & row) != 0) continue;
-        if (model::ServedAbove(state, watermark, s, g)) continue;
+        if (indexed && model::ServedAbove(state, watermark, s, g)) continue;
         const model::IndexSet cover =
             state.retire_cover[s * model::kGenerationsMax + g - 1];
         if (model::Contains(state.retired[s], g - 1) &&
             (shape.uses & ~cover) == 0 && (live & row) != 0)
           continue;
-        if ((held & row) == 0 && (lance & row) != 0) {
+        if (indexed && (held & row) == 0 && (lance & row) != 0) {
           // The model's ReadsMissNoRows reading misses it; Lance returns it.
           if (counts->model_only_misses++ == 0)
             counts->model_only_miss =
@@ -375,8 +474,11 @@ Status CheckState(const Options& options, const model::State& state,
         differences.push_back(
             name + ": ReadsMissNoRows on Lance 12: row (" + std::to_string(s) +
             std::string(",").append(std::to_string(g)) +
-            ") is not served (watermark " + std::to_string(watermark) +
-            ") and Lance's query does not return it");
+            (indexed
+                 ? ") is not served (watermark " + std::to_string(watermark) +
+                       ") and Lance's query does not return it"
+                 : ") is neither in the base table nor served by "
+                   "Lance's scan"));
       }
     }
   }
@@ -471,14 +573,15 @@ Status Run(const Options& options, std::ostream& out, Counts* counts,
 std::string LanceDiffAbout() {
   return "Random walks (seeded) with the implementation in lockstep, or every "
          "state along\na trace; at each state its table is written in "
-         "Lance's file format and\nLanceDB 0.39 (Lance 12) runs one query per "
-         "query shape (plain: a scan;\nindex(i), all: a fast_search filter "
-         "through the indexes, on a copy whose\nMemWAL index LanceDB drops: "
-         "the base table as the MemWAL reader searches it),\nin one "
-         "long-lived Node process. A difference "
-         "from the model's rows, or a flushed undeleted row that\nis neither "
-         "served nor returned, is a finding kept in DIR/finding-N (the "
-         "table,\nthe trace, both row sets). docs/lance-diff.md.\n"
+         "Lance's file format (flushed\ngenerations as Lance datasets) and "
+         "LanceDB 0.39 (Lance 12) runs one query per\nquery shape, in one "
+         "long-lived Node process: plain, a scan that LanceDB's\nMemWAL "
+         "reader serves from the base table and the SSTables; index(i), all: "
+         "a\nfast_search filter on the table and on a copy whose MemWAL index "
+         "LanceDB drops\n(the base table as the MemWAL reader searches it). "
+         "A difference from the\nmodel's rows, or a flushed undeleted row that "
+         "is neither held nor served, is a\nfinding kept in DIR/finding-N (the "
+         "table, the trace, both row sets).\ndocs/lance-diff.md.\n"
          "Exit 0: no difference; 1: a difference; 2: usage; 3: LanceDB "
          "missing.\n";
 }
@@ -596,16 +699,30 @@ int RunLanceDiffCommand(const std::vector<std::string>& args, std::ostream& out,
       << counts.queries << " LanceDB 0.39 queries, " << counts.findings
       << (counts.findings == 1 ? " state" : " states") << " with a difference; "
       << timing << " s\n";
-  out << "lance-diff: " << counts.unindexed_scans
-      << " indexed queries returned more rows on the table with its MemWAL "
-         "index than on the base-table view (LanceDB 0.39 applies no "
-         "fast_search on a MemWAL table; compared: the view)\n";
+  out << "lance-diff: " << counts.scalar_path_differs
+      << " indexed queries on the table as written (LanceDB 0.39: no "
+         "fast_search, SSTables above the compacted position) returned other "
+         "rows than the model's R40 reading of the shape"
+      << (counts.scalar_path_differs > 0
+              ? ", first: " + counts.scalar_path_first
+              : std::string())
+      << "\n";
   out << "lance-diff: " << counts.model_only_misses
       << " rows the model's ReadsMissNoRows reading misses (not served, in no "
          "covered fragment) were returned by Lance"
       << (counts.model_only_misses > 0 ? ", first: " + counts.model_only_miss
                                        : std::string())
       << "\n";
+  if (counts.uncovering_index_queries > 0)
+    out << "lance-diff: " << counts.uncovering_index_queries
+        << " indexed queries used an index whose segments cover no fragment; "
+           "Lance does not use such an index (no ScalarIndexQuery in its plan, "
+           "fastSearch restricts nothing), so the view is compared without "
+           "it\n";
+  if (counts.foreign_legacy_queries > 0)
+    out << "lance-diff: " << counts.foreign_legacy_queries
+        << " queries on a table a foreign compactor wrote without the bit "
+           "(R64): ReadsMissNoRows not asked, as the model does not\n";
   if (counts.clone_index_refusals > 0)
     out << "lance-diff: " << counts.clone_index_refusals
         << " indexed queries on a shallow clone of a shallow clone refused by "

@@ -69,17 +69,22 @@ int main(int argc, char** argv) {
   int code = 3;
   // The main thread's outermost frame: the standard library's allocation
   // failure, which project code cannot turn into a Status at every `new`,
-  // once the reserve is spent.
-  if (!memwal::CatchMemoryExhaustion([&] {
-        code = Finish(memwal::checker::cli::RunMemwalCheck(
-            std::vector<std::string>(argv + 1, argv + argc), std::cout,
-            std::cerr));
-      })) {
-    std::fputs(
-        "memwal-check: out of memory (memory-limit): stopped before a report "
-        "could be made\n",
-        stderr);
+  // once the reserve is spent. Whatever the command had printed stays; the
+  // partial report (base/memory.h) follows it.
+  const bool finished = memwal::CatchMemoryExhaustion([&] {
+    code = memwal::checker::cli::RunMemwalCheck(
+        std::vector<std::string>(argv + 1, argv + argc), std::cout, std::cerr);
+  });
+  // Memory ran out: the command was cut off (the reserve was spent), or it
+  // finished on the reserve (its report is whole, but the run met the memory
+  // limit: the verdict is memory-limit, exit 3). A command that stopped at its
+  // own budget check (exit 3) printed its own memory-limit report; a refused
+  // input (exit 2) stays refused.
+  if (!finished || (memwal::MemoryExhausted() && code != 3 && code != 2)) {
+    std::cout.clear();
+    memwal::WriteMemoryLimitEnd(!finished);
     code = 3;
   }
+  code = Finish(code);
   Exit(code);
 }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/flags.h"
+#include "base/memory.h"
 #include "base/output_file.h"
 #include "checker/cli/check.h"
 #include "checker/cli/cli.h"
@@ -125,6 +126,7 @@ class Minimizer {
   std::optional<std::size_t> Check(const lockstep::LockstepSetup& setup,
                                    const std::vector<model::Action>& trace) {
     ++tries_;
+    SetPartialCount("replays", static_cast<std::uint64_t>(tries_));
     return BreaksAt(setup, lockstep_, invariant_, trace);
   }
 

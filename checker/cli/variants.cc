@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "base/memory.h"
 #include "base/output_file.h"
 #include "checker/cli/check.h"
 #include "checker/cli/cli.h"
@@ -547,6 +548,7 @@ int RunVariantsCommand(const std::vector<std::string>& args, std::ostream& out,
     }
     variant.setup.seed = check.seed;
     rows.push_back(RunVariant(variant, settings));
+    SetPartialCount("variants run", rows.size());
     incomplete = incomplete || rows.back().verdict == "incomplete" ||
                  rows.back().verdict == "budget";
     outcomes.push_back(NamedOutcome{rows.back().variant, rows.back().verdict,

@@ -154,6 +154,29 @@ class LevelEngine {
   bool Start();
   // One level; false when the run ends.
   bool Level();
+  bool ExpandSlice(std::vector<Chunk>* chunks);
+  std::vector<Candidate> CollectCandidates(std::vector<Chunk>* chunks,
+                                           Counters* counters,
+                                           std::optional<Found>* found) const;
+  std::vector<std::string> ChooseFirstDiscoverers(
+      const std::vector<std::string>& received,
+      std::vector<Pending>* pending) const;
+  std::vector<Pending> AskOwners(std::vector<Candidate>* candidates);
+  uint64_t CheckNewStates(const std::vector<Candidate>& candidates,
+                          std::optional<Found>* found);
+  uint64_t Cutoff(const std::vector<Candidate>& candidates, uint64_t found_key);
+  void InsertFirstDiscoverers(const std::vector<Pending>& pending,
+                              uint64_t cutoff);
+  void ShareFinding(uint64_t found_key, const std::optional<Found>& found);
+  std::vector<uint64_t> NextSlices(const std::vector<uint64_t>& counts,
+                                   uint64_t total) const;
+  std::vector<std::string> EncodeMoving(const std::vector<Item>& next_local,
+                                        uint64_t offset,
+                                        const std::vector<uint64_t>& slices,
+                                        std::vector<std::size_t>* keep_begin,
+                                        std::vector<std::size_t>* keep_end);
+  void ReceiveMoved(const std::string& arrived);
+  bool MakeNextLevel(std::vector<Candidate>* candidates);
   void Recount(uint64_t key, Counters* counters);
   void Fail(const Finding& finding, const Path& path);
   std::string Encode() const;
@@ -388,193 +411,210 @@ void LevelEngine::Fail(const Finding& finding, const Path& path) {
   result_.violation = std::move(violation);
 }
 
-bool LevelEngine::Level() {
-  frontier_max_ = std::max(frontier_max_, level_total_);
-  // 1. Expand the slice.
+// 1. Expands this rank's slice of the level in chunks over the workers;
+// false when some rank stops.
+bool LevelEngine::ExpandSlice(std::vector<Chunk>* chunks) {
   const std::size_t threads = static_cast<std::size_t>(options_.threads);
   const std::size_t chunk_size =
       std::max<std::size_t>(1, level_.size() / (threads * 16));
-  std::vector<Chunk> chunks;
   for (std::size_t begin = 0; begin < level_.size(); begin += chunk_size) {
-    chunks.push_back(Chunk{.begin = begin,
-                           .end = std::min(level_.size(), begin + chunk_size)});
+    chunks->push_back(Chunk{
+        .begin = begin, .end = std::min(level_.size(), begin + chunk_size)});
   }
-  {
-    std::atomic<std::size_t> next_chunk{0};
-    std::atomic<std::size_t> first_found{SIZE_MAX};
-    auto work = [&] {
-      for (std::size_t c; (c = next_chunk.fetch_add(1)) < chunks.size();) {
-        if (c > first_found.load()) continue;
-        ExpandChunk(&chunks[c]);
-        if (chunks[c].found) {
-          std::size_t seen = first_found.load();
-          while (c < seen && !first_found.compare_exchange_weak(seen, c)) {
-          }
+  std::atomic<std::size_t> next_chunk{0};
+  std::atomic<std::size_t> first_found{SIZE_MAX};
+  workers_.Run([&](int) {
+    for (std::size_t c; (c = next_chunk.fetch_add(1)) < chunks->size();) {
+      if (c > first_found.load()) continue;
+      ExpandChunk(&(*chunks)[c]);
+      if ((*chunks)[c].found) {
+        std::size_t seen = first_found.load();
+        while (c < seen && !first_found.compare_exchange_weak(seen, c)) {
         }
       }
-    };
-    workers_.Run([&](int) { work(); });
-    if (MemoryExhausted()) CheckBudget();
-  }
+    }
+  });
+  if (MemoryExhausted()) CheckBudget();
   const uint64_t stop = comm_.AllReduce(stop_.load(), Reduce::kMax);
-  if (stop != kRunning) {
-    stop_.store(stop);
-    return false;
-  }
-  Counters level_counters;
-  std::optional<Found> local_found;
+  if (stop == kRunning) return true;
+  stop_.store(stop);
+  return false;
+}
+
+// The chunks' successors in order, each once in the rank, up to the first
+// chunk with a finding (*found); their counters into *counters.
+std::vector<Candidate> LevelEngine::CollectCandidates(
+    std::vector<Chunk>* chunks, Counters* counters,
+    std::optional<Found>* found) const {
   std::vector<Candidate> candidates;
-  {
-    std::unordered_set<uint64_t> in_rank;
-    std::unordered_set<std::string> in_rank_exact;
-    for (Chunk& chunk : chunks) {
-      level_counters.Add(chunk.counters);
-      for (Candidate& candidate : chunk.out) {
-        const bool fresh = exact()
-                               ? in_rank_exact.insert(candidate.exact).second
-                               : in_rank.insert(candidate.fingerprint).second;
-        if (fresh) candidates.push_back(std::move(candidate));
+  std::unordered_set<uint64_t> in_rank;
+  std::unordered_set<std::string> in_rank_exact;
+  for (Chunk& chunk : *chunks) {
+    counters->Add(chunk.counters);
+    for (Candidate& candidate : chunk.out) {
+      const bool fresh = exact() ? in_rank_exact.insert(candidate.exact).second
+                                 : in_rank.insert(candidate.fingerprint).second;
+      if (fresh) candidates.push_back(std::move(candidate));
+    }
+    chunk.out.clear();
+    if (chunk.found) {
+      *found = std::move(chunk.found);
+      break;
+    }
+  }
+  chunks->clear();
+  return candidates;
+}
+
+// The owner's side of 2.: of the successors the ranks sent (`received`, by
+// source), the first discoverer (smallest key) of each state the seen set
+// does not hold goes into *pending; the replies say, per record, whether its
+// sender won.
+std::vector<std::string> LevelEngine::ChooseFirstDiscoverers(
+    const std::vector<std::string>& received,
+    std::vector<Pending>* pending) const {
+  std::vector<std::string> replies(ranks());
+  std::unordered_map<uint64_t, std::size_t> best;
+  std::unordered_map<std::string, std::size_t> best_exact;
+  for (int source = 0; source < ranks(); ++source) {
+    Decoder decoder(received[source]);
+    for (std::size_t record = 0; !decoder.done(); ++record) {
+      Pending entry{.source = source, .record = record};
+      MEMWAL_ASSERT(decoder.U64(&entry.fingerprint) && decoder.U64(&entry.key));
+      if (exact()) MEMWAL_ASSERT(decoder.Bytes(&entry.exact));
+      replies[source].push_back('\0');
+      if (seen_.Contains(entry.fingerprint, entry.exact)) continue;
+      std::size_t* at = nullptr;
+      if (exact()) {
+        auto [it, added] = best_exact.emplace(entry.exact, pending->size());
+        if (!added) at = &it->second;
+      } else {
+        auto [it, added] = best.emplace(entry.fingerprint, pending->size());
+        if (!added) at = &it->second;
       }
-      chunk.out.clear();
-      if (chunk.found) {
-        local_found = std::move(chunk.found);
-        break;
+      if (at == nullptr) {
+        pending->push_back(std::move(entry));
+      } else if (entry.key < (*pending)[*at].key) {
+        (*pending)[*at] = std::move(entry);
       }
     }
   }
-  chunks.clear();
+  for (const Pending& entry : *pending) replies[entry.source][entry.record] = 1;
+  return replies;
+}
 
-  // 2. Ask the owners which successors are first discoverers.
+// 2. Asks the owners which successors are first discoverers: only those stay
+// in *candidates; the ones this rank owns are returned.
+std::vector<Pending> LevelEngine::AskOwners(
+    std::vector<Candidate>* candidates) {
   std::vector<Encoder> records(ranks());
   std::vector<std::vector<std::size_t>> sent(ranks());  // candidate indices
-  for (std::size_t k = 0; k < candidates.size(); ++k) {
-    const int owner = Owner(candidates[k].fingerprint, ranks());
-    records[owner].U64(candidates[k].fingerprint);
-    records[owner].U64(candidates[k].key);
-    if (exact()) records[owner].Bytes(candidates[k].exact);
+  for (std::size_t k = 0; k < candidates->size(); ++k) {
+    const Candidate& candidate = (*candidates)[k];
+    const int owner = Owner(candidate.fingerprint, ranks());
+    records[owner].U64(candidate.fingerprint);
+    records[owner].U64(candidate.key);
+    if (exact()) records[owner].Bytes(candidate.exact);
     sent[owner].push_back(k);
   }
   std::vector<std::string> send(ranks());
   for (int owner = 0; owner < ranks(); ++owner)
     send[owner] = std::move(records[owner].out());
-  const std::vector<std::string> received = comm_.AllToAll(std::move(send));
   std::vector<Pending> pending;
-  std::vector<std::string> replies(ranks());
-  {
-    std::unordered_map<uint64_t, std::size_t> best;
-    std::unordered_map<std::string, std::size_t> best_exact;
-    for (int source = 0; source < ranks(); ++source) {
-      Decoder decoder(received[source]);
-      std::size_t record = 0;
-      for (; !decoder.done(); ++record) {
-        Pending entry{.source = source, .record = record};
-        MEMWAL_ASSERT(decoder.U64(&entry.fingerprint) &&
-                      decoder.U64(&entry.key));
-        if (exact()) MEMWAL_ASSERT(decoder.Bytes(&entry.exact));
-        replies[source].push_back('\0');
-        if (seen_.Contains(entry.fingerprint, entry.exact)) continue;
-        std::size_t* at = nullptr;
-        if (exact()) {
-          auto [it, added] = best_exact.emplace(entry.exact, pending.size());
-          if (!added) at = &it->second;
-        } else {
-          auto [it, added] = best.emplace(entry.fingerprint, pending.size());
-          if (!added) at = &it->second;
-        }
-        if (at == nullptr) {
-          pending.push_back(std::move(entry));
-        } else if (entry.key < pending[*at].key) {
-          pending[*at] = std::move(entry);
-        }
-      }
-    }
-    for (const Pending& entry : pending)
-      replies[entry.source][entry.record] = 1;
-  }
-  const std::vector<std::string> answers = comm_.AllToAll(std::move(replies));
-  std::vector<bool> won(candidates.size(), false);
+  const std::vector<std::string> answers = comm_.AllToAll(
+      ChooseFirstDiscoverers(comm_.AllToAll(std::move(send)), &pending));
+  std::vector<bool> won(candidates->size(), false);
   for (int owner = 0; owner < ranks(); ++owner) {
     MEMWAL_ASSERT(answers[owner].size() == sent[owner].size());
     for (std::size_t k = 0; k < sent[owner].size(); ++k)
       won[sent[owner][k]] = answers[owner][k] != 0;
   }
-  // Only first discoverers go on.
-  {
-    std::size_t kept = 0;
-    for (std::size_t k = 0; k < candidates.size(); ++k) {
-      if (!won[k]) continue;
-      if (kept != k) candidates[kept] = std::move(candidates[k]);
-      ++kept;
-    }
-    candidates.resize(kept);
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < candidates->size(); ++k) {
+    if (!won[k]) continue;
+    if (kept != k) (*candidates)[kept] = std::move((*candidates)[k]);
+    ++kept;
   }
+  candidates->resize(kept);
+  return pending;
+}
 
-  uint64_t count_key = kNoKey;  // lockstep: the counters stop here
-  // 3. The new states' checks: the model's invariants (model-only), the
-  // reached state's (lockstep, on the first discoverer's World). Then the
-  // level's finding.
+// 3. The new states' checks: the model's invariants (model-only), the
+// reached state's (lockstep, on the first discoverer's World); a finding
+// before *found replaces it. Returns where the level's counters stop
+// (lockstep: at its first transition finding over the ranks; model-only:
+// kNoKey, decided by the level's finding).
+uint64_t LevelEngine::CheckNewStates(const std::vector<Candidate>& candidates,
+                                     std::optional<Found>* found) {
   if (!options_.lockstep) {
     State state;
     for (const Candidate& candidate : candidates) {
-      if (local_found && candidate.key > local_found->key) break;
+      if (*found && candidate.key > (*found)->key) break;
       MEMWAL_ASSERT(Unpack(candidate.packed, &state));
       if (std::optional<Finding> broken = CheckModel(state)) {
-        local_found = Found{.key = candidate.key, .finding = *broken};
+        *found = Found{.key = candidate.key, .finding = *broken};
         break;
       }
     }
-  } else {
-    // The threaded engine counts a level's transitions up to its first
-    // transition finding, whatever a state check finds before it.
-    count_key =
-        comm_.AllReduce(local_found ? local_found->key : kNoKey, Reduce::kMin);
-    std::size_t before = 0;  // the candidates discovered before the finding
-    while (before < candidates.size() &&
-           (!local_found || candidates[before].key < local_found->key))
-      ++before;
-    std::vector<StateFinding> broken =
-        CheckStates(setup_, before, &workers_, nullptr, /*all=*/false,
-                    [&](std::size_t k, State* state) {
-                      MEMWAL_ASSERT(Unpack(candidates[k].packed, state));
-                      return candidates[k].world.get();
-                    });
-    if (!broken.empty()) {
-      local_found = Found{.key = candidates[broken.front().position].key,
-                          .finding = std::move(broken.front().finding)};
-    }
+    return kNoKey;
   }
-  const uint64_t found_key =
-      comm_.AllReduce(local_found ? local_found->key : kNoKey, Reduce::kMin);
+  // The threaded engine counts a level's transitions up to its first
+  // transition finding, whatever a state check finds before it.
+  const uint64_t count_key =
+      comm_.AllReduce(*found ? (*found)->key : kNoKey, Reduce::kMin);
+  std::size_t before = 0;  // the candidates discovered before the finding
+  while (before < candidates.size() &&
+         (!*found || candidates[before].key < (*found)->key))
+    ++before;
+  std::vector<StateFinding> broken =
+      CheckStates(setup_, before, &workers_, nullptr, /*all=*/false,
+                  [&](std::size_t k, State* state) {
+                    MEMWAL_ASSERT(Unpack(candidates[k].packed, state));
+                    return candidates[k].world.get();
+                  });
+  if (!broken.empty()) {
+    *found = Found{.key = candidates[broken.front().position].key,
+                   .finding = std::move(broken.front().finding)};
+  }
+  return count_key;
+}
+
+// max_states: the threaded engine stops at the insert that reaches it. The
+// key below which first discoverers are inserted (found_key, or the key past
+// the one that fills the budget, which then stops the run).
+uint64_t LevelEngine::Cutoff(const std::vector<Candidate>& candidates,
+                             uint64_t found_key) {
   uint64_t below = 0;  // first discoverers before the finding
   while (below < candidates.size() && candidates[below].key < found_key)
     ++below;
-  // max_states: the threaded engine stops at the insert that reaches it.
-  uint64_t cutoff = found_key;
-  {
-    const std::vector<uint64_t> counts = comm_.AllGather(below);
-    uint64_t total = 0;
-    for (const uint64_t count : counts) total += count;
-    const uint64_t room =
-        options_.max_states > states_total_
-            ? std::max<uint64_t>(1, options_.max_states - states_total_)
-            : 1;
-    if (total >= room) {
-      uint64_t before = 0;
-      int holder = 0;
-      while (before + counts[holder] < room) before += counts[holder++];
-      std::string key_text;
-      if (rank() == holder) {
-        Encoder encoder;
-        encoder.U64(candidates[room - before - 1].key + 1);
-        key_text = encoder.out();
-      }
-      comm_.Broadcast(&key_text, holder);
-      Decoder decoder(key_text);
-      MEMWAL_ASSERT(decoder.U64(&cutoff));
-      stop_.store(kMaxStates);
-    }
+  const std::vector<uint64_t> counts = comm_.AllGather(below);
+  uint64_t total = 0;
+  for (const uint64_t count : counts) total += count;
+  const uint64_t room =
+      options_.max_states > states_total_
+          ? std::max<uint64_t>(1, options_.max_states - states_total_)
+          : 1;
+  if (total < room) return found_key;
+  uint64_t before = 0;
+  int holder = 0;
+  while (before + counts[holder] < room) before += counts[holder++];
+  std::string key_text;
+  if (rank() == holder) {
+    Encoder encoder;
+    encoder.U64(candidates[room - before - 1].key + 1);
+    key_text = encoder.out();
   }
-  // The owners insert the first discoverers before the cutoff.
+  comm_.Broadcast(&key_text, holder);
+  Decoder decoder(key_text);
+  uint64_t cutoff = 0;
+  MEMWAL_ASSERT(decoder.U64(&cutoff));
+  stop_.store(kMaxStates);
+  return cutoff;
+}
+
+// The owners insert the first discoverers before the cutoff.
+void LevelEngine::InsertFirstDiscoverers(const std::vector<Pending>& pending,
+                                         uint64_t cutoff) {
   uint64_t inserted = 0;
   for (const Pending& entry : pending) {
     if (entry.key >= cutoff) continue;
@@ -585,109 +625,88 @@ bool LevelEngine::Level() {
   inserted = comm_.AllReduce(inserted, Reduce::kSum);
   states_total_ += inserted;
   if (inserted > 0) depth_max_ = static_cast<int>(depth_);
-  // Counters up to the finding.
-  if (!options_.lockstep) count_key = found_key;
-  if (count_key != kNoKey) {
-    const uint64_t parent = count_key >> 16;
-    if (parent >= level_begin_ && parent < level_begin_ + level_.size()) {
-      Recount(count_key, &level_counters);
-    } else if (level_begin_ > parent) {
-      level_counters = Counters{};
-    }
-  }
-  counters_.Add(level_counters);
-  if (stop_.load() == kMaxStates) return false;
-  if (found_key != kNoKey) {
-    // The rank holding the finding's parent tells every rank.
-    const uint64_t parent = found_key >> 16;
-    int holder = 0;
-    while (slices_[holder + 1] <= parent) ++holder;
-    std::string message;
-    if (rank() == holder) {
-      MEMWAL_ASSERT(local_found && local_found->key == found_key);
-      Encoder encoder;
-      encoder.Bytes(local_found->finding.invariant);
-      encoder.Bytes(local_found->finding.detail);
-      const Item& item = level_[parent - level_begin_];
-      const Action action = [&] {
-        std::vector<Action> actions;
-        State state;
-        MEMWAL_ASSERT(Unpack(item.packed, &state));
-        model::EnabledActions(setup_.config, state, &actions);
-        return actions[found_key & 0xffff];
-      }();
-      std::string path;
-      for (const uint16_t step : item.path)
-        path.append(std::to_string(step) + " ");
-      path.append(std::to_string(PackAction(action)));
-      encoder.Bytes(path);
-      message = encoder.out();
-    }
-    comm_.Broadcast(&message, holder);
-    Decoder decoder(message);
-    Finding finding;
-    std::string path_text;
-    MEMWAL_ASSERT(decoder.Bytes(&finding.invariant) &&
-                  decoder.Bytes(&finding.detail) && decoder.Bytes(&path_text));
-    Path path;
-    std::size_t at = 0;
-    while (at < path_text.size()) {
-      std::size_t end = path_text.find(' ', at);
-      if (end == std::string::npos) end = path_text.size();
-      path.push_back(
-          static_cast<uint16_t>(std::stoul(path_text.substr(at, end - at))));
-      at = end + 1;
-    }
-    Fail(finding, path);
-    return false;
-  }
+}
 
-  // 4. The next level: this rank's first discoverers are the block
-  // [offset, offset + count) of it; then it is re-sliced evenly.
-  std::vector<Item> next_local;
-  next_local.reserve(candidates.size());
-  for (Candidate& candidate : candidates) {
-    Item item{.packed = std::move(candidate.packed),
-              .path = level_[candidate.parent].path,
-              .world = std::move(candidate.world)};
-    item.path.push_back(candidate.action);
-    next_local.push_back(std::move(item));
+// The level's finding: the rank holding its parent tells every rank the
+// finding and its path, and each fails with it.
+void LevelEngine::ShareFinding(uint64_t found_key,
+                               const std::optional<Found>& found) {
+  const uint64_t parent = found_key >> 16;
+  int holder = 0;
+  while (slices_[holder + 1] <= parent) ++holder;
+  std::string message;
+  if (rank() == holder) {
+    MEMWAL_ASSERT(found && found->key == found_key);
+    Encoder encoder;
+    encoder.Bytes(found->finding.invariant);
+    encoder.Bytes(found->finding.detail);
+    const Item& item = level_[parent - level_begin_];
+    std::vector<Action> actions;
+    State state;
+    MEMWAL_ASSERT(Unpack(item.packed, &state));
+    model::EnabledActions(setup_.config, state, &actions);
+    std::string path;
+    for (const uint16_t step : item.path)
+      path.append(std::to_string(step) + " ");
+    path.append(std::to_string(PackAction(actions[found_key & 0xffff])));
+    encoder.Bytes(path);
+    message = encoder.out();
   }
-  candidates.clear();
-  level_.clear();
-  const std::vector<uint64_t> counts = comm_.AllGather(next_local.size());
-  uint64_t offset = 0;
-  uint64_t total = 0;
-  for (int r = 0; r < ranks(); ++r) {
-    if (r < rank()) offset += counts[r];
-    total += counts[r];
+  comm_.Broadcast(&message, holder);
+  Decoder decoder(message);
+  Finding finding;
+  std::string path_text;
+  MEMWAL_ASSERT(decoder.Bytes(&finding.invariant) &&
+                decoder.Bytes(&finding.detail) && decoder.Bytes(&path_text));
+  Path path;
+  std::size_t at = 0;
+  while (at < path_text.size()) {
+    std::size_t end = path_text.find(' ', at);
+    if (end == std::string::npos) end = path_text.size();
+    path.push_back(
+        static_cast<uint16_t>(std::stoul(path_text.substr(at, end - at))));
+    at = end + 1;
   }
-  // Each rank keeps its own block while every block is within a quarter of
-  // the even share (fewer lockstep Worlds to ship); otherwise the level
-  // is re-sliced evenly. Either way every rank computes the same slices.
+  Fail(finding, path);
+}
+
+// Each rank keeps its own block of the next level while every block is
+// within a quarter of the even share (fewer lockstep Worlds to ship);
+// otherwise the level is re-sliced evenly. Either way every rank computes
+// the same slices from the blocks' sizes `counts`.
+std::vector<uint64_t> LevelEngine::NextSlices(
+    const std::vector<uint64_t>& counts, uint64_t total) const {
   std::vector<uint64_t> slices(ranks() + 1, 0);
-  {
-    bool balanced = true;
-    const double share = static_cast<double>(total) / ranks();
-    for (int r = 0; r < ranks(); ++r) {
-      slices[r + 1] = slices[r] + counts[r];
-      if (std::abs(static_cast<double>(counts[r]) - share) > share / 4 + 1)
-        balanced = false;
-    }
-    if (!balanced) {
-      for (int r = 0; r <= ranks(); ++r)
-        slices[r] = SliceBegin(total, r, ranks());
-    }
+  bool balanced = true;
+  const double share = static_cast<double>(total) / ranks();
+  for (int r = 0; r < ranks(); ++r) {
+    slices[r + 1] = slices[r] + counts[r];
+    if (std::abs(static_cast<double>(counts[r]) - share) > share / 4 + 1)
+      balanced = false;
   }
+  if (!balanced) {
+    for (int r = 0; r <= ranks(); ++r)
+      slices[r] = SliceBegin(total, r, ranks());
+  }
+  return slices;
+}
+
+// The items of `next_local` (this rank's block, from `offset`) that fall in
+// another rank's slice, encoded per target (with their Worlds, unless they
+// are re-derived there); [keep_begin, keep_end) per target: the block's part
+// in that target's slice.
+std::vector<std::string> LevelEngine::EncodeMoving(
+    const std::vector<Item>& next_local, uint64_t offset,
+    const std::vector<uint64_t>& slices, std::vector<std::size_t>* keep_begin,
+    std::vector<std::size_t>* keep_end) {
   std::vector<std::string> moving(ranks());
-  std::vector<std::size_t> keep_begin(ranks(), 0), keep_end(ranks(), 0);
   for (int target = 0; target < ranks(); ++target) {
     const uint64_t begin = std::max(offset, slices[target]);
     const uint64_t end =
         std::min<uint64_t>(offset + next_local.size(), slices[target + 1]);
     if (begin >= end) continue;
-    keep_begin[target] = begin - offset;
-    keep_end[target] = end - offset;
+    (*keep_begin)[target] = begin - offset;
+    (*keep_end)[target] = end - offset;
     if (target == rank()) continue;
     const bool ship = options_.lockstep && !scale_.rederive_moved;
     Encoder encoder;
@@ -703,30 +722,63 @@ bool LevelEngine::Level() {
     }
     moving[target] = std::move(encoder.out());
   }
-  const std::vector<std::string> arrived = comm_.AllToAll(std::move(moving));
+  return moving;
+}
+
+// The items another rank moved here (`arrived`), appended to the level.
+void LevelEngine::ReceiveMoved(const std::string& arrived) {
+  Decoder decoder(arrived);
+  std::string world;
+  while (!decoder.done()) {
+    Item item;
+    std::string path;
+    MEMWAL_ASSERT(decoder.Bytes(&item.packed) && decoder.Bytes(&path));
+    item.path.resize(path.size() / sizeof(uint16_t));
+    std::copy(path.begin(), path.end(),
+              reinterpret_cast<char*>(item.path.data()));
+    if (options_.lockstep && scale_.rederive_moved) {
+      item.world = Rederive(item.path);
+    } else if (options_.lockstep) {
+      MEMWAL_ASSERT(decoder.Bytes(&world));
+      item.world = ReceiveWorld(world);
+    }
+    level_.push_back(std::move(item));
+  }
+}
+
+// 4. The next level: this rank's first discoverers are the block
+// [offset, offset + count) of it; then it is sliced (NextSlices) and the
+// items move to their ranks. False when it is empty.
+bool LevelEngine::MakeNextLevel(std::vector<Candidate>* candidates) {
+  std::vector<Item> next_local;
+  next_local.reserve(candidates->size());
+  for (Candidate& candidate : *candidates) {
+    Item item{.packed = std::move(candidate.packed),
+              .path = level_[candidate.parent].path,
+              .world = std::move(candidate.world)};
+    item.path.push_back(candidate.action);
+    next_local.push_back(std::move(item));
+  }
+  candidates->clear();
+  level_.clear();
+  const std::vector<uint64_t> counts = comm_.AllGather(next_local.size());
+  uint64_t offset = 0;
+  uint64_t total = 0;
+  for (int r = 0; r < ranks(); ++r) {
+    if (r < rank()) offset += counts[r];
+    total += counts[r];
+  }
+  std::vector<uint64_t> slices = NextSlices(counts, total);
+  std::vector<std::size_t> keep_begin(ranks(), 0), keep_end(ranks(), 0);
+  const std::vector<std::string> arrived = comm_.AllToAll(
+      EncodeMoving(next_local, offset, slices, &keep_begin, &keep_end));
   for (int source = 0; source < ranks(); ++source) {
-    if (source == rank()) {
-      for (std::size_t k = keep_begin[rank()]; k < keep_end[rank()]; ++k)
-        level_.push_back(std::move(next_local[k]));
+    if (source != rank()) {
+      ReceiveMoved(arrived[source]);
       continue;
     }
-    Decoder decoder(arrived[source]);
-    std::string world;
-    while (!decoder.done()) {
-      Item item;
-      std::string path;
-      MEMWAL_ASSERT(decoder.Bytes(&item.packed) && decoder.Bytes(&path));
-      item.path.resize(path.size() / sizeof(uint16_t));
-      std::copy(path.begin(), path.end(),
-                reinterpret_cast<char*>(item.path.data()));
-      if (options_.lockstep && scale_.rederive_moved) {
-        item.world = Rederive(item.path);
-      } else if (options_.lockstep) {
-        MEMWAL_ASSERT(decoder.Bytes(&world));
-        item.world = ReceiveWorld(world);
-      }
-      level_.push_back(std::move(item));
-    }
+    for (std::size_t k = keep_begin[rank()]; k < keep_end[rank()]; ++k)
+      level_.push_back(std::move(next_local[k]));
   }
   level_total_ = total;
   slices_ = std::move(slices);
@@ -734,6 +786,38 @@ bool LevelEngine::Level() {
   MEMWAL_ASSERT(level_.size() == slices_[rank() + 1] - level_begin_);
   ++depth_;
   return total > 0;
+}
+
+bool LevelEngine::Level() {
+  frontier_max_ = std::max(frontier_max_, level_total_);
+  std::vector<Chunk> chunks;
+  if (!ExpandSlice(&chunks)) return false;
+  Counters level_counters;
+  std::optional<Found> local_found;
+  std::vector<Candidate> candidates =
+      CollectCandidates(&chunks, &level_counters, &local_found);
+  const std::vector<Pending> pending = AskOwners(&candidates);
+  uint64_t count_key = CheckNewStates(candidates, &local_found);
+  const uint64_t found_key =
+      comm_.AllReduce(local_found ? local_found->key : kNoKey, Reduce::kMin);
+  InsertFirstDiscoverers(pending, Cutoff(candidates, found_key));
+  // Counters up to the finding.
+  if (!options_.lockstep) count_key = found_key;
+  if (count_key != kNoKey) {
+    const uint64_t parent = count_key >> 16;
+    if (parent >= level_begin_ && parent < level_begin_ + level_.size()) {
+      Recount(count_key, &level_counters);
+    } else if (level_begin_ > parent) {
+      level_counters = Counters{};
+    }
+  }
+  counters_.Add(level_counters);
+  if (stop_.load() == kMaxStates) return false;
+  if (found_key != kNoKey) {
+    ShareFinding(found_key, local_found);
+    return false;
+  }
+  return MakeNextLevel(&candidates);
 }
 
 std::string LevelEngine::Encode() const {

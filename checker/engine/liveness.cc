@@ -768,270 +768,322 @@ LivenessResult CheckLiveness(const model::Config& config,
 }
 
 namespace {
-LivenessResult CheckLivenessOnce(const model::Config& config,
-                                 const LivenessOptions& options) {
-  LivenessResult result;
-  const Frames frames(config, options.symmetry);
-  const bool reduced = frames.size() > 1;
-  bool layered_fair = false;
-  // With a fair layer: the whole graph up to it in the layers' order (every
-  // stem to it stays there); windowed states past it are left unexpanded, as
-  // goal nodes, so that no SCC holds them. nullopt inside: only the bounded
-  // graph is expanded.
-  std::optional<std::optional<uint64_t>> expand_through;
-  if (options.layered) {
-    const Sweep sweep = SweepLayers(config, options, frames);
-    result.layers = sweep.layers;
-    result.largest_layer = sweep.largest_layer;
-    result.states = sweep.states;
-    result.edges = sweep.edges;
-    result.bytes = sweep.peak_bytes;
-    result.collision_probability = sweep.collision_probability;
-    switch (sweep.end) {
-      case SweepEnd::kNoFairCycle:
-        return result;
-      case SweepEnd::kStopped:
-        result.complete = false;
-        result.stopped_by = sweep.stopped_by;
-        result.note = sweep.error;
-        return result;
-      case SweepEnd::kFairCycle:
-        // The graph below, up to that layer, rebuilds the lasso nearest Init.
-        layered_fair = true;
-        expand_through = sweep.fair_layer;
-        result.note =
-            "a fair cycle without a goal state exists (found layer by layer, "
-            "spec R74); its lasso needs the graph up to its layer";
-        break;
-      case SweepEnd::kNotLayered:
-        result.note =
-            "the layers of spec R74 do not apply to this run (a step lowers a "
-            "MemWAL counter); the whole graph was built";
-        break;
-    }
-    result.layers = 0;
-    result.largest_layer = 0;
+
+// The layered sweep first (spec R74): true when its answer is the result
+// (no fair cycle, or stopped). Otherwise *expand_through says how far the
+// whole graph is expanded (a fair layer: up to it, so that the lasso nearest
+// Init is rebuilt; nullopt inside: only the bounded graph) and *layered_fair
+// whether the sweep found a fair cycle.
+bool SweepFirst(const model::Config& config, const LivenessOptions& options,
+                const Frames& frames, LivenessResult* result,
+                std::optional<std::optional<uint64_t>>* expand_through,
+                bool* layered_fair) {
+  const Sweep sweep = SweepLayers(config, options, frames);
+  result->layers = sweep.layers;
+  result->largest_layer = sweep.largest_layer;
+  result->states = sweep.states;
+  result->edges = sweep.edges;
+  result->bytes = sweep.peak_bytes;
+  result->collision_probability = sweep.collision_probability;
+  switch (sweep.end) {
+    case SweepEnd::kNoFairCycle:
+      return true;
+    case SweepEnd::kStopped:
+      result->complete = false;
+      result->stopped_by = sweep.stopped_by;
+      result->note = sweep.error;
+      return true;
+    case SweepEnd::kFairCycle:
+      *layered_fair = true;
+      *expand_through = sweep.fair_layer;
+      result->note =
+          "a fair cycle without a goal state exists (found layer by layer, "
+          "spec R74); its lasso needs the graph up to its layer";
+      break;
+    case SweepEnd::kNotLayered:
+      result->note =
+          "the layers of spec R74 do not apply to this run (a step lowers a "
+          "MemWAL counter); the whole graph was built";
+      break;
   }
-  NodeMap nodes;
-  FairGraph graph;
-  EdgeFrames edge_frame(frames.size());  // by edge, with symmetry
+  result->layers = 0;
+  result->largest_layer = 0;
+  return false;
+}
+
+// The whole liveness graph, built breadth first from Init: nodes by
+// fingerprint (orbits, with symmetry), each node's edges with their fair
+// classes and (with symmetry) frames.
+class GraphBuild {
+ public:
+  GraphBuild(const model::Config& config, const Frames& frames,
+             std::optional<std::optional<uint64_t>> expand_through)
+      : config_(config),
+        frames_(frames),
+        reduced_(frames.size() > 1),
+        expand_through_(expand_through),
+        edge_frame_(frames.size()) {}
+
+  // Expands every node; the reason it stopped, or nothing when it is whole.
+  std::optional<std::string> Build(const LivenessOptions& options);
+  uint64_t bytes() const {
+    return nodes_.bytes() + graph_.bytes() + edge_frame_.bytes();
+  }
+  uint32_t discovered() const { return discovered_; }
+  bool reduced() const { return reduced_; }
+  const FairGraph& graph() const { return graph_; }
+  const EdgeFrames& edge_frame() const { return edge_frame_; }
+  const std::vector<bool>& windowed_node() const { return windowed_node_; }
+  uint8_t init_frame() const { return init_frame_; }
+
+ private:
   struct Queued {
     std::string packed;
     bool windowed;
     bool beyond;  // past expand_through: a node, never expanded
   };
-  std::deque<Queued> queue;
-  std::vector<bool> windowed_node;  // by node: the continuation's
-  uint32_t discovered = 0;
-  std::string encoding;
-  // The node of `state`'s orbit; *frame: the position of the permutation that
-  // maps `state` to the node's representative.
-  auto discover = [&](const State& state, bool windowed, uint8_t* frame) {
-    bool added = false;
-    uint64_t print = 0;
-    std::size_t k = 0;
-    if (reduced) {
-      k = model::CanonicalPosition(frames.list(), state, &encoding);
-      print = model::Hash64(encoding);
-    } else {
-      print = model::Fingerprint(state);
-    }
-    *frame = static_cast<uint8_t>(k);
+  uint32_t Discover(const State& state, bool windowed, uint8_t* frame);
+  void ExpandNode(const State& state, bool windowed);
+
+  const model::Config& config_;
+  const Frames& frames_;
+  const bool reduced_;
+  const std::optional<std::optional<uint64_t>> expand_through_;
+  NodeMap nodes_;
+  FairGraph graph_;
+  EdgeFrames edge_frame_;  // by edge, with symmetry
+  std::deque<Queued> queue_;
+  std::vector<bool> windowed_node_;  // by node: the continuation's
+  uint32_t discovered_ = 0;
+  uint8_t init_frame_ = 0;
+  std::string encoding_;
+  std::vector<Action> actions_;
+  std::vector<uint32_t> out_;
+};
+
+// The node of `state`'s orbit; *frame: the position of the permutation that
+// maps `state` to the node's representative.
+uint32_t GraphBuild::Discover(const State& state, bool windowed,
+                              uint8_t* frame) {
+  bool added = false;
+  uint64_t print = 0;
+  std::size_t k = 0;
+  if (reduced_) {
+    k = model::CanonicalPosition(frames_.list(), state, &encoding_);
+    print = model::Hash64(encoding_);
+  } else {
+    print = model::Fingerprint(state);
+  }
+  *frame = static_cast<uint8_t>(k);
+  const uint32_t n =
+      nodes_.Find(print ^ (windowed ? kWindowedTag : 0), discovered_, &added);
+  if (added) {
+    ++discovered_;
+    windowed_node_.push_back(windowed);
+    std::string packed;
+    Pack(k == 0 ? state : model::Permute(state, frames_.list()[k]), &packed);
+    const bool beyond =
+        windowed && expand_through_ &&
+        (!expand_through_->has_value() ||
+         LayerOrder(LayerOf(config_, state)) > LayerOrder(**expand_through_));
+    queue_.push_back(Queued{std::move(packed), windowed, beyond});
+  }
+  return n;
+}
+
+// A node's edges: its enabled steps and, outside the continuation, the edge
+// into it (the folded state).
+void GraphBuild::ExpandNode(const State& state, bool windowed) {
+  EnabledSteps(config_, state, windowed, &actions_);
+  out_.clear();
+  uint8_t frame = 0;
+  const auto edge = [&](uint32_t target, uint32_t fair_class) {
+    out_.push_back(FairGraph::Edge(target, fair_class));
+    if (reduced_) edge_frame_.Push(frame);
+  };
+  for (const Action& action : actions_) {
     const uint32_t n =
-        nodes.Find(print ^ (windowed ? kWindowedTag : 0), discovered, &added);
-    if (added) {
-      ++discovered;
-      windowed_node.push_back(windowed);
-      std::string packed;
-      Pack(k == 0 ? state : model::Permute(state, frames.list()[k]), &packed);
-      const bool beyond =
-          windowed && expand_through &&
-          (!expand_through->has_value() ||
-           LayerOrder(LayerOf(config, state)) > LayerOrder(**expand_through));
-      queue.push_back(Queued{std::move(packed), windowed, beyond});
-    }
-    return n;
-  };
-  auto stop = [&](const char* why) {
-    result.complete = false;
-    result.stopped_by = why;
-    result.states = discovered;
-    result.edges = graph.edges.size();
-    result.bytes = nodes.bytes() + graph.bytes() + edge_frame.bytes();
-    return result;
-  };
-  const State init = model::Init(config.bounds);
-  uint8_t init_frame = 0;
-  discover(init, false, &init_frame);
-  std::vector<Action> actions;
-  std::vector<uint32_t> out;
+        windowed ? Discover(Step(config_, state, action), true, &frame)
+                 : Discover(Plain(config_, state, action), false, &frame);
+    edge(n, FairClass(action));
+  }
+  if (!windowed) {
+    State folded = state;
+    model::Fold(config_, &folded);
+    edge(Discover(folded, true, &frame), kNoClass);
+  }
+  graph_.AddNode(FairEnabled(config_, state), Discharged(config_, state), out_);
+}
+
+std::optional<std::string> GraphBuild::Build(const LivenessOptions& options) {
+  Discover(model::Init(config_.bounds), false, &init_frame_);
   State state;
   uint64_t expanded = 0;
-  auto edge = [&](uint32_t target, uint32_t fair_class, uint8_t frame) {
-    out.push_back(FairGraph::Edge(target, fair_class));
-    if (reduced) edge_frame.Push(frame);
-  };
-  while (!queue.empty()) {
-    MEMWAL_ASSERT(Unpack(queue.front().packed, &state));
-    const bool windowed = queue.front().windowed;
-    const bool beyond = queue.front().beyond;
-    queue.pop_front();
+  while (!queue_.empty()) {
+    MEMWAL_ASSERT(Unpack(queue_.front().packed, &state));
+    const bool windowed = queue_.front().windowed;
+    const bool beyond = queue_.front().beyond;
+    queue_.pop_front();
     if (beyond) {
-      out.clear();
-      graph.AddNode(0, true, out);
+      out_.clear();
+      graph_.AddNode(0, true, out_);
       continue;
     }
     if ((++expanded & 1023) == 0 && Interrupted())
-      return stop(InterruptName().data());
-    if ((expanded & 1023) == 0 && OverMemory(options))
-      return stop("memory-limit");
-    EnabledSteps(config, state, windowed, &actions);
-    out.clear();
-    uint8_t frame = 0;
-    for (const Action& action : actions) {
-      const uint32_t n =
-          windowed ? discover(Step(config, state, action), true, &frame)
-                   : discover(Plain(config, state, action), false, &frame);
-      edge(n, FairClass(action), frame);
-    }
-    if (!windowed) {
-      State folded = state;
-      model::Fold(config, &folded);
-      const uint32_t n = discover(folded, true, &frame);
-      edge(n, kNoClass, frame);
-    }
-    graph.AddNode(FairEnabled(config, state), Discharged(config, state), out);
-    if (discovered > options.max_states || discovered + 1 >= kMaxNodes)
-      return stop("max-states");
+      return std::string(InterruptName());
+    if ((expanded & 1023) == 0 && OverMemory(options)) return "memory-limit";
+    ExpandNode(state, windowed);
+    if (discovered_ > options.max_states || discovered_ + 1 >= kMaxNodes)
+      return "max-states";
   }
-  result.states = graph.size();
-  result.edges = graph.edges.size();
-  result.collision_probability = static_cast<double>(graph.size()) *
-                                 graph.size() / 2 / 18446744073709551616.0;
-  std::size_t scratch = 0;
-  // The quotient positions of the lasso's steps from node 0 and its loop.
+  return std::nullopt;
+}
+
+// A lasso in the graph: the edge positions of its steps from node 0, and
+// where its cycle starts among them.
+struct LassoSteps {
   std::vector<uint32_t> steps;
   std::size_t loop = 0;
-  bool found = false;
-  if (!reduced) {
-    const std::optional<std::vector<uint32_t>> scc =
-        FindFairScc(graph, &scratch);
-    if (scc) {
-      const Lasso lasso = BuildLasso(graph, *scc);
-      steps = lasso.steps;
-      loop = lasso.loop;
-      found = true;
-    }
-  } else {
-    // The lifted SCC nearest node 0 (smallest least member) with a fair SCC
-    // in its product, and that fair SCC.
-    std::optional<std::vector<uint32_t>> best_members;
-    std::vector<uint32_t> best_fair;
-    Product best_product;
-    std::size_t lifted_peak = 0;
-    bool over_budget = false;
-    ForEachScc(
-        graph,
-        [&](const std::vector<uint32_t>& members,
-            const std::vector<bool>& in_scc) {
-          if (over_budget) return;
-          if (best_members && best_members->front() < members.front()) return;
-          if (!MayLiftFair(graph, frames, members, in_scc)) return;
-          Product product = Lift(graph, edge_frame, frames, members, in_scc);
-          std::size_t product_scratch = 0;
-          const std::optional<std::vector<uint32_t>> fair =
-              FindFairScc(product.graph, &product_scratch);
-          lifted_peak = std::max(
-              lifted_peak, product.graph.bytes() +
-                               product.origin.capacity() * 4 + product_scratch);
-          if (OverMemory(options)) {
-            over_budget = true;
-            return;
-          }
-          if (!fair) return;
-          best_members = members;
-          best_fair = *fair;
-          best_product = std::move(product);
-        },
-        &scratch);
-    scratch += lifted_peak;
-    if (over_budget) return stop("memory-limit");
-    if (best_members) {
-      found = true;
-      const std::vector<uint32_t>& members = *best_members;
-      const uint32_t count = static_cast<uint32_t>(frames.size());
-      // A shortest stem in the quotient to a member the fair SCC passes,
-      // following the frame it arrives in.
-      std::vector<bool> passed(graph.size(), false);
-      for (const uint32_t p : best_fair) passed[members[p / count]] = true;
-      const std::optional<std::vector<uint32_t>> stem =
-          ShortestPathInto(graph, 0, passed);
-      MEMWAL_ASSERT(stem.has_value());
-      uint8_t frame = frames.Inverse(init_frame);
-      uint32_t node = 0;
-      for (const uint32_t position : *stem) {
-        frame = frames.Compose(frame, frames.Inverse(edge_frame[position]));
-        node = FairGraph::Target(graph.edges[position]);
-      }
-      // The fair SCC renamed so that it holds (node, frame): the product is
-      // closed under renaming, and renaming keeps an SCC fair.
-      const uint32_t j = static_cast<uint32_t>(
-          std::lower_bound(members.begin(), members.end(), node) -
-          members.begin());
-      std::optional<uint8_t> there;
-      for (const uint32_t p : best_fair) {
-        if (p / count == j) {
-          there = static_cast<uint8_t>(p % count);
-          break;
+};
+
+// With symmetry: the lifted SCC nearest node 0 (smallest least member) with a
+// fair SCC in its product, and that fair SCC.
+struct LiftedScc {
+  std::vector<uint32_t> members;
+  std::vector<uint32_t> fair;
+  Product product;
+};
+std::optional<LiftedScc> NearestLiftedFairScc(const GraphBuild& build,
+                                              const Frames& frames,
+                                              const LivenessOptions& options,
+                                              std::size_t* scratch,
+                                              bool* over_budget) {
+  std::optional<LiftedScc> best;
+  std::size_t lifted_peak = 0;
+  ForEachScc(
+      build.graph(),
+      [&](const std::vector<uint32_t>& members,
+          const std::vector<bool>& in_scc) {
+        if (*over_budget) return;
+        if (best && best->members.front() < members.front()) return;
+        if (!MayLiftFair(build.graph(), frames, members, in_scc)) return;
+        Product product =
+            Lift(build.graph(), build.edge_frame(), frames, members, in_scc);
+        std::size_t product_scratch = 0;
+        const std::optional<std::vector<uint32_t>> fair =
+            FindFairScc(product.graph, &product_scratch);
+        lifted_peak = std::max(lifted_peak, product.graph.bytes() +
+                                                product.origin.capacity() * 4 +
+                                                product_scratch);
+        if (OverMemory(options)) {
+          *over_budget = true;
+          return;
         }
-      }
-      MEMWAL_ASSERT(there.has_value());
-      const uint8_t shift = frames.Compose(frame, frames.Inverse(*there));
-      std::vector<uint32_t> renamed;
-      for (const uint32_t p : best_fair) {
-        renamed.push_back(
-            (p / count) * count +
-            frames.Compose(shift, static_cast<uint8_t>(p % count)));
-      }
-      std::sort(renamed.begin(), renamed.end());
-      const Lasso cycle =
-          BuildLasso(best_product.graph, renamed, j * count + frame);
-      MEMWAL_ASSERT(cycle.loop == 0);
-      steps = *stem;
-      loop = steps.size();
-      for (const uint32_t p : cycle.steps)
-        steps.push_back(best_product.origin[p]);
+        if (!fair) return;
+        best = LiftedScc{members, *fair, std::move(product)};
+      },
+      scratch);
+  *scratch += lifted_peak;
+  return best;
+}
+
+// The lasso through a lifted fair SCC: a shortest stem in the quotient to a
+// member the fair SCC passes, following the frame it arrives in, then the
+// cycle in the product, renamed so that it starts where the stem ends (the
+// product is closed under renaming, and renaming keeps an SCC fair).
+LassoSteps LassoThroughProduct(const GraphBuild& build, const Frames& frames,
+                               const LiftedScc& lifted) {
+  const FairGraph& graph = build.graph();
+  const std::vector<uint32_t>& members = lifted.members;
+  const uint32_t count = static_cast<uint32_t>(frames.size());
+  std::vector<bool> passed(graph.size(), false);
+  for (const uint32_t p : lifted.fair) passed[members[p / count]] = true;
+  const std::optional<std::vector<uint32_t>> stem =
+      ShortestPathInto(graph, 0, passed);
+  MEMWAL_ASSERT(stem.has_value());
+  uint8_t frame = frames.Inverse(build.init_frame());
+  uint32_t node = 0;
+  for (const uint32_t position : *stem) {
+    frame = frames.Compose(frame, frames.Inverse(build.edge_frame()[position]));
+    node = FairGraph::Target(graph.edges[position]);
+  }
+  const uint32_t j = static_cast<uint32_t>(
+      std::lower_bound(members.begin(), members.end(), node) - members.begin());
+  std::optional<uint8_t> there;
+  for (const uint32_t p : lifted.fair) {
+    if (p / count == j) {
+      there = static_cast<uint8_t>(p % count);
+      break;
     }
   }
-  result.bytes = nodes.bytes() + graph.bytes() + edge_frame.bytes() + scratch +
-                 windowed_node.capacity() / 8;
-  // The layers and the whole graph hold the same nodes, edges and SCCs.
-  MEMWAL_ASSERT(found || !layered_fair);
-  if (!found) return result;
-  result.holds = false;
-  // The concrete lasso: `at` is the state the run is in, `canon` the
-  // representative of its node, at = Permute(canon, frame).
+  MEMWAL_ASSERT(there.has_value());
+  const uint8_t shift = frames.Compose(frame, frames.Inverse(*there));
+  std::vector<uint32_t> renamed;
+  for (const uint32_t p : lifted.fair) {
+    renamed.push_back((p / count) * count +
+                      frames.Compose(shift, static_cast<uint8_t>(p % count)));
+  }
+  std::sort(renamed.begin(), renamed.end());
+  const Lasso cycle =
+      BuildLasso(lifted.product.graph, renamed, j * count + frame);
+  MEMWAL_ASSERT(cycle.loop == 0);
+  LassoSteps out{.steps = *stem, .loop = stem->size()};
+  for (const uint32_t p : cycle.steps)
+    out.steps.push_back(lifted.product.origin[p]);
+  return out;
+}
+
+// The lasso nearest Init in the built graph, if a fair cycle exists.
+std::optional<LassoSteps> FindLassoSteps(const GraphBuild& build,
+                                         const Frames& frames,
+                                         const LivenessOptions& options,
+                                         std::size_t* scratch,
+                                         bool* over_budget) {
+  if (!build.reduced()) {
+    const std::optional<std::vector<uint32_t>> scc =
+        FindFairScc(build.graph(), scratch);
+    if (!scc) return std::nullopt;
+    const Lasso lasso = BuildLasso(build.graph(), *scc);
+    return LassoSteps{.steps = lasso.steps, .loop = lasso.loop};
+  }
+  const std::optional<LiftedScc> lifted =
+      NearestLiftedFairScc(build, frames, options, scratch, over_budget);
+  if (*over_budget || !lifted) return std::nullopt;
+  return LassoThroughProduct(build, frames, *lifted);
+}
+
+// The concrete lasso from the graph's steps into result's trace, states,
+// loop and window: `at` is the state the run is in, `canon` the
+// representative of its node, at = Permute(canon, frame).
+void ConcreteLasso(const model::Config& config, const GraphBuild& build,
+                   const Frames& frames, const LassoSteps& lasso,
+                   LivenessResult* result) {
+  const FairGraph& graph = build.graph();
+  const State init = model::Init(config.bounds);
   State at = init;
-  State canon =
-      init_frame == 0 ? init : model::Permute(init, frames.at(init_frame));
-  uint8_t frame = frames.Inverse(init_frame);
+  State canon = build.init_frame() == 0
+                    ? init
+                    : model::Permute(init, frames.at(build.init_frame()));
+  uint8_t frame = frames.Inverse(build.init_frame());
   uint32_t node = 0;
-  result.states_on_trace.push_back(at);
-  for (std::size_t k = 0; k < steps.size(); ++k) {
-    const uint32_t position = steps[k];
-    if (k == loop) result.loop = result.trace.size();
+  std::vector<Action> actions;
+  result->states_on_trace.push_back(at);
+  for (std::size_t k = 0; k < lasso.steps.size(); ++k) {
+    const uint32_t position = lasso.steps[k];
+    if (k == lasso.loop) result->loop = result->trace.size();
     MEMWAL_ASSERT(SourceOf(graph, position) == node);
-    const bool windowed = windowed_node[node];
+    const bool windowed = build.windowed_node()[node];
     EnabledSteps(config, canon, windowed, &actions);
     const std::size_t choice = position - graph.begin[node];
     node = FairGraph::Target(graph.edges[position]);
-    const uint8_t to_representative = reduced ? edge_frame[position] : 0;
+    const uint8_t to_representative =
+        build.reduced() ? build.edge_frame()[position] : 0;
     if (choice == actions.size()) {  // into the continuation
-      MEMWAL_ASSERT(!windowed && !result.window);
-      result.window = result.trace.size();
+      MEMWAL_ASSERT(!windowed && !result->window);
+      result->window = result->trace.size();
       model::Fold(config, &at);
       model::Fold(config, &canon);
-      result.states_on_trace.back() = at;
+      result->states_on_trace.back() = at;
     } else {
       const Action action = actions[choice];
       const Action concrete =
@@ -1039,15 +1091,53 @@ LivenessResult CheckLivenessOnce(const model::Config& config,
       at = windowed ? Step(config, at, concrete) : Plain(config, at, concrete);
       canon =
           windowed ? Step(config, canon, action) : Plain(config, canon, action);
-      result.trace.push_back(concrete);
-      result.states_on_trace.push_back(at);
+      result->trace.push_back(concrete);
+      result->states_on_trace.push_back(at);
     }
     if (to_representative != 0)
       canon = model::Permute(canon, frames.at(to_representative));
     frame = frames.Compose(frame, frames.Inverse(to_representative));
     MEMWAL_ASSERT(frame == 0 || model::Permute(canon, frames.at(frame)) == at);
   }
-  if (loop == steps.size()) result.loop = result.trace.size();
+  if (lasso.loop == lasso.steps.size()) result->loop = result->trace.size();
+}
+
+LivenessResult CheckLivenessOnce(const model::Config& config,
+                                 const LivenessOptions& options) {
+  LivenessResult result;
+  const Frames frames(config, options.symmetry);
+  bool layered_fair = false;
+  std::optional<std::optional<uint64_t>> expand_through;
+  if (options.layered && SweepFirst(config, options, frames, &result,
+                                    &expand_through, &layered_fair))
+    return result;
+  GraphBuild build(config, frames, expand_through);
+  const auto stop = [&](const std::string& why) {
+    result.complete = false;
+    result.stopped_by = why;
+    result.states = build.discovered();
+    result.edges = build.graph().edges.size();
+    result.bytes = build.bytes();
+    return result;
+  };
+  if (const std::optional<std::string> why = build.Build(options))
+    return stop(*why);
+  const FairGraph& graph = build.graph();
+  result.states = graph.size();
+  result.edges = graph.edges.size();
+  result.collision_probability = static_cast<double>(graph.size()) *
+                                 graph.size() / 2 / 18446744073709551616.0;
+  std::size_t scratch = 0;
+  bool over_budget = false;
+  const std::optional<LassoSteps> lasso =
+      FindLassoSteps(build, frames, options, &scratch, &over_budget);
+  if (over_budget) return stop("memory-limit");
+  result.bytes = build.bytes() + scratch + build.windowed_node().capacity() / 8;
+  // The layers and the whole graph hold the same nodes, edges and SCCs.
+  MEMWAL_ASSERT(lasso || !layered_fair);
+  if (!lasso) return result;
+  result.holds = false;
+  ConcreteLasso(config, build, frames, *lasso, &result);
   const std::vector<Action> cycle(result.trace.begin() + result.loop,
                                   result.trace.end());
   result.note = Explain(config, result.states_on_trace[result.loop], cycle);

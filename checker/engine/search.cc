@@ -190,6 +190,7 @@ struct Walk {
 };
 
 class KeptSet;
+struct Pending;
 struct Frame;
 
 class Engine {
@@ -219,6 +220,16 @@ class Engine {
   std::optional<lockstep::Finding> CheckModel(const State& state) const;
   void ExpandChunk(PackedList<Slot>* level, std::vector<Chunk>* chunks,
                    std::size_t c, KeptSet* kept);
+  struct Batch;
+  enum class Checked { kOk, kBroken, kEnd };
+  bool Record(Batch* batch, const Pending& q, lockstep::Finding finding) const;
+  bool EndAt(Batch* batch, std::size_t k) const;
+  void LookUpSeen(Batch* batch) const;
+  Checked CheckNew(Batch* batch, Pending& q, std::size_t k) const;
+  bool Admit(Batch* batch, std::size_t k);
+  bool Resolve(Batch* batch);
+  bool ExpandInto(Batch* batch, std::size_t position, const State& state,
+                  const Slot& slot, std::vector<Action>* actions);
   bool MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
                   PackedList<Slot>* next);
   void RunBfs(const State& root, WorldPtr world);
@@ -479,150 +490,226 @@ class KeptSet {
 // chunks are contiguous). Successors are expanded ahead in batches of kBatch
 // and resolved in order; the first finding ends the expansion as it would one
 // at a time, so the counters are the same.
+// One chunk's expansion in progress: its batch of successors waiting to be
+// resolved in order.
+struct Engine::Batch {
+  static constexpr std::size_t kSize = 16;
+  std::vector<Chunk>* chunks = nullptr;
+  Chunk* chunk = nullptr;
+  uint32_t number = 0;  // the chunk's
+  KeptSet* kept = nullptr;
+  bool identity = false;  // keying_.Identity()
+  std::vector<Pending> pending = std::vector<Pending>(kSize);
+  std::size_t count = 0;
+  std::string packed{};  // scratch
+};
+
+// Records a finding at `q`; true when it ends the chunk (not with
+// keep_going, which records the first finding of each invariant and goes on).
+bool Engine::Record(Batch* batch, const Pending& q,
+                    lockstep::Finding finding) const {
+  Found at{.key = (uint64_t{q.position} << 16) | q.index,
+           .finding = std::move(finding),
+           .parent = q.parent,
+           .action = q.action};
+  Chunk* chunk = batch->chunk;
+  if (!options_.keep_going) {
+    chunk->found = std::move(at);
+    return true;
+  }
+  for (const Found& known : chunk->founds) {
+    if (known.finding.invariant == at.finding.invariant) return false;
+  }
+  chunk->founds.push_back(std::move(at));
+  return false;
+}
+
+// A finding at pending[k] ends the chunk: the successors expanded after it
+// are taken back out of the counters, which then are those of expanding one
+// successor at a time (the same for any thread count). True.
+bool Engine::EndAt(Batch* batch, std::size_t k) const {
+  if (k + 1 >= batch->count) return true;
+  Counters& counters = batch->chunk->counters;
+  for (std::size_t later = k + 1; later < batch->count; ++later) {
+    counters.transitions -= 1;
+    counters.coverage[batch->pending[later].action.index()] -= 1;
+  }
+  counters.goals = batch->pending[k + 1].goals_before;
+  return true;
+}
+
+// The seen set, which nothing changes during a level (but the direct path's
+// inserts, which Admit asks again): the stored entries a lookup compares
+// with are asked for a few successors ahead (their slots were asked for when
+// they were expanded), and the kept set's slot only for a successor the seen
+// set does not hold.
+void Engine::LookUpSeen(Batch* batch) const {
+  constexpr std::size_t kAhead = 4;
+  std::vector<Pending>& pending = batch->pending;
+  const std::size_t count = batch->count;
+  for (std::size_t k = 0; k < std::min(kAhead, count); ++k)
+    if (!pending[k].next.finding) seen_.PrefetchEntry(pending[k].fingerprint);
+  for (std::size_t k = 0; k < count; ++k) {
+    if (k + kAhead < count && !pending[k + kAhead].next.finding)
+      seen_.PrefetchEntry(pending[k + kAhead].fingerprint);
+    Pending& q = pending[k];
+    if (q.next.finding) continue;
+    q.seen = seen_.Contains(q.fingerprint, q.key);
+    if (!q.seen && !direct_) batch->kept->Prefetch(q.fingerprint);
+  }
+}
+
+// A new state's own checks where its step did not run them (model only: a
+// lockstep step checked the model's successor): kEnd when a finding ends the
+// chunk, kBroken when keep_going recorded one (the state is not expanded).
+Engine::Checked Engine::CheckNew(Batch* batch, Pending& q,
+                                 std::size_t k) const {
+  if (q.next.world != nullptr) return Checked::kOk;
+  if (options_.keep_going) {
+    bool broken = false;
+    for (const model::Invariant& invariant : model::AllInvariants()) {
+      if (invariant.holds(setup_.config, q.next.state)) continue;
+      broken = true;
+      Record(batch, q,
+             lockstep::Finding{std::string(invariant.name),
+                               "broken on the model"});
+    }
+    return broken ? Checked::kBroken : Checked::kOk;
+  }
+  if (options_.lockstep) return Checked::kOk;
+  if (std::optional<lockstep::Finding> broken = CheckModel(q.next.state)) {
+    Record(batch, q, std::move(*broken));
+    EndAt(batch, k);
+    return Checked::kEnd;
+  }
+  return Checked::kOk;
+}
+
+// The successor pending[k], not in the seen set when the level began: new in
+// the level unless this worker's kept set (or, on the direct path, the seen
+// set) holds it; a new one is checked and then kept, in the chunk's
+// candidates or, on the direct path, in the seen set, the trace store and
+// the next level. True when the chunk ends.
+bool Engine::Admit(Batch* batch, std::size_t k) {
+  Pending& q = batch->pending[k];
+  std::size_t kept_at = SIZE_MAX;
+  if (direct_) {
+    // `seen` was asked before this batch's successors went in.
+    if (seen_.Contains(q.fingerprint, q.key)) return false;
+  } else {
+    const auto key_of = [&](uint32_t in, uint32_t kept) {
+      const Chunk& at = (*batch->chunks)[in];
+      return batch->identity
+                 ? at.out.Packed(kept)
+                 : std::string_view(at.keys[at.out.extra(kept).key]);
+    };
+    kept_at = batch->kept->Find(q.fingerprint, q.key, batch->number, key_of);
+    if (kept_at == SIZE_MAX) return false;
+  }
+  switch (CheckNew(batch, q, k)) {
+    case Checked::kEnd:
+      return true;
+    case Checked::kBroken:
+      return false;
+    case Checked::kOk:
+      break;
+  }
+  // Exact storage, no symmetry: the state is its own representative and its
+  // packing is the key.
+  const bool own_key = exact() && batch->identity;
+  if (!own_key) {
+    PackEncoding(
+        std::string_view(reinterpret_cast<const char*>(q.encoding), q.size),
+        &batch->packed);
+  }
+  const std::string& key = own_key ? q.key : batch->packed;
+  if (direct_) {
+    if (seen_.size() >= options_.max_states) return false;
+    MEMWAL_ASSERT(seen_.Insert(q.fingerprint, q.key));
+    const uint32_t node = traces_.Add(q.parent, PackAction(q.action));
+    counters_.CountState(direct_depth_);
+    result_.stats.depth_max = direct_depth_;
+    direct_next_->Push(
+        key, Slot{.node = node,
+                  .worker = static_cast<uint8_t>(batch->chunk->worker)});
+    return false;
+  }
+  Chunk* chunk = batch->chunk;
+  CandidateExtra extra{.fingerprint = q.fingerprint,
+                       .parent = q.parent,
+                       .action = PackAction(q.action),
+                       .order = (uint64_t{q.position} << 16) | q.index,
+                       .world = std::move(q.next.world)};
+  batch->kept->Keep(kept_at, q.fingerprint, batch->number,
+                    static_cast<uint32_t>(chunk->out.size()));
+  if (exact() && !own_key) {
+    extra.key = static_cast<uint32_t>(chunk->keys.size());
+    chunk->keys.push_back(q.key);
+  }
+  chunk->out.Push(key, std::move(extra));
+  return false;
+}
+
+// Resolves the batch in order; true when the chunk ends.
+bool Engine::Resolve(Batch* batch) {
+  LookUpSeen(batch);
+  for (std::size_t k = 0; k < batch->count; ++k) {
+    Pending& q = batch->pending[k];
+    if (q.next.finding) {
+      if (Record(batch, q, std::move(*q.next.finding))) return EndAt(batch, k);
+      continue;  // keep_going: a broken state is not expanded
+    }
+    if (q.seen) continue;
+    if (Admit(batch, k)) return true;
+  }
+  batch->count = 0;
+  return false;
+}
+
+// Expands the state at `position` (`slot` in the level) into the batch,
+// resolving it whenever it is full. True when the chunk ends.
+bool Engine::ExpandInto(Batch* batch, std::size_t position, const State& state,
+                        const Slot& slot, std::vector<Action>* actions) {
+  model::EnabledActions(setup_.config, state, actions);
+  Chunk* chunk = batch->chunk;
+  for (std::size_t a = 0; a < actions->size(); ++a) {
+    Pending& q = batch->pending[batch->count++];
+    q.goals_before = chunk->counters.goals;
+    Expand(state, slot.world.get(), (*actions)[a], &chunk->counters,
+           /*check_state=*/false, &q.next);
+    q.position = position;
+    q.index = a;
+    q.parent = slot.node;
+    q.action = (*actions)[a];
+    if (q.next.finding) {
+      if (!options_.keep_going) {
+        Resolve(batch);
+        return true;
+      }
+    } else {
+      q.size = model::EncodeTo(q.next.state, q.encoding);
+      q.fingerprint = keying_.KeyOf(
+          q.next.state,
+          std::string_view(reinterpret_cast<const char*>(q.encoding), q.size),
+          exact() ? &q.key : nullptr);
+      seen_.Prefetch(q.fingerprint);
+    }
+    if (batch->count == Batch::kSize && Resolve(batch)) return true;
+  }
+  return false;
+}
+
 void Engine::ExpandChunk(PackedList<Slot>* level, std::vector<Chunk>* chunks,
                          std::size_t c, KeptSet* kept) {
-  constexpr std::size_t kBatch = 16;
-  Chunk* chunk = &(*chunks)[c];
-  const uint32_t number = static_cast<uint32_t>(c);
+  Batch batch{.chunks = chunks,
+              .chunk = &(*chunks)[c],
+              .number = static_cast<uint32_t>(c),
+              .kept = kept,
+              .identity = keying_.Identity()};
   std::vector<Action> actions;
   State state;
-  std::string packed;
-  const bool identity = keying_.Identity();
-  std::vector<Pending> pending(kBatch);
-  std::size_t count = 0;
-  // True when the chunk ends here (not with keep_going, which records the
-  // first finding of each invariant and goes on).
-  auto found = [&](const Pending& q, lockstep::Finding finding) {
-    Found at{.key = (uint64_t{q.position} << 16) | q.index,
-             .finding = std::move(finding),
-             .parent = q.parent,
-             .action = q.action};
-    if (!options_.keep_going) {
-      chunk->found = std::move(at);
-      return true;
-    }
-    for (const Found& known : chunk->founds) {
-      if (known.finding.invariant == at.finding.invariant) return false;
-    }
-    chunk->founds.push_back(std::move(at));
-    return false;
-  };
-  // A finding at pending[k] ends the chunk: the successors expanded after it
-  // are taken back out of the counters, which then are those of expanding
-  // one successor at a time (the same for any thread count).
-  auto end_at = [&](std::size_t k) {
-    if (k + 1 >= count) return true;
-    Counters& counters = chunk->counters;
-    for (std::size_t later = k + 1; later < count; ++later) {
-      counters.transitions -= 1;
-      counters.coverage[pending[later].action.index()] -= 1;
-    }
-    counters.goals = pending[k + 1].goals_before;
-    return true;
-  };
-  // The key of the k-th successor chunk `in` kept (exact mode).
-  auto key_of = [&](uint32_t in, uint32_t k) {
-    const Chunk& at = (*chunks)[in];
-    return identity ? at.out.Packed(k)
-                    : std::string_view(at.keys[at.out.extra(k).key]);
-  };
-  // Resolves the batch in order; true when the chunk ends.
-  auto resolve = [&] {
-    // First the seen set, which nothing changes during a level: the stored
-    // entries a lookup compares with are asked for a few successors ahead
-    // (their slots were asked for when they were expanded), and the kept
-    // set's slot only for a successor the seen set does not hold.
-    constexpr std::size_t kAhead = 4;
-    for (std::size_t k = 0; k < std::min(kAhead, count); ++k)
-      if (!pending[k].next.finding) seen_.PrefetchEntry(pending[k].fingerprint);
-    for (std::size_t k = 0; k < count; ++k) {
-      if (k + kAhead < count && !pending[k + kAhead].next.finding)
-        seen_.PrefetchEntry(pending[k + kAhead].fingerprint);
-      Pending& q = pending[k];
-      if (q.next.finding) continue;
-      q.seen = seen_.Contains(q.fingerprint, q.key);
-      if (!q.seen && !direct_) kept->Prefetch(q.fingerprint);
-    }
-    // Then in order.
-    for (std::size_t k = 0; k < count; ++k) {
-      Pending& q = pending[k];
-      if (q.next.finding) {
-        if (found(q, std::move(*q.next.finding))) return end_at(k);
-        continue;  // keep_going: a broken state is not expanded
-      }
-      if (q.seen) continue;
-      if (direct_) {
-        // `seen` was asked before this batch's successors went in.
-        if (seen_.Contains(q.fingerprint, q.key)) continue;
-        if (std::optional<lockstep::Finding> broken =
-                CheckModel(q.next.state)) {
-          found(q, std::move(*broken));
-          return end_at(k);
-        }
-        if (seen_.size() >= options_.max_states) continue;
-        MEMWAL_ASSERT(seen_.Insert(q.fingerprint, q.key));
-        const uint32_t node = traces_.Add(q.parent, PackAction(q.action));
-        counters_.CountState(direct_depth_);
-        result_.stats.depth_max = direct_depth_;
-        if (!exact() || !identity) {
-          PackEncoding(std::string_view(
-                           reinterpret_cast<const char*>(q.encoding), q.size),
-                       &packed);
-        }
-        // Exact storage, no symmetry: the key is the packing.
-        direct_next_->Push(
-            exact() && identity ? q.key : packed,
-            Slot{.node = node, .worker = static_cast<uint8_t>(chunk->worker)});
-        continue;
-      }
-      const std::size_t kept_at =
-          kept->Find(q.fingerprint, q.key, number, key_of);
-      if (kept_at == SIZE_MAX) continue;
-      if (q.next.world == nullptr && options_.keep_going) {
-        bool broken = false;
-        for (const model::Invariant& invariant : model::AllInvariants()) {
-          if (invariant.holds(setup_.config, q.next.state)) continue;
-          broken = true;
-          found(q, lockstep::Finding{std::string(invariant.name),
-                                     "broken on the model"});
-        }
-        if (broken) continue;
-      } else if (q.next.world == nullptr && !options_.lockstep) {
-        if (std::optional<lockstep::Finding> broken =
-                CheckModel(q.next.state)) {
-          found(q, std::move(*broken));
-          return end_at(k);
-        }
-      }
-      CandidateExtra extra{.fingerprint = q.fingerprint,
-                           .parent = q.parent,
-                           .action = PackAction(q.action),
-                           .order = (uint64_t{q.position} << 16) | q.index,
-                           .world = std::move(q.next.world)};
-      kept->Keep(kept_at, q.fingerprint, number,
-                 static_cast<uint32_t>(chunk->out.size()));
-      if (exact() && identity) {
-        // The state is its own representative: its packing is the key.
-        chunk->out.Push(q.key, std::move(extra));
-        continue;
-      }
-      PackEncoding(
-          std::string_view(reinterpret_cast<const char*>(q.encoding), q.size),
-          &packed);
-      if (exact()) {
-        extra.key = static_cast<uint32_t>(chunk->keys.size());
-        chunk->keys.push_back(q.key);
-      }
-      chunk->out.Push(packed, std::move(extra));
-    }
-    count = 0;
-    return false;
-  };
-  for (std::size_t p = chunk->begin; p < chunk->end; ++p) {
-    if (Stopped()) {
-      resolve();
-      return;
-    }
+  for (std::size_t p = batch.chunk->begin; p < batch.chunk->end; ++p) {
+    if (Stopped()) break;
     if ((p & 63) == 0) CheckBudget();
     Slot& slot = level->extra(p);
     if (slot.broken) {
@@ -630,34 +717,10 @@ void Engine::ExpandChunk(PackedList<Slot>* level, std::vector<Chunk>* chunks,
       continue;
     }
     level->Unpack(p, &state);
-    model::EnabledActions(setup_.config, state, &actions);
-    for (std::size_t a = 0; a < actions.size(); ++a) {
-      Pending& q = pending[count++];
-      q.goals_before = chunk->counters.goals;
-      Expand(state, slot.world.get(), actions[a], &chunk->counters,
-             /*check_state=*/false, &q.next);
-      q.position = p;
-      q.index = a;
-      q.parent = slot.node;
-      q.action = actions[a];
-      if (q.next.finding) {
-        if (!options_.keep_going) {
-          resolve();
-          return;
-        }
-      } else {
-        q.size = model::EncodeTo(q.next.state, q.encoding);
-        q.fingerprint = keying_.KeyOf(
-            q.next.state,
-            std::string_view(reinterpret_cast<const char*>(q.encoding), q.size),
-            exact() ? &q.key : nullptr);
-        seen_.Prefetch(q.fingerprint);
-      }
-      if (count == kBatch && resolve()) return;
-    }
+    if (ExpandInto(&batch, p, state, slot, &actions)) return;
     slot.world.reset();
   }
-  resolve();
+  Resolve(&batch);
 }
 
 // Frees the chunks' candidates on `workers`, each first by the worker that
@@ -804,7 +867,10 @@ void Engine::RunBfs(const State& root, WorldPtr world) {
   // faults and copies as they grew again.
   std::vector<Chunk> chunks;
   std::vector<KeptSet> kept(workers_.size(), KeptSet(exact()));
-  for (uint16_t depth = 1; !level.empty() && !Stopped(); ++depth) {
+  for (uint16_t depth = 1;
+       !level.empty() && !Stopped() &&
+       (options_.max_depth == 0 || depth <= options_.max_depth);
+       ++depth) {
     result_.frontier_max =
         std::max<uint64_t>(result_.frontier_max, level.size());
     ShowStatus(depth - 1, level.size());
@@ -864,8 +930,8 @@ constexpr std::size_t kDfsCacheDivisor = 256;
 class CacheShare {
  public:
   explicit CacheShare(std::size_t divisor)
-      : previous_(impl::cache_divisor.exchange(divisor)) {}
-  ~CacheShare() { impl::cache_divisor.store(previous_); }
+      : previous_(std::exchange(impl::cache_divisor, divisor)) {}
+  ~CacheShare() { impl::cache_divisor = previous_; }
   CacheShare(const CacheShare&) = delete;
   CacheShare& operator=(const CacheShare&) = delete;
 
@@ -1219,13 +1285,45 @@ uint64_t ResidentMegabytes() {
   return resident * static_cast<uint64_t>(page > 0 ? page : 4096) >> 20;
 }
 
+namespace {
+
+// A depth-first run's violation at depth d, replaced by the first violation
+// of a breadth-first run bounded by depth d (search.h): what a BFS run reports,
+// with a shortest trace. The DFS's state of the search (counts, coverage) is
+// kept. A goal never reached (no trace) and a finding at Init stay as they
+// are, and so does the DFS's trace if the bounded BFS breaks nothing (a World
+// history the model state does not capture).
+void ShortenDfsViolation(const lockstep::LockstepSetup& setup,
+                         const Options& options, SearchResult* result) {
+  if (result->verdict != Verdict::kViolation || !result->violation ||
+      result->violation->trace.empty() || result->violation->loop)
+    return;
+  Options bounded = options;
+  bounded.order = Order::kBfs;
+  bounded.max_depth = static_cast<int>(result->violation->trace.size());
+  bounded.status = nullptr;
+  Engine engine(setup, bounded);
+  const SearchResult bfs = engine.Run();
+  if (bfs.verdict != Verdict::kViolation || !bfs.violation ||
+      bfs.violation->trace.empty() ||
+      bfs.violation->trace.size() > result->violation->trace.size())
+    return;
+  result->violation = bfs.violation;
+  result->violations = {*bfs.violation};
+}
+
+}  // namespace
+
 SearchResult Search(const lockstep::LockstepSetup& setup,
                     const Options& options) {
   MEMWAL_ASSERT(model::CheckConfig(setup.config).ok());
   MEMWAL_ASSERT(options.threads >= 1 && options.max_states >= 1);
   MEMWAL_ASSERT(!options.keep_going || options.order == Order::kBfs);
   Engine engine(setup, options);
-  return engine.Run();
+  SearchResult result = engine.Run();
+  if (options.order == Order::kDfs)
+    ShortenDfsViolation(setup, options, &result);
+  return result;
 }
 
 }  // namespace memwal::checker::engine

@@ -19,8 +19,11 @@
 // DFS holds one path of Worlds, and runs with a small share of the decode
 // caches (impl::CachedEntries), where a lockstep BFS holds a World per
 // frontier state: at small, to its end, on one thread, 23 MB peak resident
-// against 1.37 GB (model-only BFS: 32 MB). A DFS trace is not a shortest one;
-// `memwal-check minimize` (or the gate's minimization) shortens it.
+// against 1.37 GB (model-only BFS: 32 MB). A DFS run that breaks an invariant
+// at depth d then runs a BFS bounded by depth d (Options::max_depth) and
+// reports that BFS's first violation: the one a BFS run reports, with a
+// shortest trace (the DFS's counts are kept). Only that bounded BFS holds a
+// World per frontier state, and only when something is broken.
 //
 // Symmetry (model/symmetry.h). With Options::symmetry, a state is looked up by
 // the fingerprint of its orbit's canonical representative, where the
@@ -113,6 +116,9 @@ struct Options {
   // first violation in BFS order (a shortest trace for it). Model-only, every
   // invariant a new state breaks is recorded, not only the first.
   bool keep_going = false;
+  // BFS only: no state past this depth is reached (0: no bound). A
+  // depth-first run's counterexample is shortened with it (Search).
+  int max_depth = 0;
 };
 
 struct Stats {
@@ -133,8 +139,8 @@ struct Stats {
   uint64_t trace_bytes = 0;          // parent links
   double collision_probability = 0;  // fingerprint mode's estimate
   int symmetry_permutations = 1;     // 1: no reduction
-  // The liveness pass that follows a clean search (checker/engine/liveness.h): the
-  // states of its graph (reachable and fair continuations) and its bytes.
+  // The liveness pass that follows a clean search (checker/engine/liveness.h):
+  // the states of its graph (reachable and fair continuations) and its bytes.
   uint64_t liveness_states = 0;
   uint64_t liveness_bytes = 0;
   uint64_t liveness_layers = 0;         // 0: the whole graph at once

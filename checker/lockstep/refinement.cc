@@ -664,14 +664,15 @@ void FillTable(const model::Config& config, const impl::World& world,
     }
     entry->versions.push_back(std::move(*version));
   }
-  Result<impl::RowsView> rows = world.ReadRows();
-  if (!rows.ok()) {
-    entry->status = rows.status();
+  Result<std::shared_ptr<const impl::RowsView>> shared = world.SharedRows();
+  if (!shared.ok()) {
+    entry->status = shared.status();
     return;
   }
+  const impl::RowsView& rows = **shared;
   std::vector<const impl::TableVersion*> lineage;
-  std::vector<VersionPtr> keep(rows->sources.size());
-  for (const impl::TableVersion& source : rows->sources)
+  std::vector<VersionPtr> keep(rows.sources.size());
+  for (const impl::TableVersion& source : rows.sources)
     lineage.push_back(&source);
   for (const VersionPtr& version : entry->versions) {
     lineage.push_back(version.get());
@@ -679,8 +680,8 @@ void FillTable(const model::Config& config, const impl::World& world,
   }
   // Only a table's own versions are memoized, and only when no source
   // precedes them (a source's versions are decoded per table).
-  if (!rows->sources.empty()) keep.assign(lineage.size(), nullptr);
-  AbstractTable(config, lineage, keep, ShardNumbersOf(world), *rows, entry);
+  if (!rows.sources.empty()) keep.assign(lineage.size(), nullptr);
+  AbstractTable(config, lineage, keep, ShardNumbersOf(world), rows, entry);
 }
 
 // In front of each EntryCache below, an impl::EpochCache by the epoch of the

@@ -8,6 +8,7 @@
 
 #include "base/flags.h"
 #include "base/json_input.h"
+#include "base/memory.h"
 #include "base/output_file.h"
 #include "checker/engine/liveness.h"
 #include "checker/report/trace_reader.h"
@@ -544,6 +545,7 @@ int RunReportCommand(const std::vector<std::string>& args, std::ostream& out,
     const Result<nlohmann::json> rows = ParseJsonInput(*text);
     if (!rows.ok())
       return fail(Usage(Escaped(rows_path) + ": " + rows.status().message()));
+    SetPartialCount("rows read", rows->size());
     const Status written = WriteVariantsPages(out_path, *rows);
     if (!written.ok()) return fail(written);
     out << "wrote " << out_path << "/variants.html\n";
@@ -551,6 +553,7 @@ int RunReportCommand(const std::vector<std::string>& args, std::ostream& out,
   }
   Result<std::string> html = RenderTraceFile(trace_path);
   if (!html.ok()) return fail(html.status());
+  SetPartialCount("bytes rendered", html->size());
   const Status written = WriteFileAtomically(out_path, *html);
   if (!written.ok()) return fail(written);
   out << "wrote " << out_path << "\n";

@@ -111,7 +111,13 @@ Result<LoadedTable> LoadTable(const std::string& dir,
   out.indexes = indexes;
 
   impl::MemoryStore store;
-  MEMWAL_RETURN_IF_ERROR(CopyTree(dir, "", &store, &out.notes, 0));
+  {
+    // Every read of the copy is opened beneath the table (issue 42): the
+    // lstat above each read says what to skip, the confinement makes sure a
+    // symlink swapped in after it cannot lead a read outside.
+    const inspect::TableConfinement confinement(dir);
+    MEMWAL_RETURN_IF_ERROR(CopyTree(dir, "", &store, &out.notes, 0));
+  }
   impl::Options world_options;
   world_options.protocol = report.protocol;
   world_options.shards = out.shards;

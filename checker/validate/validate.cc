@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "base/memory.h"
 #include "checker/lockstep/refinement.h"
 #include "checker/validate/load.h"
 #include "checker/validate/window.h"
@@ -459,6 +460,7 @@ void Validator::Step(std::size_t k) {
                                       .to = next.number,
                                       .operation = next.operation,
                                       .actions = explained_by});
+  SetPartialCount("steps explained", out_->explained.size());
   chain_.alternatives = std::move(next_alternatives);
 }
 

@@ -5,7 +5,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <new>
@@ -100,6 +102,155 @@ TEST_F(InputFile, ASymlinkOutOfTheRootIsRefusedAndOneInsideIsFollowed) {
   // A sibling whose name starts with the root's is not inside it.
   fs::create_directories(Path("table2"));
   EXPECT_FALSE(CheckWithin(root, Path("table2")).ok());
+}
+
+// Issue 42 item 3: resolve-then-open let a symlink swapped in between the
+// check and the open lead the read outside. Method: a thread swaps a
+// manifest between a regular file inside the table and a symlink to a file
+// outside it, as fast as it can, while this thread reads it 3000 times; no
+// read may ever return the outside file's bytes. Run through openat2 and
+// through the O_NOFOLLOW walk.
+void ReadsNeverLeaveTheTableWhileASymlinkIsSwappedIn(const std::string& dir,
+                                                     bool walk) {
+  fs::create_directories(dir + "/table/_versions");
+  std::ofstream(dir + "/secret") << "outside";
+  const std::string manifest = dir + "/table/_versions/2.manifest";
+  std::ofstream(manifest) << "inside";
+  std::atomic<bool> done{false};
+  std::thread swapper([&] {
+    const std::string link = dir + "/table/_versions/.link";
+    const std::string file = dir + "/table/_versions/.file";
+    while (!done.load()) {
+      std::ofstream(file) << "inside";
+      ::rename(file.c_str(), manifest.c_str());
+      (void)::symlink("../../secret", link.c_str());
+      ::rename(link.c_str(), manifest.c_str());
+    }
+  });
+  ForceBeneathWalkForTesting(walk);
+  // At least 3000 reads, and until both states were met 50 times (the
+  // swapper may get little of a loaded machine), at most 20 seconds.
+  int read_inside = 0, refused = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (int k = 0; k < 3000 || read_inside < 50 || refused < 50; ++k) {
+    if (std::chrono::steady_clock::now() - start > std::chrono::seconds(20))
+      break;
+    const Result<std::string> bytes =
+        ReadInputFileWithin(dir + "/table", manifest, 99);
+    if (bytes.ok()) {
+      ASSERT_EQ(*bytes, "inside") << "read " << k << " left the table";
+      ++read_inside;
+    } else {
+      ++refused;
+    }
+  }
+  ForceBeneathWalkForTesting(false);
+  done.store(true);
+  swapper.join();
+  // Both states were met (else the test proved nothing).
+  EXPECT_GT(read_inside, 0);
+  EXPECT_GT(refused, 0);
+}
+
+TEST_F(InputFile, AReadNeverLeavesTheTableWhileASymlinkIsSwappedIn) {
+  ReadsNeverLeaveTheTableWhileASymlinkIsSwappedIn(dir_, false);
+}
+
+TEST_F(InputFile, WithoutOpenat2AReadNeverLeavesTheTableEither) {
+  ReadsNeverLeaveTheTableWhileASymlinkIsSwappedIn(dir_, true);
+}
+
+TEST_F(InputFile, WithoutOpenat2NoSymlinkIsFollowedAndDotDotIsRefused) {
+  fs::create_directories(Path("table/_versions"));
+  Write("secret", "outside");
+  Write("table/_versions/1.manifest", "inside");
+  fs::create_symlink("1.manifest", Path("table/_versions/3.manifest"));
+  fs::create_symlink("_versions", Path("table/v"));
+  ForceBeneathWalkForTesting(true);
+  const std::string root = Path("table");
+  EXPECT_EQ(*ReadInputFileWithin(root, Path("table/_versions/1.manifest"), 99),
+            "inside");
+  const Result<std::string> link =
+      ReadInputFileWithin(root, Path("table/_versions/3.manifest"), 99);
+  const Result<std::string> through =
+      ReadInputFileWithin(root, Path("table/v/1.manifest"), 99);
+  const Result<std::string> up =
+      ReadInputFileWithin(root, Path("table/../secret"), 99);
+  ForceBeneathWalkForTesting(false);
+  ASSERT_FALSE(link.ok());
+  EXPECT_NE(link.status().message().find("not followed"), std::string::npos)
+      << link.status().message();
+  ASSERT_FALSE(through.ok());
+  EXPECT_NE(through.status().message().find("not followed"), std::string::npos)
+      << through.status().message();
+  ASSERT_FALSE(up.ok());
+  EXPECT_NE(up.status().message().find("outside"), std::string::npos)
+      << up.status().message();
+}
+
+TEST_F(InputFile, ADirectoryIsListedBeneathTheRootOnly) {
+  fs::create_directories(Path("table/_versions"));
+  fs::create_directories(Path("other/_versions"));
+  Write("table/_versions/1.manifest", "inside");
+  Write("other/_versions/9.manifest", "other");
+  fs::create_symlink("../other/_versions", Path("table/theirs"));
+  const Result<int> fd = OpenRootDirectory(Path("table"));
+  ASSERT_TRUE(fd.ok());
+  const Beneath table{.fd = *fd, .name = Path("table")};
+  const Result<std::vector<std::string>> ours =
+      ListDirectoryBeneath(table, "_versions");
+  const Result<std::vector<std::string>> theirs =
+      ListDirectoryBeneath(table, "theirs");
+  ::close(*fd);
+  ASSERT_TRUE(ours.ok());
+  EXPECT_EQ(*ours, std::vector<std::string>{"1.manifest"});
+  ASSERT_FALSE(theirs.ok());
+  EXPECT_NE(theirs.status().message().find("outside"), std::string::npos)
+      << theirs.status().message();
+}
+
+// The partial report main prints when memory runs out outside a search.
+std::string PartialReportText() {
+  std::FILE* file = std::tmpfile();
+  EXPECT_NE(file, nullptr);
+  WritePartialReport(file);
+  std::rewind(file);
+  std::string text;
+  char buffer[512];
+  while (std::size_t n = std::fread(buffer, 1, sizeof(buffer), file))
+    text.append(buffer, n);
+  std::fclose(file);
+  return text;
+}
+
+TEST(PartialReport, NamesTheCommandItsCountsSoFarAndTheVerdictMemoryLimit) {
+  BeginPartialReport("corpus", false);
+  SetPartialCount("walks", 7);
+  SetPartialCount("entries", 2);
+  SetPartialCount("walks", 9);
+  SetPartialNote("a line\nwith\x1b[2J control bytes");
+  EXPECT_EQ(PartialReportText(),
+            "memwal-check corpus: out of memory (memory-limit); partial "
+            "report:\nverdict: memory-limit\nwalks: 9\nentries: 2\nnote: a "
+            "line with [2J control bytes\n");
+}
+
+TEST(PartialReport, IsOneJsonObjectWhenTheCommandWasAskedForJson) {
+  BeginPartialReport("check", true);
+  SetPartialCount("states", 12);
+  SetPartialNote("found \"X\" \\ here");
+  const Result<nlohmann::json> json = ParseJsonInput(PartialReportText());
+  ASSERT_TRUE(json.ok()) << PartialReportText();
+  EXPECT_EQ((*json)["command"], "check");
+  EXPECT_EQ((*json)["verdict"], "memory-limit");
+  EXPECT_EQ((*json)["stopped_by"], "memory-limit");
+  EXPECT_EQ((*json)["counts"]["states"], 12);
+  EXPECT_EQ((*json)["note"], "found \"X\" \\ here");
+  // A new command starts a clean record.
+  BeginPartialReport("inspect", false);
+  EXPECT_EQ(PartialReportText(),
+            "memwal-check inspect: out of memory (memory-limit); partial "
+            "report:\nverdict: memory-limit\n");
 }
 
 TEST(JsonInput, ADuplicateKeyIsRefusedAtAnyDepth) {

@@ -3,10 +3,13 @@
 // through.
 #include "base/output_file.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -134,6 +137,67 @@ TEST_F(OutputFile, TwoWritersOfOnePathNeverShareATemporaryFile) {
   const std::string result = Contents(Path("out.txt"));
   EXPECT_TRUE(result == a || result == b);
   EXPECT_EQ(Names(), std::vector<std::string>{"out.txt"});
+}
+
+// A temporary a killed run left: the writer's own name pattern, a regular
+// file nobody holds.
+TEST_F(OutputFile, TheNextWriteIntoADirectorySweepsAKilledRunsTemporaries) {
+  std::ofstream(Path(".out.txt.tmp-0123456789ab")) << "half";
+  std::ofstream(Path(".other.json.tmp-fedcba987654")) << "half";
+  // Not the writer's pattern: left alone.
+  std::ofstream(Path(".out.txt.tmp-planted")) << "mine";
+  std::ofstream(Path("notes.tmp-0123456789ab")) << "mine";
+  // The writer's pattern, but a symlink (to a file outside) and a FIFO: left
+  // alone, the symlink's target untouched.
+  ASSERT_TRUE(WriteOutputFile(Path("victim"), "precious").ok());
+  fs::create_symlink(Path("victim"), Path(".link.tmp-00000000000a"));
+  ASSERT_EQ(mkfifo(Path(".fifo.tmp-00000000000b").c_str(), 0600), 0);
+  // A live writer's temporary (its flock held): left alone.
+  const int live = ::open(Path(".live.tmp-00000000000c").c_str(),
+                          O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  ASSERT_GE(live, 0);
+  ASSERT_EQ(::flock(live, LOCK_EX), 0);
+  ASSERT_TRUE(WriteOutputFile(Path("out.txt"), "output").ok());
+  ::close(live);
+  EXPECT_EQ(Names(), (std::vector<std::string>{
+                         ".fifo.tmp-00000000000b", ".link.tmp-00000000000a",
+                         ".live.tmp-00000000000c", ".out.txt.tmp-planted",
+                         "notes.tmp-0123456789ab", "out.txt", "victim"}));
+  EXPECT_EQ(Contents(Path("victim")), "precious");
+}
+
+TEST_F(OutputFile, MakingAnExistingOutputDirectorySweepsItToo) {
+  fs::create_directories(Path("o"));
+  std::ofstream(Path("o/.x.trace.json.tmp-0123456789ab")) << "half";
+  ASSERT_TRUE(MakeOutputDirectory(Path("o")).ok());
+  EXPECT_TRUE(fs::is_empty(Path("o")));
+}
+
+// A sweeper in another run may take the lock between a writer's create and
+// its flock: the writer sees its file unlinked and makes another, so a write
+// never fails or loses its file to a sweep.
+TEST_F(OutputFile, WritersNeverLoseTheirTemporaryToAConcurrentSweep) {
+  const std::string text(20000, 'x');
+  std::atomic<bool> done{false};
+  std::thread sweeper([&] {
+    // Fresh directory names, so that each MakeOutputDirectory sweeps.
+    while (!done.load()) {
+      for (const auto& entry : fs::directory_iterator(dir_)) {
+        const std::string name = entry.path().filename().string();
+        if (name.find(".tmp-") == std::string::npos) continue;
+        const int fd = ::open(entry.path().c_str(),
+                              O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+        if (fd < 0) continue;
+        if (::flock(fd, LOCK_EX | LOCK_NB) == 0) ::unlink(entry.path().c_str());
+        ::close(fd);
+      }
+    }
+  });
+  for (int k = 0; k < 200; ++k)
+    ASSERT_TRUE(WriteOutputFile(Path("out.txt"), text).ok()) << k;
+  done.store(true);
+  sweeper.join();
+  EXPECT_EQ(Contents(Path("out.txt")), text);
 }
 
 TEST_F(OutputFile, ReportsAnUnwritableDirectory) {

@@ -85,7 +85,33 @@ TEST(Parallel,
   EXPECT_EQ(dfs.stats.coverage, bfs.stats.coverage);
   EXPECT_EQ(dfs.stats.goals_missed, bfs.stats.goals_missed);
   // The run's share of the decode caches is given back when it ends.
-  EXPECT_EQ(impl::cache_divisor.load(), 1u);
+  EXPECT_EQ(impl::cache_divisor, 1u);
+}
+
+// A depth-first run's counterexample is the breadth-first run's: same
+// invariant, same (shortest) trace, for a bug in both and an impl-only one.
+TEST(Parallel, ADepthFirstCounterexampleIsAsShortAsTheBreadthFirstOne) {
+  for (const lockstep::LockstepSetup& setup :
+       {SetupWith(ReducedTiny(),
+                  model::BugBit(model::Bug::kBitDroppedByNewFromPrevious)),
+        SetupWith(ReducedTiny(), 0,
+                  model::BugBit(model::Bug::kProgressCommitDropsFragments))}) {
+    const engine::SearchResult bfs =
+        engine::Search(setup, engine::Options{.threads = 1});
+    ASSERT_EQ(bfs.verdict, engine::Verdict::kViolation);
+    ASSERT_TRUE(bfs.violation.has_value());
+    ASSERT_FALSE(bfs.violation->trace.empty());
+    for (int threads : {1, 2}) {
+      const engine::SearchResult dfs = engine::Search(
+          setup,
+          engine::Options{.order = engine::Order::kDfs, .threads = threads});
+      ASSERT_EQ(dfs.verdict, engine::Verdict::kViolation);
+      ASSERT_TRUE(dfs.violation.has_value());
+      EXPECT_EQ(dfs.violation->invariant, bfs.violation->invariant);
+      EXPECT_EQ(dfs.violation->trace, bfs.violation->trace);
+      EXPECT_EQ(dfs.violation->states.size(), dfs.violation->trace.size() + 1);
+    }
+  }
 }
 
 TEST(Parallel, TheFirstCounterexampleIsTheSameWithOneTwoAndThreeThreads) {

@@ -7,7 +7,9 @@
 
 #include <filesystem>
 
+#include "impl/format.h"
 #include "impl/lance_export.h"
+#include "impl/lance_sstable.h"
 #include "impl/rows.h"
 #include "world_fixture.h"
 
@@ -113,6 +115,62 @@ TEST(LanceExport, ADirectoryTableHoldsLanceDataFilesWithTheRowsIdentity) {
   ASSERT_TRUE(index_files.ok());
   EXPECT_FALSE(index_files->empty());
   EXPECT_EQ(index_files->size() % 2, 0u);
+  std::filesystem::remove_all(root);
+}
+
+TEST(LanceSsTable, AFlushedGenerationIsWrittenAsTheLanceDatasetLanceReads) {
+  World world = MakeWorld(Protocol::kUnconditional, 1, 1);
+  ASSERT_TRUE(world.FlushMemTable(0).ok());
+  const std::string root = std::filesystem::temp_directory_path().string() +
+                           "/memwal-sstable-" + std::to_string(::getpid());
+  std::filesystem::remove_all(root);
+  auto store = DirectoryStore::Open(root);
+  ASSERT_TRUE(store.ok());
+  ASSERT_TRUE(world.WriteTo(&*store).ok());
+  const auto files = store->List(std::string(kMemWalDir));
+  ASSERT_TRUE(files.ok());
+  std::string dir;  // _mem_wal/{shard}/{random8}_gen_1/
+  for (const std::string& path : *files) {
+    const size_t at = path.find("_gen_1/data.lance");
+    if (at != std::string::npos) dir = path.substr(0, at + 7);
+  }
+  ASSERT_FALSE(dir.empty());
+  // Version 1 of the generation's dataset: the base table's schema, one
+  // fragment of one data file.
+  const auto manifest_bytes = store->Get(dir + VersionFileName(1));
+  ASSERT_TRUE(manifest_bytes.ok());
+  const auto manifest = DecodeManifestFile(**manifest_bytes);
+  ASSERT_TRUE(manifest.ok()) << manifest.status().ToString();
+  EXPECT_EQ(manifest->manifest.version(), 1u);
+  ASSERT_EQ(manifest->manifest.fields_size(), 4);
+  EXPECT_EQ(manifest->manifest.fields(3).name(), "key");
+  ASSERT_EQ(manifest->manifest.fragments_size(), 1);
+  const pb::DataFragment& fragment = manifest->manifest.fragments(0);
+  EXPECT_EQ(fragment.physical_rows(), 1u);
+  ASSERT_EQ(fragment.files_size(), 1);
+  const auto data = store->Get(dir + "data/" + fragment.files(0).path());
+  ASSERT_TRUE(data.ok());
+  EXPECT_EQ(fragment.files(0).file_size_bytes(), (*data)->size());
+  const auto columns = DecodeLanceFile(**data);
+  ASSERT_TRUE(columns.ok()) << columns.status().ToString();
+  ASSERT_EQ(columns->size(), 4u);
+  EXPECT_EQ((*columns)[1].values, std::vector<uint64_t>{0});  // shard
+  EXPECT_EQ((*columns)[2].values, std::vector<uint64_t>{1});  // generation
+  EXPECT_EQ((*columns)[3].values,
+            std::vector<uint64_t>{static_cast<uint64_t>(RowKeyValue(0, 1))});
+  // The primary-key BTree names the row by its address (fragment 0,
+  // offset 0).
+  const auto page_data = store->Get(dir + "_pk_index/page_data.lance");
+  ASSERT_TRUE(page_data.ok());
+  const auto pk = DecodeLanceFile(**page_data);
+  ASSERT_TRUE(pk.ok()) << pk.status().ToString();
+  ASSERT_EQ(pk->size(), 2u);
+  EXPECT_EQ((*pk)[0].values, (*columns)[3].values);
+  EXPECT_EQ((*pk)[1].values, std::vector<uint64_t>{0});
+  EXPECT_TRUE(store->Get(dir + "_pk_index/page_lookup.lance").ok());
+  // The row file stays beside it, and the table reads back.
+  EXPECT_TRUE(DecodeRowFile(**store->Get(dir + "data.lance")).ok());
+  EXPECT_TRUE(World::OpenFrom(*store, world.options()).ok());
   std::filesystem::remove_all(root);
 }
 

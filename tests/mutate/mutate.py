@@ -28,6 +28,7 @@ import concurrent.futures
 import hashlib
 import json
 import os
+import random
 import shutil
 import signal
 import subprocess
@@ -69,7 +70,7 @@ def read_judge(path):
                 line = line.strip()
                 if line.startswith("[entry ") and line.endswith("]"):
                     name = line[len("[entry "):-1].strip()
-                    entries.append({"line": number, "expected": 0,
+                    entries.append({"line": number, "expected": 0, "name": name,
                                     "args": ["gate", "--gate", path, "--entry", name,
                                              "--jobs", "1"]})
         entries.append({"line": 0, "expected": 0, "final": True,
@@ -111,9 +112,41 @@ def command_of(entry, binary, out_dir):
         path = os.path.join(os.path.dirname(binary), TEST_BINARIES.get(name, name))
         return [path] + args[2:]
     command = [binary] + args
-    if args[0] == "check":
+    if args[0] in ("check", "gate"):
         command += ["--out", out_dir]
     return command
+
+
+def entry_coverage(entry, work):
+    """The action kinds fired and goals reached by a gate entry's last run in `work`, from its
+    check --json (result.json); None for an entry that is not a gate check."""
+    if "name" not in entry:
+        return None
+    path = os.path.join(work, "out", entry["name"], "result.json")
+    try:
+        with open(path) as f:
+            result = json.load(f)
+    except (OSError, ValueError):
+        return None
+    fired = sorted(k for k, v in result.get("coverage", {}).items() if v)
+    goals = sorted(k for k, v in result.get("reachability", {}).items() if v == "reached")
+    return {"fired": fired, "goals": goals}
+
+
+def portfolio_lost(baseline_coverage, mutated):
+    """The action kinds and goals the unmutated portfolio covers that the mutant's portfolio
+    does not: entries in `mutated` (index -> coverage of the mutant's run) replace their
+    unmutated coverage; every other entry did not execute the mutant and runs as unmutated."""
+    need_fired, need_goals, have_fired, have_goals = set(), set(), set(), set()
+    for k, c in enumerate(baseline_coverage):
+        if c is None:
+            continue
+        need_fired.update(c["fired"])
+        need_goals.update(c["goals"])
+        now = mutated.get(k, c) or {"fired": [], "goals": []}
+        have_fired.update(now["fired"])
+        have_goals.update(now["goals"])
+    return sorted(need_fired - have_fired) + sorted(need_goals - have_goals)
 
 
 def run_entry(entry, binary, mutant, timeout, work, reached=None):
@@ -205,6 +238,15 @@ def main():
     parser.add_argument("--every", type=int, default=1,
                         help="run every K-th reached mutant (by id) only: a sample; the "
                              "report says so")
+    parser.add_argument("--sample", type=int,
+                        help="judge a seeded uniform sample of N of the generated mutants "
+                             "(reached or not; --seed): the report says so and scores the "
+                             "sample")
+    parser.add_argument("--seed", type=int, default=1, help="the sample's seed (default 1)")
+    parser.add_argument("--confirm-survivors", action="store_true",
+                        help="also run the whole gate on a mutant that every entry reaching it "
+                             "passed (by default an entry that does not execute the mutant is "
+                             "not run: it runs as unmutated)")
     parser.add_argument("--jobs", type=int, default=2, help="mutants at once (at most 2)")
     parser.add_argument("--timeout-factor", type=float, default=10.0,
                         help="an entry's timeout: this times its unmutated seconds ...")
@@ -239,42 +281,65 @@ def main():
     os.makedirs(out, exist_ok=True)
     equivalent = read_equivalent(options.equivalent)
 
-    # The unmutated run: every entry passes; the reached marks; the entries' times.
-    reached_file = os.path.join(out, "reached-baseline")
-    if options.report_only:
-        if not os.path.exists(reached_file):
-            fail(f"--report-only: no {reached_file}")
-        options.resume = True
-    elif os.path.exists(reached_file):
-        os.remove(reached_file)
-    work = os.path.join(out, "work-0")
-    baseline = []
+    # The unmutated run: every entry passes; each entry's reached marks, coverage and time.
+    digest = file_digest(binary)
     baseline_path = os.path.join(out, "baseline.json")
-    if options.report_only:
-        baseline = [None] * len(judge)
-        if os.path.exists(baseline_path):
-            with open(baseline_path) as f:
-                baseline = json.load(f)
-    for entry in [] if options.report_only else judge:
-        verdict, detail, seconds = run_entry(entry, binary, 0, None, work, reached_file)
-        if verdict != "ok":
-            fail(f"the unmutated binary fails `{describe(entry)}`: {detail}")
-        baseline.append(seconds)
-        print(f"unmutated: {seconds:6.1f} s  {describe(entry)}", flush=True)
-    if not options.report_only:
+    judge_args = [describe(e) for e in judge]
+    base = None
+    if (options.resume or options.report_only) and os.path.exists(baseline_path):
+        with open(baseline_path) as f:
+            base = json.load(f)
+        if not isinstance(base, dict) or base.get("binary") != digest or \
+                base.get("judge") != judge_args:
+            base = None
+    if base is None and options.report_only:
+        fail(f"--report-only: no {baseline_path} of this binary and judge")
+    if base is None:
+        base = {"binary": digest, "judge": judge_args, "seconds": [], "reached": [],
+                "coverage": []}
+        work = os.path.join(out, "work-0")
+        for k, entry in enumerate(judge):
+            if entry.get("final") and not options.confirm_survivors:
+                base["seconds"].append(None)
+                base["reached"].append([])
+                base["coverage"].append(None)
+                continue
+            reached_file = os.path.join(out, f"reached-{k}")
+            if os.path.exists(reached_file):
+                os.remove(reached_file)
+            verdict, detail, seconds = run_entry(entry, binary, 0, None, work, reached_file)
+            if verdict != "ok":
+                fail(f"the unmutated binary fails `{describe(entry)}`: {detail}")
+            ids = set()
+            if os.path.exists(reached_file):
+                with open(reached_file) as f:
+                    for line in f:
+                        ids.update(int(x) for x in line.split())
+            base["seconds"].append(seconds)
+            base["reached"].append(sorted(ids))
+            base["coverage"].append(entry_coverage(entry, work))
+            print(f"unmutated: {seconds:6.1f} s  {len(ids):5} mutants reached  "
+                  f"{describe(entry)}", flush=True)
         with open(baseline_path, "w") as f:
-            json.dump(baseline, f)
-    reached = set()
-    if os.path.exists(reached_file):
-        with open(reached_file) as f:
-            for line in f:
-                reached.update(int(x) for x in line.split())
-    order = sorted(range(len(judge)), key=lambda k: (judge[k].get("final", False),
-                                                     baseline[k] or 0, k))
+            json.dump(base, f)
+    baseline = base["seconds"]
+    reached_by = [set(r) for r in base["reached"]]
+    coverage = base["coverage"]
+    reached = set().union(*reached_by) if reached_by else set()
+    # Entries in order of their unmutated time, fastest first; the whole gate (only with
+    # --confirm-survivors) last.
+    order = sorted((k for k in range(len(judge)) if baseline[k] is not None),
+                   key=lambda k: (judge[k].get("final", False), baseline[k], k))
     timeouts = [max(options.min_timeout, options.timeout_factor * (s or 0)) for s in baseline]
 
     selected = parse_ids(options.only, len(mutants)) if options.only else None
-    digest = file_digest(binary)
+    sample = None
+    if options.sample:
+        if options.sample > len(mutants):
+            fail(f"--sample {options.sample}: there are {len(mutants)} mutants")
+        sample = set(random.Random(options.seed).sample(
+            [m["id"] for m in mutants], options.sample))
+        selected = sample if selected is None else selected & sample
     results_path = os.path.join(out, "results.jsonl")
     results = {}
     if options.resume and os.path.exists(results_path):
@@ -286,27 +351,51 @@ def main():
     elif os.path.exists(results_path):
         os.remove(results_path)
     if options.every > 1:
-        sample = sorted(reached)[::options.every]
-        selected = set(sample) if selected is None else selected & set(sample)
+        every = set(sorted(reached)[::options.every])
+        selected = every if selected is None else selected & every
     todo = [m for m in mutants if m["id"] in reached and m["id"] not in results and
             (selected is None or m["id"] in selected) and not options.report_only]
+    # The cheapest first, so that a cut-off run has judged as many as it could.
+    todo.sort(key=lambda m: (sum(baseline[k] for k in order if m["id"] in reached_by[k]),
+                             m["id"]))
     lock = threading.Lock()
     slots = list(range(options.jobs))
 
     def judge_mutant(m):
+        """Runs only the entries whose unmutated run executed the mutant (any other entry runs
+        exactly as unmutated: one search thread, one seed), fastest first, until one fails;
+        then the portfolio's coverage with the mutated entries' coverage in place of theirs."""
         with lock:
             slot = slots.pop()
         try:
             start = time.monotonic()
+            work = os.path.join(out, f"work-{slot + 1}")
+            mutated = {}
+            ran = []
             for k in order:
-                verdict, detail, seconds = run_entry(
-                    judge[k], binary, m["id"], timeouts[k],
-                    os.path.join(out, f"work-{slot + 1}"))
+                final = judge[k].get("final", False)
+                if not final and m["id"] not in reached_by[k]:
+                    continue
+                if final:  # --confirm-survivors: the whole gate, as ./memwal check runs it
+                    lost = portfolio_lost(coverage, mutated)
+                    if lost:
+                        break
+                verdict, detail, seconds = run_entry(judge[k], binary, m["id"], timeouts[k],
+                                                     work)
+                ran.append(judge[k].get("name", describe(judge[k])))
                 if verdict != "ok":
                     return {"id": m["id"], "verdict": "killed", "how": verdict,
-                            "by": describe(judge[k]), "detail": detail,
+                            "by": judge[k].get("name", describe(judge[k])), "detail": detail,
+                            "ran": ran,
                             "seconds": round(time.monotonic() - start, 1), "binary": digest}
-            return {"id": m["id"], "verdict": "survived",
+                mutated[k] = entry_coverage(judge[k], work)
+            lost = portfolio_lost(coverage, mutated)
+            if lost:
+                return {"id": m["id"], "verdict": "killed", "how": "coverage",
+                        "by": "the portfolio's coverage",
+                        "detail": "covered by no entry: " + " ".join(lost), "ran": ran,
+                        "seconds": round(time.monotonic() - start, 1), "binary": digest}
+            return {"id": m["id"], "verdict": "survived", "ran": ran,
                     "seconds": round(time.monotonic() - start, 1), "binary": digest}
         finally:
             with lock:
@@ -325,7 +414,7 @@ def main():
                                         else ""), flush=True)
 
     report = summarize(mutants, reached, results, selected, equivalent, judge, baseline,
-                       options, binary, mutants_path)
+                       options, binary, mutants_path, sample)
     with open(os.path.join(out, "mutate.json"), "w") as f:
         json.dump(report, f, indent=1)
         f.write("\n")
@@ -338,10 +427,13 @@ def main():
 
 
 def summarize(mutants, reached, results, selected, equivalent, judge, baseline, options,
-              binary, mutants_path):
+              binary, mutants_path, sample=None):
     rows = []
     counts = {"generated": len(mutants), "reached": 0, "unreached": 0, "killed": 0,
               "survived": 0, "equivalent": 0, "not run": 0}
+    if sample is not None:
+        mutants = [m for m in mutants if m["id"] in sample]
+        counts["sample"] = len(mutants)
     for m in mutants:
         row = dict(m)
         r = results.get(m["id"])
@@ -354,7 +446,7 @@ def summarize(mutants, reached, results, selected, equivalent, judge, baseline, 
                 row["verdict"] = "not run"
                 counts["not run"] += 1
             else:
-                row.update({k: r[k] for k in ("verdict", "how", "by", "detail", "seconds")
+                row.update({k: r[k] for k in ("verdict", "how", "by", "detail", "seconds", "ran")
                             if k in r})
                 counts[r["verdict"]] += 1
         if row["verdict"] in ("survived", "unreached"):
@@ -378,7 +470,9 @@ def summarize(mutants, reached, results, selected, equivalent, judge, baseline, 
         score = {"killed": killed, "non_equivalent": non_equivalent,
                  "percent": round(100.0 * killed / non_equivalent, 1) if non_equivalent
                  else None,
-                 "of": "every generated mutant; unreached ones count as not killed"}
+                 "of": (f"a seeded uniform sample of {len(mutants)} of the {counts['generated']}"
+                        f" generated mutants, seed {options.seed}" if sample is not None else
+                        "every generated mutant") + "; unreached ones count as not killed"}
     else:
         unreached_non_equivalent = len([r for r in rows if r["verdict"] == "unreached" and
                                         not equivalent_row(r)])
@@ -394,10 +488,16 @@ def summarize(mutants, reached, results, selected, equivalent, judge, baseline, 
                              "all non-equivalent mutants (unreached ones count as not killed)"}
     return {
         "command": "./memwal mutate " + " ".join(sys.argv[1:]),
+        "judged": ("./memwal check (gate.txt)"
+                   if os.path.abspath(options.judge) == os.path.join(ROOT, "gate.txt")
+                   else options.judge),
         "judge": [{"expected": e["expected"], "args": describe(e), "unmutated_seconds":
                    None if s is None else round(s, 1)} for e, s in zip(judge, baseline)],
         "binary": binary, "mutants_json": mutants_path,
-        "run": "complete" if complete else
+        "run": (f"complete over a seeded uniform sample of {len(mutants)} of "
+                f"{counts['generated']} generated mutants (--sample {options.sample} --seed "
+                f"{options.seed}); this is a sample, not the full score"
+                if sample is not None else "complete") if complete else
                f"partial: {len(results)} of {counts['reached']} reached mutants run"
                + (f" (a sample: every {options.every}th reached mutant by id)"
                   if options.every > 1 else "")
@@ -417,7 +517,8 @@ def table(report):
              f"generated {c['generated']}  reached {c['reached']}  unreached {c['unreached']}  "
              f"killed {c['killed']}  survived {c['survived']}  not run {c['not run']}  "
              f"equivalent {c['equivalent']}",
-             f"score: {s['killed']} killed of {s['non_equivalent']} non-equivalent"
+             f"score of {report['judged']}: {s['killed']} killed of "
+             f"{s['non_equivalent']} non-equivalent"
              + (f" = {s['percent']}%" if s["percent"] is not None else "")
              + f" ({s['of']})"]
     if "estimate_percent" in s:
