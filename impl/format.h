@@ -56,9 +56,17 @@ inline constexpr std::string_view kRepairIndexProperty = "memwal-check.index";
 // stamps. The checker tells the foreign compactor's commits by it.
 inline constexpr std::string_view kWriterVersion = "11.0.0-beta.16";
 inline constexpr std::string_view kUnconditionalWriterVersion = "12.0.0";
+// A compaction data pass names the generation it merges, when a protocol
+// variant needs it to (R65's fence), in the transaction property
+// kMergesPropertyPrefix + the variant's name = "<shard uuid hex>:<generation>".
+// Lockstep compares every such property of an in-flight transaction with the
+// model's (checker/lockstep/inflight.cc).
+inline constexpr std::string_view kMergesPropertyPrefix =
+    "memwal-check.merges.";
 // transaction_properties key of a fenced compaction data pass (spec R65, `fence
-// data-pass`): "<shard uuid hex>:<generation>", the generation it merges.
-inline constexpr std::string_view kDataPassProperty = "memwal-check.data-pass";
+// data-pass`).
+inline constexpr std::string_view kDataPassProperty =
+    "memwal-check.merges.fence";
 
 struct ManifestFile {
   pb::Manifest manifest;

@@ -35,6 +35,7 @@
 #include "impl/memory_store.h"
 #include "impl/read.h"
 #include "impl/rows.h"
+#include "impl/switches.h"
 
 namespace memwal::impl {
 
@@ -43,10 +44,6 @@ class WorldState;
 }  // namespace wire
 
 enum class GcMode { kAtomic, kStaleRead, kRecheck };
-// Spec R65: kDataPass = a compaction data pass without the marker names the
-// generation it merges (kDataPassProperty) and the build refuses it once that
-// generation is compacted; kNone = today's protocol, no fence.
-enum class Fence { kNone, kDataPass };
 
 // Where CleanupVersions keeps the manifests it removes from the table (so the
 // checker can still read every version): this prefix + the table root.
@@ -56,7 +53,9 @@ struct Options {
   Protocol protocol = Protocol::kDerived;
   ReadMode read = ReadMode::kStrict;
   GcMode gc = GcMode::kAtomic;
-  Fence fence = Fence::kNone;
+  // The values of the switch options registered without a typed field
+  // (impl/switches.h), by slot; 0 = today's protocol.
+  SwitchSlots switches{};
   uint32_t bugs = 0;  // Set of BugBit(Bug).
   uint32_t shards = 1;
   uint32_t indexes = 1;
@@ -65,6 +64,13 @@ struct Options {
   // be 0), as a table is before its MemWAL is installed. Every MemWAL action
   // then fails or refuses; the model always installs it at Init (R4).
   bool memwal = true;
+
+  // Whether `option` is set to anything but today's protocol.
+  bool On(const SwitchOption& option) const {
+    return option.slot() >= 0
+               ? switches[static_cast<std::size_t>(option.slot())] != 0
+               : option.Get(*this) != 0;
+  }
 };
 
 // The operation that produced a version, from its transaction file.

@@ -12,6 +12,11 @@ namespace {
 
 using CreateIndexOp = pb::Transaction::CreateIndex;
 
+// Spec R65: with `fence data-pass` a compaction data pass without the marker
+// names the generation it merges (kDataPassProperty) and the build refuses it
+// once that generation is compacted (CheckDataPassFence, impl/build.cc).
+const SwitchOption kFence("fence", 2);
+
 std::string IndexName(uint32_t index) { return "idx_" + std::to_string(index); }
 
 Status NotEnabled(const std::string& why) {
@@ -127,7 +132,7 @@ Status World::BeginCompactSsTable(uint32_t shard, bool marker) {
     pb::CompactedSsTable* entry = update->add_compacted_sstables();
     entry->mutable_shard_id()->set_uuid(shard_uuids_[shard]);
     entry->set_generation(generation);
-  } else if (options_.fence == Fence::kDataPass) {
+  } else if (options_.On(kFence)) {
     (*t.mutable_transaction_properties())[std::string(kDataPassProperty)] =
         UuidHex(shard_uuids_[shard]) + ":" + std::to_string(generation);
   }

@@ -17,14 +17,16 @@
 namespace memwal::impl {
 namespace {
 
-constexpr uint32_t kWorldFormat = 1;
+// 2: the switches by name (SwitchValue) instead of one field each.
+constexpr uint32_t kWorldFormat = 2;
 
 wire::WorldOptions ToWire(const Options& options) {
   wire::WorldOptions out;
-  out.set_protocol(static_cast<uint32_t>(options.protocol));
-  out.set_read(static_cast<uint32_t>(options.read));
-  out.set_gc(static_cast<uint32_t>(options.gc));
-  out.set_fence(static_cast<uint32_t>(options.fence));
+  for (const SwitchOption& option : AllSwitchOptions()) {
+    wire::SwitchValue* entry = out.add_switches();
+    entry->set_name(std::string(option.name()));
+    entry->set_value(option.Get(options));
+  }
   out.set_bugs(options.bugs);
   out.set_shards(options.shards);
   out.set_indexes(options.indexes);
@@ -34,10 +36,15 @@ wire::WorldOptions ToWire(const Options& options) {
 }
 
 bool SameOptions(const wire::WorldOptions& a, const wire::WorldOptions& b) {
-  return a.protocol() == b.protocol() && a.read() == b.read() &&
-         a.gc() == b.gc() && a.fence() == b.fence() && a.bugs() == b.bugs() &&
-         a.shards() == b.shards() && a.indexes() == b.indexes() &&
-         a.seed() == b.seed() && a.memwal() == b.memwal();
+  if (a.switches_size() != b.switches_size()) return false;
+  for (int k = 0; k < a.switches_size(); ++k) {
+    if (a.switches(k).name() != b.switches(k).name() ||
+        a.switches(k).value() != b.switches(k).value())
+      return false;
+  }
+  return a.bugs() == b.bugs() && a.shards() == b.shards() &&
+         a.indexes() == b.indexes() && a.seed() == b.seed() &&
+         a.memwal() == b.memwal();
 }
 
 }  // namespace

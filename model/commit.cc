@@ -11,6 +11,15 @@
 namespace memwal::model {
 namespace {
 
+// R65: `none` = today's protocol (a compaction data pass without the marker is
+// never fenced, the stale-data-pass finding of section 9); `data-pass` = the
+// proposed fence: a data pass names the generation it merges and the build
+// refuses it once that generation is compacted.
+const Switch kFence({.name = "fence",
+                     .values = {"none", "data-pass"},
+                     .help = "the proposed fence of R65\n"
+                             "(docs/exploring-a-change.md)"});
+
 // R61 other-index: the index the second advance names, as Op::index's high
 // nibble (1 + index); 0 for every other transaction.
 uint8_t SecondName(const Config& config, const Txn& txn) {
@@ -329,7 +338,7 @@ bool OperationArm(const Config& config, const Txn& txn, const Proposal& t,
     case OpKind::kCompactSsTable:
       if (txn.marker && !RecordCompacted(txn, head, next)) return false;
       // R65: the fenced data pass is refused once its generation is compacted.
-      if (!txn.marker && config.fence == Fence::kDataPass &&
+      if (!txn.marker && config.On(kFence) &&
           txn.generation <= head.compacted[txn.shard]) {
         return false;
       }

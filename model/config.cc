@@ -14,7 +14,37 @@ constexpr std::array<std::string_view, 3> kReadNames = {"strict", "min",
 constexpr std::array<std::string_view, 3> kGcNames = {"atomic", "stale-read",
                                                       "recheck"};
 constexpr std::array<std::string_view, 2> kEnvNames = {"none", "foreign"};
-constexpr std::array<std::string_view, 2> kFenceNames = {"none", "data-pass"};
+
+template <std::size_t N>
+std::vector<std::string_view> Spellings(
+    const std::array<std::string_view, N>& names) {
+  return {names.begin(), names.end()};
+}
+
+// The four switches with typed Config fields (model/switches.h).
+const Switch kProtocolSwitch =
+    Switch::Typed<&Config::protocol>({.name = "protocol",
+                                      .values = Spellings(kProtocolNames),
+                                      .rank = 0,
+                                      .always_shown = true});
+const Switch kReadSwitch =
+    Switch::Typed<&Config::read>({.name = "read",
+                                  .values = Spellings(kReadNames),
+                                  .rank = 1,
+                                  .always_shown = true});
+const Switch kGcSwitch =
+    Switch::Typed<&Config::gc>({.name = "gc",
+                                .values = Spellings(kGcNames),
+                                .rank = 2,
+                                .always_shown = true});
+const Switch kEnvSwitch = Switch::Typed<&Config::env>(
+    {.name = "env",
+     .values = Spellings(kEnvNames),
+     .help = "add the environment actions of\nspec section 10 "
+             "(ForeignHalfSet, CallerAdvance, ResetMemWal,\nDropMemWal, "
+             "ForeignCompaction)",
+     .rank = 3,
+     .model_only = true});
 
 // Spec section 8, row by row. For a model bug `reason` is the expected
 // violation; for an impl-only bug it is the spec's reason why no model action
@@ -162,10 +192,6 @@ Result<Env> ParseEnv(std::string_view name) {
   return ParseName<Env>(kEnvNames, "env", name);
 }
 
-Result<Fence> ParseFence(std::string_view name) {
-  return ParseName<Fence>(kFenceNames, "fence", name);
-}
-
 Env RequiredEnv(Bug bug) {
   switch (bug) {
     case Bug::kHalfSetFolded:
@@ -202,9 +228,6 @@ std::string_view Name(GcMode gc) {
 std::string_view Name(Env env) {
   return kEnvNames.at(static_cast<std::size_t>(env));
 }
-std::string_view Name(Fence fence) {
-  return kFenceNames.at(static_cast<std::size_t>(fence));
-}
 std::string_view Name(Bug bug) { return Info(bug).name; }
 
 Status CheckConfig(const Config& config) {
@@ -223,12 +246,15 @@ std::string ToString(const Config& config) {
     bugs += info.name;
   }
   const Bounds& b = config.bounds;
-  return "protocol=" + std::string(Name(config.protocol)) +
-         " read=" + std::string(Name(config.read)) +
-         " gc=" + std::string(Name(config.gc)) +
-         (IsForeign(config) ? " env=foreign" : "") +
-         (config.fence == Fence::kDataPass ? " fence=data-pass" : "") +
-         " bugs=" + (bugs.empty() ? std::string("none") : bugs) +
+  std::string switches;
+  for (const Switch& variant : AllSwitches()) {
+    if (!variant.info().always_shown && variant.IsDefault(config)) continue;
+    if (!switches.empty()) switches.push_back(' ');
+    switches.append(variant.info().name);
+    switches.push_back('=');
+    switches.append(variant.Spelling(config));
+  }
+  return switches + " bugs=" + (bugs.empty() ? std::string("none") : bugs) +
          " bounds=" + std::string(PresetName(b)) +
          "(shards=" + std::to_string(b.shards) +
          " generations=" + std::to_string(b.generations) +

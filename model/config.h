@@ -4,9 +4,11 @@
 // switched on, and the bounds.
 //
 // Every switch value has one spelling shared by the spec, the CLI, traces and
-// test names; Parse*/Name convert between the two. The bug table lists every
-// name of spec section 8 with whether the model can express it and, when it
-// cannot, the spec's reason.
+// test names; Parse*/Name convert between the two. Every switch is also
+// registered by name (model/switches.h), which is how the CLI, traces and
+// ToString list them; a new switch needs only its registration line. The bug
+// table lists every name of spec section 8 with whether the model can express
+// it and, when it cannot, the spec's reason.
 #ifndef MEMWAL_MODEL_CONFIG_H_
 #define MEMWAL_MODEL_CONFIG_H_
 
@@ -18,6 +20,7 @@
 
 #include "base/status.h"
 #include "model/bounds.h"
+#include "model/switches.h"
 
 namespace memwal::model {
 
@@ -31,11 +34,6 @@ enum class GcMode : uint8_t { kAtomic, kStaleRead, kRecheck };
 // table; `foreign` adds the environment actions R60-R62 (writers outside this
 // protocol version's code path).
 enum class Env : uint8_t { kNone, kForeign };
-// R65: `none` = today's protocol (a compaction data pass without the marker
-// is never fenced, the stale-data-pass finding of section 9); `data-pass` = the
-// proposed fence: a data pass names the generation it merges and the build
-// refuses it once that generation is compacted.
-enum class Fence : uint8_t { kNone, kDataPass };
 
 // Spec section 8, in the table's order.
 enum class Bug : uint8_t {
@@ -84,9 +82,18 @@ struct Config {
   ReadMode read = ReadMode::kStrict;
   GcMode gc = GcMode::kAtomic;
   Env env = Env::kNone;
-  Fence fence = Fence::kNone;
+  // The values of the switches registered without a typed field (model/
+  // switches.h), by slot; 0 = the default.
+  SwitchSlots switches{};
   uint32_t bugs = 0;  // bit (1 << Bug) per switched-on bug
   Bounds bounds = SmallBounds();
+
+  // Whether `variant` is set to anything but its default.
+  bool On(const Switch& variant) const {
+    return variant.slot() >= 0
+               ? switches[static_cast<std::size_t>(variant.slot())] != 0
+               : !variant.IsDefault(*this);
+  }
 
   friend bool operator==(const Config&, const Config&) = default;
 };
@@ -121,22 +128,20 @@ Protocol ProtocolFor(const BugInfo& info, Protocol base);
 Result<ReadMode> ParseReadMode(std::string_view name);
 Result<GcMode> ParseGcMode(std::string_view name);
 Result<Env> ParseEnv(std::string_view name);
-Result<Fence> ParseFence(std::string_view name);
 Result<Bug> ParseBug(std::string_view name);
 
 std::string_view Name(Protocol protocol);
 std::string_view Name(ReadMode read);
 std::string_view Name(GcMode gc);
 std::string_view Name(Env env);
-std::string_view Name(Fence fence);
 std::string_view Name(Bug bug);
 
 // OK when the bounds fit (CheckBounds) and every bug is a known switch.
 Status CheckConfig(const Config& config);
 
 // One line, e.g. "protocol=derived read=strict gc=atomic bugs=none
-// bounds=small(shards=1 ...)"; " env=foreign" and " fence=data-pass" follow
-// gc=... only when set.
+// bounds=small(shards=1 ...)"; the other switches (" env=foreign",
+// " fence=data-pass") follow gc=... only when set (AllSwitches' order).
 std::string ToString(const Config& config);
 
 }  // namespace memwal::model

@@ -1,6 +1,7 @@
 // Command-line parsing and help texts (checker/cli/cli.h).
 #include "checker/cli/cli.h"
 
+#include <cctype>
 #include <sstream>
 #include <utility>
 
@@ -57,20 +58,20 @@ Flag Bound(std::string name, int* field, std::string help) {
 // The configuration (spec sections 1 and 8).
 std::vector<Flag> CheckFlagSet::ConfigFlags() {
   model::Config& config = check.config;
-  return {
-      Described(Parsed("--protocol", &config.protocol, model::ParseProtocol),
-                "P", "derived (default), advance, unconditional, legacy"),
-      Described(Parsed("--read", &config.read, model::ParseReadMode), "R",
-                "strict (default), min, single-index"),
-      Described(Parsed("--gc", &config.gc, model::ParseGcMode), "G",
-                "atomic (default), stale-read, recheck"),
-      Described(Parsed("--env", &config.env, model::ParseEnv), "E",
-                "none (default), foreign: add the environment actions of\n"
-                "spec section 10 (ForeignHalfSet, CallerAdvance, "
-                "ResetMemWal,\nDropMemWal, ForeignCompaction)"),
-      Described(Parsed("--fence", &config.fence, model::ParseFence), "F",
-                "none (default), data-pass: the proposed fence of R65\n"
-                "(docs/exploring-a-change.md)"),
+  std::vector<Flag> flags;
+  // One flag per registered switch (model/switches.h), metavar its initial.
+  for (const model::Switch& variant : model::AllSwitches()) {
+    const std::string name(variant.info().name);
+    flags.push_back(Valued(
+        "--" + name, std::string(1, static_cast<char>(std::toupper(name[0]))),
+        model::SwitchHelp(variant),
+        [&config, variant](std::string_view value) -> Status {
+          MEMWAL_ASSIGN_OR_RETURN(const uint8_t index, variant.Parse(value));
+          variant.Set(&config, index);
+          return Status::Ok();
+        }));
+  }
+  std::vector<Flag> bugs = {
       Valued("--bug", "NAME",
              "switch on a known bug (repeatable); see the list above",
              [&config](std::string_view value) -> Status {
@@ -88,6 +89,8 @@ std::vector<Flag> CheckFlagSet::ConfigFlags() {
                return Status::Ok();
              }),
   };
+  flags.insert(flags.end(), bugs.begin(), bugs.end());
+  return flags;
 }
 
 // The bounds (spec section 2): a bound given beside --preset overrides the
@@ -358,12 +361,11 @@ std::string ReplayAbout() {
 std::string CheckCommandLine(const CheckOptions& options) {
   const model::Config& c = options.config;
   std::ostringstream line;
-  line << "memwal-check check --model-only --protocol "
-       << model::Name(c.protocol) << " --read " << model::Name(c.read)
-       << " --gc " << model::Name(c.gc);
-  if (model::IsForeign(c)) line << " --env " << model::Name(c.env);
-  if (c.fence != model::Fence::kNone)
-    line << " --fence " << model::Name(c.fence);
+  line << "memwal-check check --model-only";
+  for (const model::Switch& variant : model::AllSwitches()) {
+    if (variant.info().always_shown || !variant.IsDefault(c))
+      line << " --" << variant.info().name << " " << variant.Spelling(c);
+  }
   for (const model::BugInfo& info : model::AllBugs()) {
     if (model::Has(c, info.bug)) line << " --bug " << info.name;
   }

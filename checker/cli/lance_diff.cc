@@ -31,6 +31,7 @@
 #include "model/actions.h"
 #include "model/read.h"
 #include "model/state.h"
+#include "model/switches.h"
 
 namespace memwal::checker::cli {
 namespace {
@@ -595,10 +596,13 @@ struct LanceDiffFlags {
 
 std::vector<Flag> LanceDiffFlags::Flags() {
   std::vector<Flag> flags;
-  const std::set<std::string> taken = {
-      "--protocol", "--read",    "--gc",       "--env",         "--fence",
-      "--bug",      "--preset",  "--shards",   "--generations", "--fragments",
-      "--indexes",  "--commits", "--inflight", "--seed"};
+  // check's switches (every registered one, model/switches.h), its model
+  // bugs, bounds and seed.
+  std::set<std::string> taken = {"--bug",         "--preset",    "--shards",
+                                 "--generations", "--fragments", "--indexes",
+                                 "--commits",     "--inflight",  "--seed"};
+  for (const model::Switch& variant : model::AllSwitches())
+    taken.insert("--" + std::string(variant.info().name));
   for (Flag& flag : set.Flags()) {
     if (taken.contains(flag.name)) flags.push_back(std::move(flag));
   }

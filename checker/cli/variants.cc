@@ -33,11 +33,14 @@ std::string Difference(const model::Config& base, const model::Config& run) {
   auto add = [&text](const std::string& part) {
     text += (text.empty() ? "" : ", ") + part;
   };
-  if (run.protocol != base.protocol)
-    add(std::string(model::Name(run.protocol)));
-  if (run.read != base.read) add("read " + std::string(model::Name(run.read)));
-  if (run.gc != base.gc) add("gc " + std::string(model::Name(run.gc)));
-  if (run.env != base.env) add("env " + std::string(model::Name(run.env)));
+  // Every registered switch; the first (protocol) by its value alone.
+  for (const model::Switch& variant : model::AllSwitches()) {
+    if (variant.Get(run) == variant.Get(base)) continue;
+    const std::string value(variant.Spelling(run));
+    add(variant.info().rank == 0
+            ? value
+            : std::string(variant.info().name) + " " + value);
+  }
   if (run.bounds.indexes != base.bounds.indexes)
     add("indexes=" + std::to_string(run.bounds.indexes));
   if (run.bounds.fragments != base.bounds.fragments)

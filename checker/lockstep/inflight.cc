@@ -1,6 +1,7 @@
 // In-flight transactions compared by content (checker/lockstep/inflight.h).
 #include "checker/lockstep/inflight.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -152,14 +153,17 @@ void CompareCompaction(const impl::World& world, const model::Config& config,
     CompareEntry(world, config, update.compacted_sstables(), txn, out);
     return;
   }
-  const auto property =
-      t.transaction_properties().find(std::string(impl::kDataPassProperty));
-  if (property == t.transaction_properties().end()) return;
+  // The generation a variant's data pass names (impl::kMergesPropertyPrefix:
+  // R65's fence, ...), in key order.
+  const std::map<std::string, std::string> properties(
+      t.transaction_properties().begin(), t.transaction_properties().end());
   const std::string expected = impl::UuidHex(world.shard_uuid(txn.shard)) +
                                ":" + std::to_string(txn.generation);
-  if (property->second != expected)
-    out->Say("data pass names " + property->second + " (impl) vs " + expected +
-             " (model)");
+  for (const auto& [key, value] : properties) {
+    if (key.starts_with(impl::kMergesPropertyPrefix) && value != expected)
+      out->Say("data pass names " + value + " in " + key + " (impl) vs " +
+               expected + " (model)");
+  }
 }
 
 void CompareIndexOp(const model::Config& config, const impl::pb::Transaction& t,

@@ -8,12 +8,13 @@
 // create, optimize and drop alike); and the payload the transaction carries:
 // the deleted, updated or rewritten fragment ids, the modified field, the
 // index name, the compacted_sstables entry (shard and generation) of a marked
-// compaction or a progress commit, the data-pass property of a fenced one,
-// activation, the new segment's fragment bitmap and whether a segment is
-// removed. Not compared (docs/lockstep.md, ghost fields): the generation an
-// unmarked, unfenced compaction merges (the transaction names no generation;
-// its rows would), new segment uuids by number (fresh uuids, compared by the
-// versions once published), and the caller's advance offer (R61).
+// compaction or a progress commit, the generation a variant's data pass names
+// (impl::kMergesPropertyPrefix: R65's fence), activation, the new segment's
+// fragment bitmap and whether a segment is removed. Not compared
+// (docs/lockstep.md, ghost fields): the generation an unmarked, unfenced
+// compaction merges (the transaction names no generation; its rows would), new
+// segment uuids by number (fresh uuids, compared by the versions once
+// published), and the caller's advance offer (R61).
 #ifndef MEMWAL_CHECKER_LOCKSTEP_INFLIGHT_H_
 #define MEMWAL_CHECKER_LOCKSTEP_INFLIGHT_H_
 

@@ -4,36 +4,13 @@
 #include <type_traits>
 
 #include "checker/lockstep/refusals.h"
+#include "checker/lockstep/switches.h"
 #include "model/invariants.h"
 
 namespace memwal::checker::lockstep {
 namespace {
 
 using model::Action;
-
-impl::ReadMode ImplReadMode(model::ReadMode read) {
-  switch (read) {
-    case model::ReadMode::kStrict:
-      return impl::ReadMode::kStrict;
-    case model::ReadMode::kMin:
-      return impl::ReadMode::kMin;
-    case model::ReadMode::kSingleIndex:
-      return impl::ReadMode::kSingleIndex;
-  }
-  return impl::ReadMode::kStrict;
-}
-
-impl::GcMode ImplGcMode(model::GcMode gc) {
-  switch (gc) {
-    case model::GcMode::kAtomic:
-      return impl::GcMode::kAtomic;
-    case model::GcMode::kStaleRead:
-      return impl::GcMode::kStaleRead;
-    case model::GcMode::kRecheck:
-      return impl::GcMode::kRecheck;
-  }
-  return impl::GcMode::kAtomic;
-}
 
 // The bug sets use one bit layout: spec section 8's order (checked in
 // lockstep_refinement_test.cc by name).
@@ -166,16 +143,13 @@ Finding Mismatch(const std::string& detail) {
 
 impl::Options ImplOptions(const LockstepSetup& setup) {
   const model::Config& c = setup.config;
-  return impl::Options{.protocol = ImplProtocol(c.protocol),
-                       .read = ImplReadMode(c.read),
-                       .gc = ImplGcMode(c.gc),
-                       .fence = c.fence == model::Fence::kDataPass
-                                    ? impl::Fence::kDataPass
-                                    : impl::Fence::kNone,
-                       .bugs = ImplBugs(c.bugs | setup.impl_only_bugs),
-                       .shards = U32(c.bounds.shards),
-                       .indexes = U32(c.bounds.indexes),
-                       .seed = setup.seed};
+  impl::Options options{.bugs = ImplBugs(c.bugs | setup.impl_only_bugs),
+                        .shards = U32(c.bounds.shards),
+                        .indexes = U32(c.bounds.indexes),
+                        .seed = setup.seed};
+  // protocol, read, gc, fence, ...: joined by name (switches.h).
+  SetImplSwitches(c, &options);
+  return options;
 }
 
 Result<impl::World> InitWorld(const LockstepSetup& setup) {

@@ -506,13 +506,14 @@ std::string OptionsKey(const impl::World& world) {
   const uint64_t fields[] = {static_cast<uint64_t>(o.protocol),
                              static_cast<uint64_t>(o.read),
                              static_cast<uint64_t>(o.gc),
-                             static_cast<uint64_t>(o.fence),
                              o.bugs,
                              o.shards,
                              o.indexes,
                              o.seed,
                              o.memwal ? 1u : 0u};
   key.append(reinterpret_cast<const char*>(fields), sizeof(fields));
+  key.append(reinterpret_cast<const char*>(o.switches.data()),
+             o.switches.size());
   key.push_back('\0');
   return key;
 }

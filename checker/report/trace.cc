@@ -226,10 +226,7 @@ json ConfigToJson(const Config& config) {
     if (model::Has(config, info.bug)) bugs.push_back(std::string(info.name));
   }
   const Bounds& b = config.bounds;
-  json out{{"protocol", std::string(model::Name(config.protocol))},
-           {"read", std::string(model::Name(config.read))},
-           {"gc", std::string(model::Name(config.gc))},
-           {"bugs", bugs},
+  json out{{"bugs", bugs},
            {"bounds", json{{"shards", b.shards},
                            {"generations", b.generations},
                            {"fragments", b.fragments},
@@ -237,38 +234,39 @@ json ConfigToJson(const Config& config) {
                            {"commits", b.commits},
                            {"inflight", b.inflight}}}};
   if (b.reinstalls != 0) out["bounds"]["reinstalls"] = b.reinstalls;
-  // Written only when set, so that env-none traces stay as they were.
-  if (model::IsForeign(config))
-    out["env"] = std::string(model::Name(config.env));
-  if (config.fence != model::Fence::kNone)
-    out["fence"] = std::string(model::Name(config.fence));
+  // Every registered switch (model/switches.h); env, fence and the later ones
+  // only when set, so that traces written before they existed read as before.
+  for (const model::Switch& variant : model::AllSwitches()) {
+    if (variant.info().always_shown || !variant.IsDefault(config))
+      out[std::string(variant.info().name)] =
+          std::string(variant.Spelling(config));
+  }
   return out;
 }
 
 Result<Config> ConfigFromJson(const json& object) {
-  const bool has_env = object.is_object() && object.contains("env");
-  const bool has_fence = object.is_object() && object.contains("fence");
-  std::vector<const char*> keys = {"protocol", "read", "gc", "bugs", "bounds"};
-  if (has_env) keys.push_back("env");
-  if (has_fence) keys.push_back("fence");
+  const std::vector<model::Switch> switches = model::AllSwitches();
+  std::vector<std::string> names;  // the switches this config names
+  for (const model::Switch& variant : switches) {
+    const std::string name(variant.info().name);
+    if (variant.info().always_shown ||
+        (object.is_object() && object.contains(name)))
+      names.push_back(name);
+  }
+  std::vector<const char*> keys;
+  for (const std::string& name : names) keys.push_back(name.c_str());
+  keys.push_back("bugs");
+  keys.push_back("bounds");
   MEMWAL_RETURN_IF_ERROR(ExactKeys(object, keys, "config"));
   Config config;
-  if (has_env) {
-    MEMWAL_ASSIGN_OR_RETURN(const std::string env, StringField(object, "env"));
-    MEMWAL_ASSIGN_OR_RETURN(config.env, model::ParseEnv(env));
+  for (const model::Switch& variant : switches) {
+    const std::string name(variant.info().name);
+    if (!object.contains(name)) continue;
+    MEMWAL_ASSIGN_OR_RETURN(const std::string value,
+                            StringField(object, name.c_str()));
+    MEMWAL_ASSIGN_OR_RETURN(const uint8_t index, variant.Parse(value));
+    variant.Set(&config, index);
   }
-  if (has_fence) {
-    MEMWAL_ASSIGN_OR_RETURN(const std::string fence,
-                            StringField(object, "fence"));
-    MEMWAL_ASSIGN_OR_RETURN(config.fence, model::ParseFence(fence));
-  }
-  MEMWAL_ASSIGN_OR_RETURN(const std::string protocol,
-                          StringField(object, "protocol"));
-  MEMWAL_ASSIGN_OR_RETURN(config.protocol, model::ParseProtocol(protocol));
-  MEMWAL_ASSIGN_OR_RETURN(const std::string read, StringField(object, "read"));
-  MEMWAL_ASSIGN_OR_RETURN(config.read, model::ParseReadMode(read));
-  MEMWAL_ASSIGN_OR_RETURN(const std::string gc, StringField(object, "gc"));
-  MEMWAL_ASSIGN_OR_RETURN(config.gc, model::ParseGcMode(gc));
   if (!object["bugs"].is_array()) return Bad("\"bugs\" must be an array");
   config.bugs = 0;
   for (const json& name : object["bugs"]) {
