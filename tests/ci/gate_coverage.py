@@ -23,7 +23,7 @@ import tempfile
 
 def gcov_json(source, obj_dir, scratch):
     """gcov's JSON document for one source file, or None when it has no data."""
-    # CMake names the object impl/X.cc.o, so its notes and data are X.cc.gcno and X.cc.gcda:
+    # CMake names the object of a source X.cc "X.cc.o", so its notes and data are X.cc.gcno and X.cc.gcda:
     # gcov is given the object (given the source it would look for X.gcno).
     subprocess.run(["gcov", "--json-format", "--branch-probabilities", "--demangled-names",
                     str(obj_dir / (source.name + ".o"))],

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Runs the whole gate file with --fail-fast on a hand-mutant binary (memwal-check-hand-NAME, built
-# from tests/mutate/hand/NAME.patch; tests/mutate/CMakeLists.txt) and passes when the gate fails:
+# from the patch of that name in tests/mutate/hand/; tests/mutate/CMakeLists.txt) and passes when the gate fails:
 # exit 1 with at least one entry marked FAIL. Any other exit (0: the mutant survives; 2: a bad gate
 # file; 3: a safety stop) fails this script.
 # usage: hand.sh BINARY GATE_FILE OUT_DIR
