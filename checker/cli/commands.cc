@@ -14,6 +14,7 @@
 #include "checker/cli/lance_diff.h"
 #include "checker/cli/minimize.h"
 #include "checker/cli/variants.h"
+#include "checker/lockstep/switches.h"
 #include "checker/report/report.h"
 #include "checker/validate/validate.h"
 #include "inspect/inspect.h"
@@ -127,6 +128,9 @@ int RunMemwalCheck(const Args& args, std::ostream& out, std::ostream& err) {
   // command adds its counts as it goes.
   BeginPartialReport(command->name, std::find(rest.begin(), rest.end(),
                                               "--json") != rest.end());
+  // Every variant switch has both halves, model/ and impl/ (an assertion);
+  // joined after the partial report knows its command, as it allocates.
+  lockstep::JoinedSwitches();
   return command->run(rest, out, err);
 }
 

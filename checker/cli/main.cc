@@ -16,7 +16,6 @@
 #include "base/memory.h"
 #include "base/output_file.h"
 #include "checker/cli/commands.h"
-#include "checker/lockstep/switches.h"
 
 namespace {
 
@@ -64,8 +63,6 @@ int main(int argc, char** argv) {
   // any full disk is, instead of killing the process halfway through a file.
   std::signal(SIGXFSZ, SIG_IGN);
   memwal::InstallMemoryReserve();
-  // Every variant switch has both halves, model/ and impl/ (an assertion).
-  memwal::checker::lockstep::JoinedSwitches();
   int code = 3;
   // The main thread's outermost frame: the standard library's allocation
   // failure, which project code cannot turn into a Status at every `new`,

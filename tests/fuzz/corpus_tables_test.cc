@@ -168,7 +168,7 @@ TEST(CorpusTables, TheSchemaRefusesADocumentMissingItsOperations) {
       json::array({json{{"version", 1},
                         {"read_version", 0},
                         {"read_version_retained", true},
-                        {"operation", "reserve_fragments"},
+                        {"operation", "no_such_operation"},
                         {"transaction_file", "_transactions/0-x.txn"},
                         {"fields", json::object()},
                         {"transaction_properties", json::object()}}});

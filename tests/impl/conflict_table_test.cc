@@ -138,7 +138,7 @@ constexpr Difference kDifferences[] = {
      "Lance retries any index build against a rewrite when one of its new "
      "indices has no fragment bitmap, and the __lance_mem_wal entry never has "
      "one (new_mem_wal_index_meta), also at beta.16 "
-     "(lance-protocol.md section 4.3); spec R31 note b and the "
+     "[P §4.3]; spec R31 note b and the "
      "model treat the install as having no user segment, so a rewrite meets "
      "nothing"},
     {kRewrite, kMemWalInstall, 'C',
