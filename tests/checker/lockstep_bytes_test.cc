@@ -14,54 +14,16 @@
 #include "impl/feature_flags.h"
 #include "impl/format.h"
 #include "impl/table.h"
+#include "lockstep_steps.h"
 
 namespace memwal::checker::lockstep {
 namespace {
 
-// A seed of its own per test (the decode caches are keyed by the options).
+using testing::Mentions;
+using testing::Ran;
+using testing::RunSteps;
 LockstepSetup TinySetup(uint64_t seed) {
-  LockstepSetup setup;
-  setup.config.bounds = model::TinyBounds();
-  setup.seed = 0xb17e5000 + seed;
-  return setup;
-}
-
-bool Mentions(const std::optional<Finding>& finding, const std::string& text) {
-  return finding.has_value() && finding->detail.find(text) != std::string::npos;
-}
-
-struct Ran {
-  model::State state;
-  impl::World world;
-};
-
-// The model and the implementation after `actions`, each checked, then
-// `unchecked` applied to both without a check (so that nothing decodes the
-// versions it writes before a test plants a change in them).
-Ran RunSteps(const LockstepSetup& setup,
-             const std::vector<model::Action>& actions,
-             const std::vector<model::Action>& unchecked = {}) {
-  Result<impl::World> world = InitWorld(setup);
-  EXPECT_TRUE(world.ok());
-  model::State state = model::Init(setup.config.bounds);
-  for (const model::Action& action : actions) {
-    EXPECT_TRUE(model::IsEnabled(setup.config, state, action))
-        << model::ToString(action);
-    model::Outcome outcome;
-    state = model::Apply(setup.config, state, action, &outcome);
-    const std::optional<Finding> finding =
-        StepLockstep(setup, action, outcome, state, &*world);
-    EXPECT_FALSE(finding.has_value())
-        << model::ToString(action) << ": " << finding->detail;
-  }
-  for (const model::Action& action : unchecked) {
-    EXPECT_TRUE(model::IsEnabled(setup.config, state, action))
-        << model::ToString(action);
-    model::Outcome outcome;
-    state = model::Apply(setup.config, state, action, &outcome);
-    EXPECT_TRUE(ApplyToWorld(action, &*world).ok()) << model::ToString(action);
-  }
-  return Ran{state, std::move(*world)};
+  return testing::TinySetup(0xb17e5000, seed);
 }
 
 std::string HeadPath(const impl::World& world) {

@@ -18,46 +18,20 @@
 #include "impl/format.h"
 #include "impl/rows.h"
 #include "impl/table.h"
+#include "lockstep_steps.h"
 #include "model/invariants.h"
 
 namespace memwal::checker::lockstep {
 namespace {
 
-// A seed of its own per test: the decode caches are keyed by the options,
-// and a planted rewrite must not meet an entry decoded before it.
+using testing::Mentions;
+using testing::Ran;
 LockstepSetup TinySetup(uint64_t seed) {
-  LockstepSetup setup;
-  setup.config.bounds = model::TinyBounds();
-  setup.seed = 0x9a17ed00 + seed;
-  return setup;
+  return testing::TinySetup(0x9a17ed00, seed);
 }
-
-bool Mentions(const std::optional<Finding>& finding, const std::string& text) {
-  return finding.has_value() && finding->detail.find(text) != std::string::npos;
-}
-
-// The model and the implementation after `actions`, checked step by step.
-struct Ran {
-  model::State state;
-  impl::World world;
-};
 Ran RunActions(const LockstepSetup& setup,
                const std::vector<model::Action>& actions) {
-  Result<impl::World> world = InitWorld(setup);
-  EXPECT_TRUE(world.ok());
-  model::State state = model::Init(setup.config.bounds);
-  EXPECT_FALSE(CheckInit(setup, *world).has_value());
-  for (const model::Action& action : actions) {
-    EXPECT_TRUE(model::IsEnabled(setup.config, state, action))
-        << model::ToString(action);
-    model::Outcome outcome;
-    state = model::Apply(setup.config, state, action, &outcome);
-    const std::optional<Finding> finding =
-        StepLockstep(setup, action, outcome, state, &*world);
-    EXPECT_FALSE(finding.has_value())
-        << model::ToString(action) << ": " << finding->detail;
-  }
-  return Ran{state, std::move(*world)};
+  return testing::RunSteps(setup, actions);
 }
 
 // Rewrites the head's manifest file in the store (a planted difference in
