@@ -11,7 +11,9 @@
 #include <optional>
 #include <string_view>
 
+#include "base/escape.h"
 #include "base/json_input.h"
+#include "checker/cli/commands.h"
 #include "checker/lockstep/lockstep.h"
 #include "model/actions.h"
 #include "model/bounds.h"
@@ -232,7 +234,13 @@ int RunScaleBench(const std::vector<std::string>& args, std::ostream& out,
                   std::ostream& err) {
   bool json_out = false;
   for (const std::string& arg : args) {
-    if (arg == "--json") json_out = true;
+    if (arg == "--json") {
+      json_out = true;
+    } else if (arg != "--distributed") {
+      return Fail(
+          err, "bench",
+          "--distributed takes --json only, not '" + Escaped(arg) + "'");
+    }
   }
   const Case cases[] = {
       {"model-only small", "--preset small --model-only", false},
