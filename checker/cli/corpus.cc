@@ -27,6 +27,7 @@
 #include "checker/cli/check.h"
 #include "checker/cli/cli.h"
 #include "checker/cli/commands.h"
+#include "checker/cli/lance_diff.h"
 #include "checker/cli/operations_schema.h"
 #include "checker/engine/interrupt.h"
 #include "checker/lockstep/lockstep.h"
@@ -494,7 +495,8 @@ std::vector<Flag> CorpusFlags::OwnFlags() {
   flags.push_back(
       Switch("--tables",
              "also write DIR/tables/entry-NNNN: the table the implementation\n"
-             "persisted after the entry's steps (readable by inspect)",
+             "persisted after the entry's steps (readable by inspect and\n"
+             "LanceDB; a shallow clone's sources in entry-NNNN.sources/)",
              [this] { command.tables = true; }));
   flags.push_back(
       Switch("--operations",
@@ -746,18 +748,26 @@ Status WriteEntryTable(const std::string& dir, const std::string& name,
   const std::filesystem::path root =
       tables ? std::filesystem::path(dir) / "tables" / name
              : std::filesystem::path(dir) / "operations" / (name + ".table");
+  // A shallow clone's sources: its base paths are relative ("t0/"), so a
+  // reader run in DIR/tables/NAME.sources/ finds them
+  // (docs/lance-data-files.md).
+  const std::filesystem::path sources =
+      std::filesystem::path(dir) / "tables" / (name + ".sources");
   // A resumed run writes the entry's table afresh (nothing of an earlier
   // run's table stays beside it).
-  {
+  for (const std::filesystem::path& path : {root, sources}) {
     std::error_code error;
-    std::filesystem::remove_all(root, error);
+    std::filesystem::remove_all(path, error);
     if (error)
-      return Status::InvalidArgument("cannot remove " + root.string() + ": " +
+      return Status::InvalidArgument("cannot remove " + path.string() + ": " +
                                      error.message());
   }
   MEMWAL_ASSIGN_OR_RETURN(impl::DirectoryStore store,
                           impl::DirectoryStore::Open(root.string()));
   MEMWAL_RETURN_IF_ERROR(world.WriteTo(&store));
+  if (tables) {
+    MEMWAL_RETURN_IF_ERROR(WriteCloneSources(world, sources.string()).status());
+  }
   if (operations) {
     MEMWAL_ASSIGN_OR_RETURN(const std::string text,
                             OperationsText(name, store));
