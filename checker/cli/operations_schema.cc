@@ -82,24 +82,28 @@ json MessageSchema(const Descriptor* message,
               {"properties", properties}};
 }
 
-}  // namespace
+// The schema of one listed operation: its header fields, and its fields as
+// one of the Transaction oneof's messages (`variants`, named `names`).
+json OperationSchema(const json& names, const json& variants) {
+  return {{"type", "object"},
+          {"additionalProperties", false},
+          {"required",
+           {"version", "read_version", "operation", "transaction_file",
+            "fields", "transaction_properties"}},
+          {"properties",
+           {{"version", {{"type", "integer"}}},
+            {"read_version", {{"type", "integer"}}},
+            {"operation", {{"type", "string"}, {"enum", names}}},
+            {"transaction_file", {{"type", "string"}}},
+            {"fields", {{"type", "object"}}},
+            {"transaction_properties",
+             {{"type", "object"},
+              {"additionalProperties", {{"type", "string"}}}}}}},
+          {"oneOf", variants}};
+}
 
-json OperationsSchema() {
-  const Descriptor* transaction = ::lance::table::Transaction::descriptor();
-  const google::protobuf::OneofDescriptor* oneof =
-      transaction->FindOneofByName("operation");
-  std::set<const Descriptor*> needed;
-  json variants = json::array();
-  json names = json::array();
-  for (int k = 0; k < oneof->field_count(); ++k) {
-    const FieldDescriptor* field = oneof->field(k);
-    names.push_back(field->name());
-    needed.insert(field->message_type());
-    variants.push_back({{"type", "object"},
-                        {"properties",
-                         {{"operation", {{"const", field->name()}}},
-                          {"fields", Ref(field->message_type())}}}});
-  }
+// The schema of every message `needed` names and every message those name.
+json MessageDefs(std::set<const Descriptor*> needed) {
   json defs = json::object();
   std::set<const Descriptor*> done;
   while (!needed.empty()) {
@@ -108,23 +112,13 @@ json OperationsSchema() {
     if (!done.insert(message).second) continue;
     defs[message->full_name()] = MessageSchema(message, &needed);
   }
-  const json operation = {
-      {"type", "object"},
-      {"additionalProperties", false},
-      {"required",
-       {"version", "read_version", "operation", "transaction_file", "fields",
-        "transaction_properties"}},
-      {"properties",
-       {{"version", {{"type", "integer"}}},
-        {"read_version", {{"type", "integer"}}},
-        {"operation", {{"type", "string"}, {"enum", names}}},
-        {"transaction_file", {{"type", "string"}}},
-        {"fields", {{"type", "object"}}},
-        {"transaction_properties",
-         {{"type", "object"},
-          {"additionalProperties", {{"type", "string"}}}}}}},
-      {"oneOf", variants}};
-  return json{
+  return defs;
+}
+
+// The schema of one operation list's top level; each operation is
+// #/$defs/operation.
+json ListSchema() {
+  return {
       {"$schema", "https://json-schema.org/draft/2020-12/schema"},
       {"$id", std::string("memwal-check-operations-")
                   .append(std::to_string(kOperationsFormatVersion))},
@@ -148,12 +142,31 @@ json OperationsSchema() {
          {{"type", "array"}, {"items", {{"type", "integer"}}}}},
         {"left_out", {{"type", "integer"}}},
         {"operations",
-         {{"type", "array"}, {"items", {{"$ref", "#/$defs/operation"}}}}}}},
-      {"$defs", [&] {
-         json all = defs;
-         all["operation"] = operation;
-         return all;
-       }()}};
+         {{"type", "array"}, {"items", {{"$ref", "#/$defs/operation"}}}}}}}};
+}
+
+}  // namespace
+
+json OperationsSchema() {
+  const Descriptor* transaction = ::lance::table::Transaction::descriptor();
+  const google::protobuf::OneofDescriptor* oneof =
+      transaction->FindOneofByName("operation");
+  std::set<const Descriptor*> needed;
+  json variants = json::array();
+  json names = json::array();
+  for (int k = 0; k < oneof->field_count(); ++k) {
+    const FieldDescriptor* field = oneof->field(k);
+    names.push_back(field->name());
+    needed.insert(field->message_type());
+    variants.push_back({{"type", "object"},
+                        {"properties",
+                         {{"operation", {{"const", field->name()}}},
+                          {"fields", Ref(field->message_type())}}}});
+  }
+  json schema = ListSchema();
+  schema["$defs"] = MessageDefs(needed);
+  schema["$defs"]["operation"] = OperationSchema(names, variants);
+  return schema;
 }
 
 }  // namespace memwal::checker::cli
