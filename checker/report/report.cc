@@ -11,21 +11,13 @@
 #include "base/memory.h"
 #include "base/output_file.h"
 #include "checker/engine/liveness.h"
+#include "checker/report/cat.h"
 #include "checker/report/trace_reader.h"
 #include "model/invariants.h"
 #include "model/read.h"
 
 namespace memwal::checker::report {
 namespace {
-
-// Concatenates by appending: GCC 12's -Wrestrict misfires on chains of
-// operator+ that start from a literal.
-template <typename... Parts>
-std::string Cat(const Parts&... parts) {
-  std::string out;
-  ((out += parts), ...);
-  return out;
-}
 
 using model::Config;
 using model::FragmentSet;

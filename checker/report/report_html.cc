@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "base/escape.h"
+#include "checker/report/cat.h"
 #include "checker/report/report.h"
 #include "model/actions.h"
 #include "model/read.h"
@@ -20,15 +21,6 @@
 
 namespace memwal::checker::report {
 namespace {
-
-// Concatenates by appending: GCC 12's -Wrestrict misfires on chains of
-// operator+ that start from a literal.
-template <typename... Parts>
-std::string Cat(const Parts&... parts) {
-  std::string out;
-  ((out += parts), ...);
-  return out;
-}
 
 using model::Config;
 using model::State;
