@@ -1105,17 +1105,4 @@ Result<bool> ParseScaleOutFlag(
   return true;
 }
 
-std::string ScaleOutHelp() {
-  return "  --distributed    partition the bfs over the ranks of mpirun -np N "
-         "(one rank without\n"
-         "                   mpirun); same counts, verdict and trace as "
-         "threads\n"
-         "  --checkpoint DIR write a snapshot (seen set, frontier, counters) "
-         "to DIR between levels\n"
-         "  --checkpoint-every S  at most every S seconds (default 300; 0: "
-         "every level)\n"
-         "  --resume DIR     continue DIR's snapshot (same configuration and "
-         "rank count)\n";
-}
-
 }  // namespace memwal::checker::engine

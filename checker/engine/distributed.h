@@ -117,13 +117,13 @@ uint64_t ConfigurationHash(const lockstep::LockstepSetup& setup,
                            const Options& options);
 
 // --distributed, --checkpoint DIR, --checkpoint-every SECONDS, --resume DIR
-// (and the bench's --rederive-moved, not in the help).
+// and the bench's --pause-after-snapshot S and --rederive-moved (their help is
+// check's flag table, CheckFlagSet::ScaleOutFlags in checker/cli/cli.cc).
 // False when `flag` is not one of them.
 Result<bool> ParseScaleOutFlag(
     std::string_view flag,
     const std::function<Result<std::string>(std::string_view)>& value,
     ScaleOut* scale);
-std::string ScaleOutHelp();
 
 }  // namespace memwal::checker::engine
 

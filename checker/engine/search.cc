@@ -118,11 +118,6 @@ class PackedList {
     bytes_.swap(other->bytes_);
     extras_.swap(other->extras_);
   }
-  void PopBack() {
-    bytes_.resize(offsets_.back());
-    offsets_.pop_back();
-    extras_.pop_back();
-  }
   void Clear() {
     offsets_.clear();
     bytes_.clear();
