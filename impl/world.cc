@@ -500,14 +500,4 @@ std::optional<GcMode> ParseGcMode(std::string_view name) {
   return std::nullopt;
 }
 
-std::string_view OpKindName(OpKind kind) {
-  static constexpr std::string_view kNames[] = {
-      "Init",          "Append",           "DeleteFragment", "CompactSsTable",
-      "UpdateColumns", "RewriteFragments", "CreateIndex",    "RecordProgress",
-      "Activate",      "Restore",          "ShallowClone"};
-  const auto index = static_cast<size_t>(kind);
-  MEMWAL_ASSERT(index < std::size(kNames));
-  return kNames[index];
-}
-
 }  // namespace memwal::impl

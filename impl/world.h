@@ -341,7 +341,6 @@ class World {
 std::optional<Protocol> ParseProtocol(std::string_view name);
 std::optional<ReadMode> ParseReadMode(std::string_view name);
 std::optional<GcMode> ParseGcMode(std::string_view name);
-std::string_view OpKindName(OpKind kind);
 
 }  // namespace memwal::impl
 
