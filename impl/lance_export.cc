@@ -185,8 +185,7 @@ std::pair<std::string, std::string> BTreeIndexFiles(
 }
 
 Status WriteLanceFiles(Store* table,
-                       const std::vector<std::string>& shard_uuids,
-                       IndexRowIds ids) {
+                       const std::vector<std::string>& shard_uuids) {
   std::map<std::string, uint32_t> shard_numbers;
   for (uint32_t s = 0; s < shard_uuids.size(); ++s)
     shard_numbers.emplace(shard_uuids[s], s);
@@ -210,7 +209,6 @@ Status WriteLanceFiles(Store* table,
   std::map<std::string, Named> data_files;
   for (const ManifestFile& file : files) {
     const bool stable =
-        ids == IndexRowIds::kStableWhereCarried ||
         (file.manifest.reader_feature_flags() & kFlagStableRowIds) != 0;
     for (const pb::DataFragment& fragment : file.manifest.fragments()) {
       if (fragment.files_size() == 0) continue;

@@ -289,20 +289,14 @@ Status CheckState(const Options& options, const model::State& state,
   // clone's relative base paths resolve alike), whose MemWAL system index the
   // query server drops with LanceDB's dropIndex (query_server.mjs); without
   // it LanceDB reads the base table alone, so the view has no `_mem_wal/`.
-  // LanceDB's dropIndex commit sets the stable-row-id flags (Lance's
-  // apply_feature_flags does so when the fragments carry row ids, as the
-  // implementation's do under flags that say none), so the view's index files
-  // name rows by those ids (lance_export.h, IndexRowIds).
+  // The copy's index files are the table's own: they name rows by stable
+  // row id, as the table's flags say (the implementation sets bit 2, as
+  // Lance's apply_feature_flags does, whenever the fragments carry row ids),
+  // and so does LanceDB's dropIndex commit on the copy.
   const fs::path base = scratch / "base.lance";
   fs::remove_all(base);
   fs::copy(dir, base, fs::copy_options::recursive);
   fs::remove_all(base / "_mem_wal");
-  {
-    MEMWAL_ASSIGN_OR_RETURN(impl::DirectoryStore store,
-                            impl::DirectoryStore::Open(base.string()));
-    MEMWAL_RETURN_IF_ERROR(impl::WriteLanceFiles(
-        &store, ShardUuids(world), impl::IndexRowIds::kStableWhereCarried));
-  }
   const model::QueryShapes shapes = model::AllQueryShapes(config, state);
   json request{{"table", dir.string()},
                {"base", base.string()},
