@@ -913,36 +913,12 @@ std::vector<Flag> LanceDiffFlagTable() {
       [](LanceDiffFlags* flags) { return flags->Flags(); });
 }
 
-int RunLanceDiffCommand(const std::vector<std::string>& args, std::ostream& out,
-                        std::ostream& err) {
-  LanceDiffFlags parsed;
-  if (Status status = ParseFlags("lance-diff", args, parsed.Flags()).status();
-      !status.ok())
-    return Fail(err, "lance-diff", status);
-  if (Status status = parsed.set.Finish(); !status.ok())
-    return Fail(err, "lance-diff", status);
-  Options& options = parsed.options;
-  const CheckFlagSet& set = parsed.set;
-  if (options.steps && !options.corpus.empty())
-    return Fail(
-        err, "lance-diff",
-        Status::InvalidArgument("--trace and --corpus exclude each other"));
-  options.config = options.steps ? options.trace_config : set.check.config;
-  options.seed = set.check.seed;
-  const auto start = std::chrono::steady_clock::now();
-  Counts counts;
-  std::vector<json> findings;
-  const Status status = options.corpus.empty()
-                            ? Run(options, out, &counts, &findings)
-                            : RunCorpus(options, &counts, &findings);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  if (!status.ok())
-    return Fail(err, "lance-diff", status,
-                status.code() == StatusCode::kFailedPrecondition
-                    ? kExitIncomplete
-                    : kExitUsage);
+namespace {
+
+// The findings, then the summary lines: the counts of this run.
+void PrintReport(const Options& options, const Counts& counts,
+                 const std::vector<json>& findings, double seconds,
+                 std::ostream& out) {
   for (const json& finding : findings) {
     out << "difference (kept in " << finding["table"].get<std::string>()
         << "):\n";
@@ -1000,6 +976,41 @@ int RunLanceDiffCommand(const std::vector<std::string>& args, std::ostream& out,
            "Lance itself (every index points at the newest source; not "
            "counted): "
         << counts.clone_index_refusal << "\n";
+}
+
+}  // namespace
+
+int RunLanceDiffCommand(const std::vector<std::string>& args, std::ostream& out,
+                        std::ostream& err) {
+  LanceDiffFlags parsed;
+  if (Status status = ParseFlags("lance-diff", args, parsed.Flags()).status();
+      !status.ok())
+    return Fail(err, "lance-diff", status);
+  if (Status status = parsed.set.Finish(); !status.ok())
+    return Fail(err, "lance-diff", status);
+  Options& options = parsed.options;
+  const CheckFlagSet& set = parsed.set;
+  if (options.steps && !options.corpus.empty())
+    return Fail(
+        err, "lance-diff",
+        Status::InvalidArgument("--trace and --corpus exclude each other"));
+  options.config = options.steps ? options.trace_config : set.check.config;
+  options.seed = set.check.seed;
+  const auto start = std::chrono::steady_clock::now();
+  Counts counts;
+  std::vector<json> findings;
+  const Status status = options.corpus.empty()
+                            ? Run(options, out, &counts, &findings)
+                            : RunCorpus(options, &counts, &findings);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  if (!status.ok())
+    return Fail(err, "lance-diff", status,
+                status.code() == StatusCode::kFailedPrecondition
+                    ? kExitIncomplete
+                    : kExitUsage);
+  PrintReport(options, counts, findings, seconds, out);
   return counts.findings == 0 ? kExitOk : kExitViolation;
 }
 
