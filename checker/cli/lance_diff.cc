@@ -724,6 +724,12 @@ Result<std::vector<fs::path>> CorpusTraces(const std::string& corpus) {
     return Status::InvalidArgument("--corpus " + corpus +
                                    ": no json/*.json entries");
   std::sort(traces.begin(), traces.end());
+  for (const fs::path& trace : traces) {
+    const std::string name = trace.stem().string();
+    if (!fs::is_directory(fs::path(corpus) / "tables" / name))
+      return Status::InvalidArgument("--corpus " + corpus + ": no tables/" +
+                                     name + " (corpus --tables writes it)");
+  }
   return traces;
 }
 
@@ -771,12 +777,6 @@ Status RunCorpus(const Options& options, Counts* counts,
     const fs::path tables = fs::absolute(fs::path(options.corpus) / "tables");
     TableDir table{
         .dir = tables / name, .cwd = tables / (name + ".sources"), .roots = {}};
-    if (!fs::is_directory(table.dir)) {
-      status = Status::InvalidArgument("--corpus " + options.corpus +
-                                       ": no tables/" + name +
-                                       " (corpus --tables writes it)");
-      break;
-    }
     if (fs::is_directory(table.cwd)) {
       for (const fs::directory_entry& source :
            fs::directory_iterator(table.cwd))
