@@ -54,6 +54,8 @@ struct Options {
   // instead of random walks.
   std::optional<std::vector<model::Action>> steps;
   model::Config trace_config{};
+  // --corpus: the tables a `corpus --tables` run wrote, instead of walks.
+  std::string corpus;
 };
 
 // One long-lived `node query_server.mjs`: a request line in, an answer line
@@ -220,22 +222,10 @@ bool CloneOfCloneIndex(const fs::path& dir, const std::string& error) {
   return head.ok() && head->file->manifest.base_paths_size() >= 2;
 }
 
-// Checks one state; the findings it makes are appended to `findings`.
-Status CheckState(const Options& options, const model::State& state,
-                  const impl::World& world,
-                  const std::vector<model::Action>& trace, QueryServer* server,
-                  const fs::path& scratch, Counts* counts,
-                  std::vector<json>* findings) {
-  const model::Config& config = options.config;
-  const fs::path dir = scratch / "t.lance";
-  fs::remove_all(dir);
-  {
-    MEMWAL_ASSIGN_OR_RETURN(impl::DirectoryStore store,
-                            impl::DirectoryStore::Open(dir.string()));
-    MEMWAL_RETURN_IF_ERROR(world.WriteTo(&store));
-  }
-  // A shallow clone's sources, where its base paths ("t0/", relative to the
-  // query server's directory) name them.
+}  // namespace
+
+Result<std::vector<std::string>> WriteCloneSources(const impl::World& world,
+                                                   const std::string& dir) {
   std::set<std::string> roots;
   for (const auto& [path, blob] : world.store().objects()) {
     const std::string root = path.substr(0, path.find('/') + 1);
@@ -243,10 +233,10 @@ Status CheckState(const Options& options, const model::State& state,
       roots.insert(root);
   }
   for (const std::string& root : roots) {
-    fs::remove_all(scratch / root);
-    MEMWAL_ASSIGN_OR_RETURN(
-        impl::DirectoryStore store,
-        impl::DirectoryStore::Open((scratch / root).string()));
+    const fs::path where = fs::path(dir) / root;
+    fs::remove_all(where);
+    MEMWAL_ASSIGN_OR_RETURN(impl::DirectoryStore store,
+                            impl::DirectoryStore::Open(where.string()));
     for (auto it = world.store().objects().lower_bound(root);
          it != world.store().objects().end() && it->first.rfind(root, 0) == 0;
          ++it)
@@ -254,6 +244,45 @@ Status CheckState(const Options& options, const model::State& state,
           store.Put(it->first.substr(root.size()), *it->second));
     MEMWAL_RETURN_IF_ERROR(impl::WriteLanceFiles(&store, ShardUuids(world)));
   }
+  return std::vector<std::string>(roots.begin(), roots.end());
+}
+
+namespace {
+
+// A table to check: `dir`, and `cwd`, the directory where its shallow
+// clone's relative base paths ("t0/") resolve (the query server runs the
+// request there), holding the sources `roots`.
+struct TableDir {
+  fs::path dir;
+  fs::path cwd;
+  std::vector<std::string> roots;
+};
+
+// Writes the implementation's table as `scratch`/t.lance, with a shallow
+// clone's sources beside it.
+Result<TableDir> WriteStateTable(const impl::World& world,
+                                 const fs::path& scratch) {
+  TableDir table{.dir = scratch / "t.lance", .cwd = scratch, .roots = {}};
+  fs::remove_all(table.dir);
+  {
+    MEMWAL_ASSIGN_OR_RETURN(impl::DirectoryStore store,
+                            impl::DirectoryStore::Open(table.dir.string()));
+    MEMWAL_RETURN_IF_ERROR(world.WriteTo(&store));
+  }
+  MEMWAL_ASSIGN_OR_RETURN(table.roots,
+                          WriteCloneSources(world, scratch.string()));
+  return table;
+}
+
+// Checks one state's table; the findings it makes are appended to
+// `findings`.
+Status CheckState(const Options& options, const model::State& state,
+                  const impl::World& world,
+                  const std::vector<model::Action>& trace, QueryServer* server,
+                  const fs::path& scratch, const TableDir& table,
+                  Counts* counts, std::vector<json>* findings) {
+  const model::Config& config = options.config;
+  const fs::path& dir = table.dir;
   // The table keeps `_mem_wal/`: every flushed generation is a Lance dataset
   // (impl/lance_sstable.h), and LanceDB's MemWAL-aware query serves it.
   // The base-table view for the indexed queries: a copy beside it (so that a
@@ -277,6 +306,7 @@ Status CheckState(const Options& options, const model::State& state,
   const model::QueryShapes shapes = model::AllQueryShapes(config, state);
   json request{{"table", dir.string()},
                {"base", base.string()},
+               {"cwd", table.cwd.string()},
                {"queries", json::array()}};
   for (int q = 0; q < shapes.count; ++q) {
     const model::QueryShape shape = shapes.shapes[q];
@@ -375,13 +405,17 @@ Status CheckState(const Options& options, const model::State& state,
           ", the model's reading (live rows and served SSTables) is " +
           RowList(held | served).dump());
     }
-    // Lance uses no index whose segments cover no fragment (its plan has no
-    // ScalarIndexQuery for it, and fastSearch restricts nothing): such an
-    // index of the shape reads as absent. Lance's own behaviour, counted.
+    // Lance uses no index whose segments cover no live fragment (its plan
+    // has no ScalarIndexQuery for it, and fastSearch restricts nothing): such
+    // an index of the shape reads as absent. Lance's own behaviour, counted.
+    // (An index covering only deleted fragments is one: `corpus --tables`
+    // entries at tiny showed it, ShallowClone, DeleteFragment of the one
+    // fragment idx_0 covers, a compaction's fragment uncovered.)
+    const model::Version& head = model::Head(state);
     model::QueryShape used = shape;
     for (int i = 0; i < config.bounds.indexes; ++i) {
       if (model::Contains(shape.uses, i) &&
-          model::CoveredBy(model::Head(state), i) == 0)
+          (model::CoveredBy(head, i) & head.live) == 0)
         used.uses &= static_cast<model::IndexSet>(~(1u << i));
     }
     if (indexed && used.uses != shape.uses) ++counts->uncovering_index_queries;
@@ -493,9 +527,9 @@ Status CheckState(const Options& options, const model::State& state,
   fs::remove_all(kept / "base.lance");
   fs::copy(base, kept / "base.lance", fs::copy_options::recursive);
   // A shallow clone's sources beside it: run LanceDB in `kept` to reproduce.
-  for (const std::string& root : roots) {
+  for (const std::string& root : table.roots) {
     fs::remove_all(kept / root);
-    fs::copy(scratch / root, kept / root, fs::copy_options::recursive);
+    fs::copy(table.cwd / root, kept / root, fs::copy_options::recursive);
   }
   json steps = json::array();
   for (const model::Action& action : trace)
@@ -531,8 +565,11 @@ Status Run(const Options& options, std::ostream& out, Counts* counts,
     const int depth =
         options.steps ? static_cast<int>(options.steps->size()) : options.depth;
     for (int step = 0; step <= depth; ++step) {
-      status = CheckState(options, state, world, trace, server.get(), scratch,
-                          counts, findings);
+      const Result<TableDir> table = WriteStateTable(world, scratch);
+      status = table.ok()
+                   ? CheckState(options, state, world, trace, server.get(),
+                                scratch, *table, counts, findings)
+                   : table.status();
       if (!status.ok() || step == depth) break;
       if (!options.steps && counts->states >= options.budget) break;
       model::EnabledActions(options.config, state, &enabled);
@@ -564,6 +601,112 @@ Status Run(const Options& options, std::ostream& out, Counts* counts,
     }
     if (options.steps) break;
   }
+  fs::remove_all(scratch);
+  return status;
+}
+
+// The tables a `corpus --tables` run wrote under `corpus`/tables, in
+// name order, with the traces of their entries.
+Result<std::vector<fs::path>> CorpusTraces(const std::string& corpus) {
+  const fs::path json_dir = fs::path(corpus) / "json";
+  std::error_code error;
+  std::vector<fs::path> traces;
+  for (const fs::directory_entry& entry :
+       fs::directory_iterator(json_dir, error)) {
+    if (entry.path().extension() == ".json") traces.push_back(entry.path());
+  }
+  if (error)
+    return Status::InvalidArgument("--corpus " + corpus + ": cannot read " +
+                                   json_dir.string() + ": " + error.message());
+  if (traces.empty())
+    return Status::InvalidArgument("--corpus " + corpus +
+                                   ": no json/*.json entries");
+  std::sort(traces.begin(), traces.end());
+  return traces;
+}
+
+// Replays `steps` from Init on the model and the implementation (as corpus
+// --tables did to write the entry's table).
+Status ReplayEntry(const std::string& name, const model::Config& config,
+                   const std::vector<model::Action>& steps, model::State* state,
+                   impl::World* world) {
+  *state = model::Init(config.bounds);
+  std::vector<model::Action> enabled;
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    model::EnabledActions(config, *state, &enabled);
+    if (std::find(enabled.begin(), enabled.end(), steps[k]) == enabled.end())
+      return Status::InvalidArgument(name + ": step " + std::to_string(k + 1) +
+                                     " is not enabled");
+    model::Outcome outcome;
+    model::Apply(config, steps[k], state, &outcome);
+    const Result<model::Outcome> impl = lockstep::ApplyToWorld(steps[k], world);
+    if (!impl.ok() || *impl != outcome)
+      return Status::InvalidArgument(
+          name + ": the implementation parts from the model at " +
+          model::ToString(steps[k]));
+  }
+  return Status::Ok();
+}
+
+// --corpus DIR: every table `corpus --tables` wrote (DIR/tables/NAME, the
+// table after the entry's steps; a shallow clone's sources in
+// DIR/tables/NAME.sources/), checked as lance-diff checks a state, with the
+// model's rows from the entry's trace (DIR/json/NAME.json) replayed.
+Status RunCorpus(const Options& options, Counts* counts,
+                 std::vector<json>* findings) {
+  MEMWAL_ASSIGN_OR_RETURN(const std::vector<fs::path> traces,
+                          CorpusTraces(options.corpus));
+  const fs::path scratch =
+      fs::temp_directory_path() /
+      (std::string("memwal-lance-diff-").append(std::to_string(getpid())));
+  fs::create_directories(scratch);
+  MEMWAL_ASSIGN_OR_RETURN(
+      std::unique_ptr<QueryServer> server,
+      QueryServer::Start(options.lancedb, scratch.string()));
+  Status status = Status::Ok();
+  for (const fs::path& path : traces) {
+    const std::string name = path.stem().string();
+    const fs::path tables = fs::absolute(fs::path(options.corpus) / "tables");
+    TableDir table{
+        .dir = tables / name, .cwd = tables / (name + ".sources"), .roots = {}};
+    if (!fs::is_directory(table.dir)) {
+      status = Status::InvalidArgument("--corpus " + options.corpus +
+                                       ": no tables/" + name +
+                                       " (corpus --tables writes it)");
+      break;
+    }
+    if (fs::is_directory(table.cwd)) {
+      for (const fs::directory_entry& source :
+           fs::directory_iterator(table.cwd))
+        table.roots.push_back(source.path().filename().string() + "/");
+      std::sort(table.roots.begin(), table.roots.end());
+    } else {
+      table.cwd = scratch;
+    }
+    const Result<report::LockstepTrace> trace =
+        report::ReadTraceFile(path.string());
+    if (!trace.ok()) {
+      status = trace.status();
+      break;
+    }
+    Options entry = options;
+    entry.config = trace->trace.config;
+    const lockstep::LockstepSetup setup{.config = entry.config,
+                                        .seed = trace->trace.seed};
+    Result<impl::World> world = lockstep::InitWorld(setup);
+    if (!world.ok()) {
+      status = world.status();
+      break;
+    }
+    model::State state;
+    status =
+        ReplayEntry(name, entry.config, trace->trace.steps, &state, &*world);
+    if (status.ok())
+      status = CheckState(entry, state, *world, trace->trace.steps,
+                          server.get(), scratch, table, counts, findings);
+    if (!status.ok()) break;
+  }
+  server.reset();
   fs::remove_all(scratch);
   return status;
 }
@@ -636,6 +779,14 @@ std::vector<Flag> LanceDiffFlags::Flags() {
         options.trace_config = trace.trace.config;
         return Status::Ok();
       }));
+  flags.push_back(
+      Valued("--corpus", "DIR",
+             "check every table of a corpus written with --tables\n"
+             "(DIR/tables/NAME, at the last state of DIR/json/NAME.json)",
+             [this](std::string_view path) {
+               options.corpus = std::string(path);
+               return Status::Ok();
+             }));
   flags.push_back(Valued("--keep", "DIR",
                          "where findings are kept (default "
                          "lance-diff-findings)",
@@ -670,12 +821,18 @@ int RunLanceDiffCommand(const std::vector<std::string>& args, std::ostream& out,
     return Fail(err, "lance-diff", status);
   Options& options = parsed.options;
   const CheckFlagSet& set = parsed.set;
+  if (options.steps && !options.corpus.empty())
+    return Fail(
+        err, "lance-diff",
+        Status::InvalidArgument("--trace and --corpus exclude each other"));
   options.config = options.steps ? options.trace_config : set.check.config;
   options.seed = set.check.seed;
   const auto start = std::chrono::steady_clock::now();
   Counts counts;
   std::vector<json> findings;
-  const Status status = Run(options, out, &counts, &findings);
+  const Status status = options.corpus.empty()
+                            ? Run(options, out, &counts, &findings)
+                            : RunCorpus(options, &counts, &findings);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -694,9 +851,15 @@ int RunLanceDiffCommand(const std::vector<std::string>& args, std::ostream& out,
   }
   char timing[32];
   std::snprintf(timing, sizeof timing, "%.1f", seconds);
-  out << "lance-diff: " << counts.states << " states (seed " << options.seed
-      << ", budget " << options.budget << ", depth " << options.depth << "), "
-      << counts.queries << " LanceDB 0.39 queries, " << counts.findings
+  if (options.corpus.empty()) {
+    out << "lance-diff: " << counts.states << " states (seed " << options.seed
+        << ", budget " << options.budget << ", depth " << options.depth
+        << "), ";
+  } else {
+    out << "lance-diff: " << counts.states << " corpus tables (every entry of "
+        << options.corpus << "/json, at its last state), ";
+  }
+  out << counts.queries << " LanceDB 0.39 queries, " << counts.findings
       << (counts.findings == 1 ? " state" : " states") << " with a difference; "
       << timing << " s\n";
   out << "lance-diff: " << counts.scalar_path_differs
@@ -715,7 +878,8 @@ int RunLanceDiffCommand(const std::vector<std::string>& args, std::ostream& out,
       << "\n";
   if (counts.uncovering_index_queries > 0)
     out << "lance-diff: " << counts.uncovering_index_queries
-        << " indexed queries used an index whose segments cover no fragment; "
+        << " indexed queries used an index whose segments cover no live "
+           "fragment; "
            "Lance does not use such an index (no ScalarIndexQuery in its plan, "
            "fastSearch restricts nothing), so the view is compared without "
            "it\n";

@@ -182,6 +182,8 @@ class LevelEngine {
   std::string Encode() const;
   Status Decode(const std::string& payload);
   Status MaybeCheckpoint(bool force);
+  void SumCounters();
+  void CollectGoals();
   DistributedResult Finish();
 
   const LockstepSetup& setup_;
@@ -924,9 +926,9 @@ Status LevelEngine::MaybeCheckpoint(bool force) {
   return Status::Ok();
 }
 
-DistributedResult LevelEngine::Finish() {
+// The counters summed over the ranks into result_'s stats and dist_.
+void LevelEngine::SumCounters() {
   Stats& stats = result_.stats;
-  stats.states_distinct = states_total_;
   std::vector<uint64_t> sums{counters_.transitions};
   sums.insert(sums.end(), counters_.coverage.begin(), counters_.coverage.end());
   sums.push_back(seen_.bytes());
@@ -951,12 +953,32 @@ DistributedResult LevelEngine::Finish() {
   dist_.rederive_seconds = static_cast<double>(sums[at++]) / 1e6;
   dist_.bytes_exchanged = sums[at++];
   dist_.cpu_seconds = static_cast<double>(sums[at++]) / 1e6;
+}
+
+// The goals reached on any rank, and the states per depth summed.
+void LevelEngine::CollectGoals() {
+  Stats& stats = result_.stats;
   const uint64_t goals = comm_.AllReduce(counters_.goals, Reduce::kOr);
   const uint64_t depths =
       comm_.AllReduce(counters_.states_per_depth.size(), Reduce::kMax);
   counters_.states_per_depth.resize(depths, 0);
   comm_.AllReduce(&counters_.states_per_depth, Reduce::kSum);
   stats.states_per_depth = counters_.states_per_depth;
+  const auto all_goals = model::AllGoals();
+  for (std::size_t g = 0; g < all_goals.size(); ++g) {
+    if ((applicable_ >> g & 1u) == 0) continue;
+    auto& list = (goals >> g & 1u) ? stats.goals_reached : stats.goals_missed;
+    list.emplace_back(all_goals[g].name);
+  }
+}
+
+DistributedResult LevelEngine::Finish() {
+  Stats& stats = result_.stats;
+  stats.states_distinct = states_total_;
+  SumCounters();
+  // Collectives in the order every rank runs them: the sums, the goals and
+  // depths, then the per-rank gathers.
+  CollectGoals();
   stats.depth_max = depth_max_;
   stats.seconds = Now() - start_;
   stats.storage = std::string(Name(options_.storage));
@@ -969,12 +991,6 @@ DistributedResult LevelEngine::Finish() {
   dist_.ranks = ranks();
   dist_.states_per_rank = comm_.AllGather(seen_.size());
   dist_.expanded_per_rank = comm_.AllGather(expanded_);
-  const auto all_goals = model::AllGoals();
-  for (std::size_t g = 0; g < all_goals.size(); ++g) {
-    if ((applicable_ >> g & 1u) == 0) continue;
-    auto& list = (goals >> g & 1u) ? stats.goals_reached : stats.goals_missed;
-    list.emplace_back(all_goals[g].name);
-  }
   DistributedResult out;
   out.dist = dist_;
   if (result_.verdict == Verdict::kViolation) {

@@ -170,6 +170,79 @@ std::optional<std::vector<uint32_t>> ShortestPathInto(
                 [&](uint32_t n) { return bool(targets[n]); });
 }
 
+namespace {
+
+// The fair classes over an SCC: enabled at every node, enabled at some node,
+// and taken by an edge inside it.
+struct SccClasses {
+  uint32_t everywhere = kClassMask;
+  uint32_t somewhere = 0;
+  uint32_t taken = 0;
+};
+
+SccClasses ClassesOf(const FairGraph& graph, const std::vector<uint32_t>& scc,
+                     const std::vector<bool>& in_scc) {
+  SccClasses classes;
+  for (const uint32_t n : scc) {
+    classes.everywhere &= graph.enabled[n];
+    classes.somewhere |= graph.enabled[n] & kClassMask;
+    for (uint32_t e = graph.begin[n]; e < graph.begin[n + 1]; ++e) {
+      const uint32_t c = FairGraph::Class(graph.edges[e]);
+      if (c != kNoClass && in_scc[FairGraph::Target(graph.edges[e])])
+        classes.taken |= 1u << c;
+    }
+  }
+  return classes;
+}
+
+// An edge of class `c` from `n` that stays inside the SCC, or kDone.
+uint32_t InternalEdge(const FairGraph& graph, const std::vector<bool>& in_scc,
+                      uint32_t n, uint32_t c) {
+  for (uint32_t e = graph.begin[n]; e < graph.begin[n + 1]; ++e) {
+    if (FairGraph::Class(graph.edges[e]) == c &&
+        in_scc[FairGraph::Target(graph.edges[e])])
+      return e;
+  }
+  return kDone;
+}
+
+// A lasso under construction: its steps, and the node they end at.
+struct LassoWalk {
+  const FairGraph& graph;
+  Lasso* lasso;
+  uint32_t at;
+  void Walk(const std::vector<uint32_t>& path) {
+    lasso->steps.insert(lasso->steps.end(), path.begin(), path.end());
+    if (!path.empty()) at = FairGraph::Target(graph.edges[path.back()]);
+  }
+};
+
+// The cycle's demands: for each fair class enabled somewhere in the SCC,
+// an edge of it taken inside the SCC, or a node where it is disabled.
+void MeetFairClasses(const FairGraph& graph, std::vector<bool>* in_scc,
+                     const SccClasses& classes, LassoWalk* walk) {
+  for (uint32_t c = 0; c < kNoClass; ++c) {
+    if (!((classes.somewhere >> c) & 1u)) continue;
+    if ((classes.taken >> c) & 1u) {
+      const auto path = PathTo(graph, in_scc, walk->at, [&](uint32_t n) {
+        return InternalEdge(graph, *in_scc, n, c) != kDone;
+      });
+      MEMWAL_ASSERT(path.has_value());
+      walk->Walk(*path);
+      walk->Walk({InternalEdge(graph, *in_scc, walk->at, c)});
+    } else {
+      MEMWAL_ASSERT(!((classes.everywhere >> c) & 1u));
+      const auto path = PathTo(graph, in_scc, walk->at, [&](uint32_t n) {
+        return !((graph.enabled[n] >> c) & 1u);
+      });
+      MEMWAL_ASSERT(path.has_value());
+      walk->Walk(*path);
+    }
+  }
+}
+
+}  // namespace
+
 Lasso BuildLasso(const FairGraph& graph, const std::vector<uint32_t>& scc,
                  uint32_t from) {
   std::vector<bool> in_scc(graph.size(), false);
@@ -182,49 +255,8 @@ Lasso BuildLasso(const FairGraph& graph, const std::vector<uint32_t>& scc,
   const uint32_t entry =
       lasso.steps.empty() ? from
                           : FairGraph::Target(graph.edges[lasso.steps.back()]);
-  uint32_t everywhere = kClassMask;
-  uint32_t somewhere = 0;
-  uint32_t taken = 0;
-  for (const uint32_t n : scc) {
-    everywhere &= graph.enabled[n];
-    somewhere |= graph.enabled[n] & kClassMask;
-    for (uint32_t e = graph.begin[n]; e < graph.begin[n + 1]; ++e) {
-      const uint32_t c = FairGraph::Class(graph.edges[e]);
-      if (c != kNoClass && in_scc[FairGraph::Target(graph.edges[e])])
-        taken |= 1u << c;
-    }
-  }
-  uint32_t at = entry;
-  auto walk = [&](const std::vector<uint32_t>& path) {
-    lasso.steps.insert(lasso.steps.end(), path.begin(), path.end());
-    if (!path.empty()) at = FairGraph::Target(graph.edges[path.back()]);
-  };
-  auto internal_edge = [&](uint32_t n, uint32_t c) -> uint32_t {
-    for (uint32_t e = graph.begin[n]; e < graph.begin[n + 1]; ++e) {
-      if (FairGraph::Class(graph.edges[e]) == c &&
-          in_scc[FairGraph::Target(graph.edges[e])])
-        return e;
-    }
-    return kDone;
-  };
-  for (uint32_t c = 0; c < kNoClass; ++c) {
-    if (!((somewhere >> c) & 1u)) continue;
-    if ((taken >> c) & 1u) {
-      const auto path = PathTo(graph, &in_scc, at, [&](uint32_t n) {
-        return internal_edge(n, c) != kDone;
-      });
-      MEMWAL_ASSERT(path.has_value());
-      walk(*path);
-      walk({internal_edge(at, c)});
-    } else {
-      MEMWAL_ASSERT(!((everywhere >> c) & 1u));
-      const auto path = PathTo(graph, &in_scc, at, [&](uint32_t n) {
-        return !((graph.enabled[n] >> c) & 1u);
-      });
-      MEMWAL_ASSERT(path.has_value());
-      walk(*path);
-    }
-  }
+  LassoWalk walk{graph, &lasso, entry};
+  MeetFairClasses(graph, &in_scc, ClassesOf(graph, scc, in_scc), &walk);
   const bool has_internal_edge = std::any_of(
       graph.edges.begin() + graph.begin[entry],
       graph.edges.begin() + graph.begin[entry + 1],
@@ -232,18 +264,18 @@ Lasso BuildLasso(const FairGraph& graph, const std::vector<uint32_t>& scc,
   if (scc.size() == 1 && !has_internal_edge) return lasso;  // stutters
   if (lasso.steps.size() == lasso.loop) {
     // No requirement moved us: leave by any edge inside the SCC.
-    for (uint32_t e = graph.begin[at]; e < graph.begin[at + 1]; ++e) {
+    for (uint32_t e = graph.begin[walk.at]; e < graph.begin[walk.at + 1]; ++e) {
       if (in_scc[FairGraph::Target(graph.edges[e])]) {
-        walk({e});
+        walk.Walk({e});
         break;
       }
     }
     MEMWAL_ASSERT(lasso.steps.size() > lasso.loop);
   }
   const auto back =
-      PathTo(graph, &in_scc, at, [&](uint32_t n) { return n == entry; });
+      PathTo(graph, &in_scc, walk.at, [&](uint32_t n) { return n == entry; });
   MEMWAL_ASSERT(back.has_value());
-  walk(*back);
+  walk.Walk(*back);
   return lasso;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "base/memory.h"
@@ -503,125 +504,181 @@ struct Sweep {
 // when every earlier one is expanded, its SCCs are the graph's SCCs inside
 // it, and it is dropped once they are tested. Only the current layer's
 // graph and the not yet expanded states of later layers are kept.
-Sweep SweepLayers(const model::Config& config, const LivenessOptions& options,
-                  const Frames& frames) {
-  Sweep sweep;
-  const bool reduced = frames.size() > 1;
-  std::map<uint64_t, Part> later;  // continuation layers not yet expanded
-  std::vector<uint32_t> out;
-  double pairs = 0;  // sum over parts of n^2 / 2: fingerprint pairs compared
-  auto bytes_now = [&](const Part& part, const FairGraph& graph,
-                       const EdgeFrames& edge_frame) {
-    std::size_t bytes = part.bytes() + graph.bytes() + edge_frame.bytes();
-    for (const auto& [key, pending] : later) bytes += pending.bytes();
-    return bytes;
-  };
-  // Expands every state of `part` (whose layer is `layer`, or the bounded
-  // graph when `windowed` is false) and tests its SCCs.
-  auto expand = [&](Part& part, uint64_t layer, bool windowed) {
+class LayerSweep {
+ public:
+  LayerSweep(const model::Config& config, const LivenessOptions& options,
+             const Frames& frames)
+      : config_(config),
+        options_(options),
+        frames_(frames),
+        reduced_(frames.size() > 1) {}
+
+  Sweep Run() {
+    {
+      Part bounded;
+      LayerStep init;
+      std::string encoding;
+      ToRepresentative(frames_, model::Init(config_.bounds), &init, &encoding);
+      AddPacked(&bounded, init.print, init.packed, &sweep_.states);
+      sweep_.end = Expand(bounded, 0, false);
+      ++sweep_.layers;
+    }
+    while (sweep_.end == SweepEnd::kNoFairCycle && !later_.empty()) {
+      auto first = later_.begin();
+      const uint64_t layer = first->first;
+      Part part = std::move(first->second);
+      later_.erase(first);
+      sweep_.end = Expand(part, layer, true);
+      ++sweep_.layers;
+    }
+    // 64-bit fingerprints: a pair of distinct states of one part collides
+    // with probability 2^-64.
+    sweep_.collision_probability = pairs_ / 18446744073709551616.0;
+    return sweep_;
+  }
+
+ private:
+  // The graph of the part being expanded.
+  struct Layer {
+    explicit Layer(std::size_t frames) : edge_frame(frames) {}
     FairGraph graph;
-    EdgeFrames edge_frame(frames.size());
-    std::vector<std::string> records;
-    std::vector<LayerExpansion> expansions;
-    for (uint32_t n = 0; n < part.size;) {
-      if (Interrupted()) {
-        sweep.stopped_by = InterruptName().data();
-        return SweepEnd::kStopped;
-      }
-      if (OverMemory(options)) {
-        sweep.stopped_by = "memory-limit";
-        return SweepEnd::kStopped;
-      }
-      // A chunk of the queue, expanded by the threads, then merged in order:
-      // node numbers are those of a one-thread expansion.
-      const uint32_t count = std::min<uint32_t>(kChunk, part.size - n);
-      records.resize(count);
-      for (uint32_t k = 0; k < count; ++k) {
-        if (!part.queue.Pop(&records[k])) {
-          sweep.stopped_by = "layer-queue";
-          sweep.error = part.queue.status().message();
-          return SweepEnd::kStopped;
-        }
-      }
-      expansions.resize(count);
-      ExpandLayerChunk(config, frames, windowed, records, options.threads,
-                       &expansions);
-      if (MemoryExhausted()) {  // a thread ended its slice early
-        sweep.stopped_by = "memory-limit";
-        return SweepEnd::kStopped;
-      }
-      for (uint32_t k = 0; k < count; ++k) {
-        const LayerExpansion& expansion = expansions[k];
-        out.clear();
-        for (const LayerStep& next : expansion.next) {
-          ++sweep.edges;
-          if (windowed || next.into) {
-            if (next.into || next.layer != layer) {
-              // An edge back to an earlier layer, or across to another of
-              // the same order: the counters are not monotone here.
-              if (windowed && LayerOrder(next.layer) <= LayerOrder(layer))
-                return SweepEnd::kNotLayered;
-              AddPacked(&later[next.layer], next.print ^ kWindowedTag,
-                        next.packed, &sweep.states);
-              continue;
-            }
-          }
-          const uint32_t target = AddPacked(
-              &part, windowed ? next.print ^ kWindowedTag : next.print,
-              next.packed, &sweep.states);
-          out.push_back(FairGraph::Edge(target, next.fair_class));
-          if (reduced) edge_frame.Push(next.frame);
-        }
-        graph.AddNode(expansion.enabled, expansion.goal, out);
-      }
-      n += count;
-      if (part.size + 1 >= kMaxNodes || sweep.states > options.max_states) {
-        sweep.stopped_by = "max-states";
+    EdgeFrames edge_frame;
+  };
+
+  std::size_t BytesNow(const Part& part, const Layer& built) const {
+    std::size_t bytes =
+        part.bytes() + built.graph.bytes() + built.edge_frame.bytes();
+    for (const auto& [key, pending] : later_) bytes += pending.bytes();
+    return bytes;
+  }
+
+  // Why the search must stop now (interrupt, memory), or nullopt.
+  std::optional<SweepEnd> Stop() {
+    if (Interrupted()) {
+      sweep_.stopped_by = InterruptName().data();
+      return SweepEnd::kStopped;
+    }
+    if (OverMemory(options_)) {
+      sweep_.stopped_by = "memory-limit";
+      return SweepEnd::kStopped;
+    }
+    return std::nullopt;
+  }
+
+  // Pops the next `count` records of `part`'s queue into records_.
+  std::optional<SweepEnd> PopChunk(Part& part, uint32_t count) {
+    records_.resize(count);
+    for (uint32_t k = 0; k < count; ++k) {
+      if (!part.queue.Pop(&records_[k])) {
+        sweep_.stopped_by = "layer-queue";
+        sweep_.error = part.queue.status().message();
         return SweepEnd::kStopped;
       }
     }
+    return std::nullopt;
+  }
+
+  // One expanded state's edges: into `part` (its node added to the graph)
+  // or, for a later layer, into that layer's queue.
+  std::optional<SweepEnd> AddNode(Part& part, uint64_t layer, bool windowed,
+                                  const LayerExpansion& expansion,
+                                  Layer* built) {
+    out_.clear();
+    for (const LayerStep& next : expansion.next) {
+      ++sweep_.edges;
+      if (windowed || next.into) {
+        if (next.into || next.layer != layer) {
+          // An edge back to an earlier layer, or across to another of the
+          // same order: the counters are not monotone here.
+          if (windowed && LayerOrder(next.layer) <= LayerOrder(layer))
+            return SweepEnd::kNotLayered;
+          AddPacked(&later_[next.layer], next.print ^ kWindowedTag, next.packed,
+                    &sweep_.states);
+          continue;
+        }
+      }
+      const uint32_t target =
+          AddPacked(&part, windowed ? next.print ^ kWindowedTag : next.print,
+                    next.packed, &sweep_.states);
+      out_.push_back(FairGraph::Edge(target, next.fair_class));
+      if (reduced_) built->edge_frame.Push(next.frame);
+    }
+    built->graph.AddNode(expansion.enabled, expansion.goal, out_);
+    return std::nullopt;
+  }
+
+  // The layer's SCCs tested for a fair cycle, once `part` is expanded.
+  SweepEnd TestSccs(Part& part, uint64_t layer, bool windowed,
+                    const Layer& built) {
     // Peak bytes: the layer as built (its node map included), then its SCC
     // search once the node map is dropped.
-    sweep.peak_bytes = std::max<uint64_t>(sweep.peak_bytes,
-                                          bytes_now(part, graph, edge_frame));
+    sweep_.peak_bytes =
+        std::max<uint64_t>(sweep_.peak_bytes, BytesNow(part, built));
     part.nodes = NodeMap();  // the graph is all the SCCs need
-    sweep.largest_layer = std::max<uint64_t>(sweep.largest_layer, part.size);
-    pairs += static_cast<double>(part.size) * part.size / 2;
+    sweep_.largest_layer = std::max<uint64_t>(sweep_.largest_layer, part.size);
+    pairs_ += static_cast<double>(part.size) * part.size / 2;
     std::size_t scc_scratch = 0;
     bool over_budget = false;
-    const bool fair = HasFairCycle(graph, edge_frame, frames, options,
-                                   &scc_scratch, &over_budget);
-    sweep.peak_bytes = std::max<uint64_t>(
-        sweep.peak_bytes, bytes_now(part, graph, edge_frame) + scc_scratch);
+    const bool fair = HasFairCycle(built.graph, built.edge_frame, frames_,
+                                   options_, &scc_scratch, &over_budget);
+    sweep_.peak_bytes = std::max<uint64_t>(sweep_.peak_bytes,
+                                           BytesNow(part, built) + scc_scratch);
     if (over_budget) {
-      sweep.stopped_by = "memory-limit";
+      sweep_.stopped_by = "memory-limit";
       return SweepEnd::kStopped;
     }
     if (!fair) return SweepEnd::kNoFairCycle;
-    if (windowed) sweep.fair_layer = layer;
+    if (windowed) sweep_.fair_layer = layer;
     return SweepEnd::kFairCycle;
-  };
-  {
-    Part bounded;
-    LayerStep init;
-    std::string encoding;
-    ToRepresentative(frames, model::Init(config.bounds), &init, &encoding);
-    AddPacked(&bounded, init.print, init.packed, &sweep.states);
-    sweep.end = expand(bounded, 0, false);
-    ++sweep.layers;
   }
-  while (sweep.end == SweepEnd::kNoFairCycle && !later.empty()) {
-    auto first = later.begin();
-    const uint64_t layer = first->first;
-    Part part = std::move(first->second);
-    later.erase(first);
-    sweep.end = expand(part, layer, true);
-    ++sweep.layers;
+
+  // Expands every state of `part` (whose layer is `layer`, or the bounded
+  // graph when `windowed` is false) and tests its SCCs.
+  SweepEnd Expand(Part& part, uint64_t layer, bool windowed) {
+    Layer built(frames_.size());
+    for (uint32_t n = 0; n < part.size;) {
+      if (const std::optional<SweepEnd> stop = Stop()) return *stop;
+      // A chunk of the queue, expanded by the threads, then merged in order:
+      // node numbers are those of a one-thread expansion.
+      const uint32_t count = std::min<uint32_t>(kChunk, part.size - n);
+      if (const std::optional<SweepEnd> stop = PopChunk(part, count))
+        return *stop;
+      expansions_.resize(count);
+      ExpandLayerChunk(config_, frames_, windowed, records_, options_.threads,
+                       &expansions_);
+      if (MemoryExhausted()) {  // a thread ended its slice early
+        sweep_.stopped_by = "memory-limit";
+        return SweepEnd::kStopped;
+      }
+      for (uint32_t k = 0; k < count; ++k) {
+        if (const std::optional<SweepEnd> end =
+                AddNode(part, layer, windowed, expansions_[k], &built))
+          return *end;
+      }
+      n += count;
+      if (part.size + 1 >= kMaxNodes || sweep_.states > options_.max_states) {
+        sweep_.stopped_by = "max-states";
+        return SweepEnd::kStopped;
+      }
+    }
+    return TestSccs(part, layer, windowed, built);
   }
-  // 64-bit fingerprints: a pair of distinct states of one part collides with
-  // probability 2^-64.
-  sweep.collision_probability = pairs / 18446744073709551616.0;
-  return sweep;
+
+  const model::Config& config_;
+  const LivenessOptions& options_;
+  const Frames& frames_;
+  const bool reduced_;
+  Sweep sweep_;
+  std::map<uint64_t, Part> later_;  // continuation layers not yet expanded
+  std::vector<uint32_t> out_;
+  std::vector<std::string> records_;
+  std::vector<LayerExpansion> expansions_;
+  double pairs_ = 0;  // sum over parts of n^2 / 2: fingerprint pairs compared
+};
+
+Sweep SweepLayers(const model::Config& config, const LivenessOptions& options,
+                  const Frames& frames) {
+  return LayerSweep(config, options, frames).Run();
 }
 
 }  // namespace
@@ -1250,6 +1307,127 @@ std::optional<lockstep::Finding> FairActionRefused(const model::Config& config,
   return std::nullopt;
 }
 
+// The states along the lasso, folded (the translation compares them so).
+std::vector<State> WindowedLassoStates(const model::Config& config,
+                                       const std::vector<Action>& trace,
+                                       std::optional<std::size_t> window) {
+  std::vector<State> windowed;
+  State at = model::Init(config.bounds);
+  for (std::size_t k = 0; k <= trace.size(); ++k) {
+    const bool in_window = window && k >= *window;
+    if (window && k == *window) model::Fold(config, &at);
+    State folded = at;
+    model::Fold(config, &folded);
+    windowed.push_back(folded);
+    if (k == trace.size()) break;
+    at = in_window ? Step(config, at, trace[k]) : Plain(config, at, trace[k]);
+  }
+  return windowed;
+}
+
+// Translates the lasso to plain actions under the raised bounds: stem, then
+// turns of the cycle while those bounds allow (a stutter has no cycle steps:
+// the stem, then its last state); fills replay->unrolled (cut at the last
+// whole turn) and replay->turns.
+Status UnrollLasso(const model::Config& config, const model::Config& raised,
+                   const std::vector<Action>& trace, std::size_t loop,
+                   const std::vector<State>& windowed, LassoReplay* replay) {
+  const bool stutter = loop == trace.size();
+  State plain = model::Init(raised.bounds);
+  std::vector<Action> actions;
+  std::size_t k = 0;
+  std::size_t taken = 0;
+  for (; !(stutter && k == trace.size()); ++taken) {
+    const Action& recorded = trace[k];
+    const std::size_t next = k + 1 == trace.size() ? loop : k + 1;
+    model::EnabledActions(raised, plain, &actions);
+    std::optional<State> reached;
+    for (const Action& action : actions) {
+      if (action.index() != recorded.index()) continue;
+      model::Outcome outcome;
+      State after = model::Apply(raised, plain, action, &outcome);
+      State folded = after;
+      model::Fold(config, &folded);
+      if (!(folded == windowed[k + 1])) continue;
+      replay->unrolled.push_back(action);
+      reached = after;
+      break;
+    }
+    if (!reached) break;
+    plain = *reached;
+    if (k + 1 == trace.size() && ++replay->turns == kTurnsMax) break;
+    k = next;
+  }
+  if (stutter && k == trace.size()) replay->turns = 1;
+  if (replay->turns == 0) {
+    return Status::FailedPrecondition(
+        "the model's largest bounds hold no whole turn of the cycle (" +
+        std::to_string(taken) + " steps translated)");
+  }
+  const std::size_t cycle = trace.size() - loop;
+  replay->unrolled.resize(loop + replay->turns * cycle);
+  return Status::Ok();
+}
+
+// Whether the implementation would retire an SSTable that the model, at the
+// loop's state, keeps and cannot retire.
+Result<bool> ImplRetiresStuck(const model::Config& config,
+                              const State& loop_state,
+                              const impl::World& world) {
+  bool retirable = false;
+  for (int s = 0; s < config.bounds.shards; ++s) {
+    for (int g = 1; g <= model::Head(loop_state).compacted[s]; ++g) {
+      if (model::Contains(loop_state.retired[s], g - 1) ||
+          model::Retirable(config, loop_state, s, g))
+        continue;
+      Result<bool> answer =
+          world.Retirable(static_cast<uint32_t>(s), static_cast<uint64_t>(g));
+      if (!answer.ok()) return answer.status();
+      retirable = retirable || *answer;
+    }
+  }
+  return retirable;
+}
+
+// Drives replay->unrolled in lockstep from Init; in the cycle, counts the
+// steps where the implementation retires what the model keeps, and asks it
+// to enable the fair actions the model enables.
+Status DriveLasso(const lockstep::LockstepSetup& setup,
+                  const lockstep::LockstepSetup& raised, std::size_t loop,
+                  const State& loop_state, LassoReplay* replay) {
+  Result<impl::World> created = lockstep::InitWorld(raised);
+  if (!created.ok()) return created.status();
+  impl::World world = std::move(*created);
+  replay->finding = lockstep::CheckInit(raised, world);
+  if (replay->finding) return Status::Ok();
+  State before = model::Init(raised.config.bounds);
+  for (std::size_t j = 0; j < replay->unrolled.size(); ++j) {
+    model::Outcome outcome;
+    const State after =
+        model::Apply(raised.config, before, replay->unrolled[j], &outcome);
+    replay->step = j + 1;
+    replay->finding = lockstep::StepLockstep(raised, replay->unrolled[j],
+                                             outcome, after, &world);
+    if (!replay->finding)
+      replay->finding = lockstep::CheckReachedState(raised, after, world);
+    if (replay->finding) return Status::Ok();
+    before = after;
+    if (j + 1 < std::min(loop, replay->unrolled.size())) continue;
+    ++replay->checked;
+    MEMWAL_ASSIGN_OR_RETURN(const bool retirable,
+                            ImplRetiresStuck(setup.config, loop_state, world));
+    if (retirable && replay->retirable_on_impl++ == 0)
+      replay->first_retirable_step = j + 1;
+    // The fair actions the model enables here, the implementation must too.
+    if (std::optional<lockstep::Finding> refused =
+            FairActionRefused(raised.config, after, world)) {
+      replay->finding = std::move(refused);
+      return Status::Ok();
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<LassoReplay> ReplayLassoOnImplementation(
@@ -1257,102 +1435,18 @@ Result<LassoReplay> ReplayLassoOnImplementation(
     std::size_t loop, std::optional<std::size_t> window) {
   std::string note;
   MEMWAL_RETURN_IF_ERROR(CheckLasso(setup.config, trace, loop, window, &note));
-  // The states along the lasso, folded (the translation compares them so).
-  std::vector<State> windowed;
-  State at = model::Init(setup.config.bounds);
-  for (std::size_t k = 0; k <= trace.size(); ++k) {
-    const bool in_window = window && k >= *window;
-    if (window && k == *window) model::Fold(setup.config, &at);
-    State folded = at;
-    model::Fold(setup.config, &folded);
-    windowed.push_back(folded);
-    if (k == trace.size()) break;
-    at = in_window ? Step(setup.config, at, trace[k])
-                   : Plain(setup.config, at, trace[k]);
-  }
+  const std::vector<State> windowed =
+      WindowedLassoStates(setup.config, trace, window);
   LassoReplay replay;
   replay.stuck = StuckGenerations(setup.config, windowed[loop]);
   lockstep::LockstepSetup raised = setup;
   raised.config.bounds.commits = model::kCommitsMax;
   raised.config.bounds.fragments = model::kFragmentsMax;
-  const bool stutter = loop == trace.size();
-  // Translate: stem, then turns of the cycle while the raised bounds allow
-  // (a stutter has no cycle steps: the stem, then its last state).
-  State plain = model::Init(raised.config.bounds);
-  std::vector<Action> actions;
-  std::size_t k = 0;
-  std::size_t taken = 0;
-  for (; !(stutter && k == trace.size()); ++taken) {
-    const Action& recorded = trace[k];
-    const std::size_t next = k + 1 == trace.size() ? loop : k + 1;
-    model::EnabledActions(raised.config, plain, &actions);
-    std::optional<State> reached;
-    for (const Action& action : actions) {
-      if (action.index() != recorded.index()) continue;
-      model::Outcome outcome;
-      State after = model::Apply(raised.config, plain, action, &outcome);
-      State folded = after;
-      model::Fold(setup.config, &folded);
-      if (!(folded == windowed[k + 1])) continue;
-      replay.unrolled.push_back(action);
-      reached = after;
-      break;
-    }
-    if (!reached) break;
-    plain = *reached;
-    if (k + 1 == trace.size() && ++replay.turns == kTurnsMax) break;
-    k = next;
-  }
-  if (stutter && k == trace.size()) replay.turns = 1;
-  if (replay.turns == 0) {
-    return Status::FailedPrecondition(
-        "the model's largest bounds hold no whole turn of the cycle (" +
-        std::to_string(taken) + " steps translated)");
-  }
+  MEMWAL_RETURN_IF_ERROR(
+      UnrollLasso(setup.config, raised.config, trace, loop, windowed, &replay));
   // Cut at the last whole turn, and drive it in lockstep.
-  const std::size_t cycle = trace.size() - loop;
-  replay.unrolled.resize(loop + replay.turns * cycle);
-  Result<impl::World> created = lockstep::InitWorld(raised);
-  if (!created.ok()) return created.status();
-  impl::World world = std::move(*created);
-  replay.finding = lockstep::CheckInit(raised, world);
-  if (replay.finding) return replay;
-  State before = model::Init(raised.config.bounds);
-  const State& loop_state = windowed[loop];
-  for (std::size_t j = 0; j < replay.unrolled.size(); ++j) {
-    model::Outcome outcome;
-    const State after =
-        model::Apply(raised.config, before, replay.unrolled[j], &outcome);
-    replay.step = j + 1;
-    replay.finding = lockstep::StepLockstep(raised, replay.unrolled[j], outcome,
-                                            after, &world);
-    if (!replay.finding)
-      replay.finding = lockstep::CheckReachedState(raised, after, world);
-    if (replay.finding) return replay;
-    before = after;
-    if (j + 1 < std::min(loop, replay.unrolled.size())) continue;
-    ++replay.checked;
-    bool retirable = false;
-    for (int s = 0; s < setup.config.bounds.shards; ++s) {
-      for (int g = 1; g <= model::Head(loop_state).compacted[s]; ++g) {
-        if (model::Contains(loop_state.retired[s], g - 1) ||
-            model::Retirable(setup.config, loop_state, s, g))
-          continue;
-        Result<bool> answer =
-            world.Retirable(static_cast<uint32_t>(s), static_cast<uint64_t>(g));
-        if (!answer.ok()) return answer.status();
-        retirable = retirable || *answer;
-      }
-    }
-    if (retirable && replay.retirable_on_impl++ == 0)
-      replay.first_retirable_step = j + 1;
-    // The fair actions the model enables here, the implementation must too.
-    if (std::optional<lockstep::Finding> refused =
-            FairActionRefused(raised.config, after, world)) {
-      replay.finding = std::move(refused);
-      return replay;
-    }
-  }
+  MEMWAL_RETURN_IF_ERROR(
+      DriveLasso(setup, raised, loop, windowed[loop], &replay));
   return replay;
 }
 

@@ -230,6 +230,14 @@ class Engine {
   bool Resolve(Batch* batch);
   bool ExpandInto(Batch* batch, std::size_t position, const State& state,
                   const Slot& slot, std::vector<Action>* actions);
+  enum class Inserted { kGoOn, kFull, kStopped };
+  Inserted InsertLevel(std::vector<Chunk>* chunks, std::size_t last,
+                       uint16_t depth, PackedList<Slot>* next,
+                       std::vector<Found>* reached);
+  std::vector<Found> CheckReached(PackedList<Slot>* next,
+                                  const std::vector<Found>& reached, bool full);
+  bool ReportLevel(const std::vector<Chunk>& chunks, std::size_t last,
+                   std::vector<Found> founds);
   bool MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
                   PackedList<Slot>* next);
   void RunBfs(const State& root, WorldPtr world);
@@ -738,24 +746,22 @@ void FreeChunks(std::vector<Chunk>* chunks, Workers* workers) {
 
 // Inserts the level's successors in (parent position, action index) order.
 // False when the run ends (finding or budget).
-bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
-                        PackedList<Slot>* next) {
-  std::size_t last = chunks->size();
-  for (std::size_t c = 0; c < chunks->size(); ++c) {
-    if ((*chunks)[c].found) {
-      last = c + 1;
-      break;
-    }
-  }
-  for (std::size_t c = 0; c < last; ++c) counters_.Add((*chunks)[c].counters);
-  // How each inserted state was reached (lockstep: for its state check).
-  std::vector<Found> reached;
+// The level's new states, in chunk order, into the seen set and `next`
+// (lockstep: how each was reached, into *reached); kFull once max_states is
+// reached, kStopped when the budget stops the run.
+Engine::Inserted Engine::InsertLevel(std::vector<Chunk>* chunks,
+                                     std::size_t last, uint16_t depth,
+                                     PackedList<Slot>* next,
+                                     std::vector<Found>* reached) {
   uint64_t inserted = 0;
+  bool full = false;
   // max_states reached (direct_: the expansion inserted the level's states
   // up to it, and its candidate lists are empty).
-  bool full = direct_ && seen_.size() >= options_.max_states;
-  if (full) Stop(kMaxStates);
-  for (std::size_t c = 0; c < last && !full; ++c) {
+  if (direct_ && seen_.size() >= options_.max_states) {
+    Stop(kMaxStates);
+    return Inserted::kFull;
+  }
+  for (std::size_t c = 0; c < last; ++c) {
     Chunk& chunk = (*chunks)[c];
     for (std::size_t k = 0; k < chunk.out.size(); ++k) {
       if (k + 8 < chunk.out.size())
@@ -775,10 +781,10 @@ bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
                       .world = std::move(candidate.world),
                       .worker = static_cast<uint8_t>(chunk.worker)});
       if (options_.lockstep) {
-        reached.push_back(Found{.key = candidate.order,
-                                .finding = {},
-                                .parent = candidate.parent,
-                                .action = UnpackAction(candidate.action)});
+        reached->push_back(Found{.key = candidate.order,
+                                 .finding = {},
+                                 .parent = candidate.parent,
+                                 .action = UnpackAction(candidate.action)});
       }
       if (seen_.size() >= options_.max_states) {
         Stop(kMaxStates);
@@ -787,51 +793,54 @@ bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
       }
       if ((++inserted & 4095) == 0) {
         CheckBudget();
-        if (Stopped()) return false;
+        if (Stopped()) return Inserted::kStopped;
       }
     }
     if (!options_.lockstep) {
       chunk.out.Clear();
       chunk.keys.clear();
     }
+    if (full) return Inserted::kFull;
   }
-  // Lockstep: the candidates met before still hold their Worlds, which cost
-  // about as much to free as to copy; they are freed on the run's threads
-  // (freeing them here, one by one, was the merge's serial part).
-  if (options_.lockstep) FreeChunks(chunks, &workers_);
-  // The reached states' checks (lockstep), on the states just inserted, in
-  // the order they were inserted. Every one was discovered before the
-  // chunks' finding, so a state's finding comes first. With max_states
-  // reached, the states inserted up to it are checked (as the level engine
-  // over ranks does).
+  return Inserted::kGoOn;
+}
+
+// The reached states' checks (lockstep), on the states just inserted, in
+// the order they were inserted. Every one was discovered before the
+// chunks' finding, so a state's finding comes first. With max_states
+// reached, the states inserted up to it are checked (as the level engine
+// over ranks does).
+std::vector<Found> Engine::CheckReached(PackedList<Slot>* next,
+                                        const std::vector<Found>& reached,
+                                        bool full) {
   std::vector<Found> founds;
-  if (options_.lockstep && !next->empty() && !(full && options_.keep_going)) {
-    std::vector<StateFinding> findings = CheckStates(
-        setup_, next->size(), &workers_,
-        [&](std::size_t k) { return int{next->extra(k).worker}; },
-        options_.keep_going,
-        [&](std::size_t k, State* state) {
-          next->Unpack(k, state);
-          return next->extra(k).world.get();
-        });
-    for (StateFinding& finding : findings) {
-      next->extra(finding.position).broken = true;
-      Found found = reached[finding.position];
-      found.finding = std::move(finding.finding);
-      founds.push_back(std::move(found));
-    }
+  if (!options_.lockstep || next->empty() || (full && options_.keep_going))
+    return founds;
+  std::vector<StateFinding> findings = CheckStates(
+      setup_, next->size(), &workers_,
+      [&](std::size_t k) { return int{next->extra(k).worker}; },
+      options_.keep_going,
+      [&](std::size_t k, State* state) {
+        next->Unpack(k, state);
+        return next->extra(k).world.get();
+      });
+  for (StateFinding& finding : findings) {
+    next->extra(finding.position).broken = true;
+    Found found = reached[finding.position];
+    found.finding = std::move(finding.finding);
+    founds.push_back(std::move(found));
   }
-  if (!options_.keep_going && !founds.empty()) {
-    std::vector<Action> trace = traces_.PathTo(founds.front().parent);
-    trace.push_back(founds.front().action);
-    Fail(founds.front().finding, std::move(trace));
-    return false;
-  }
-  if (full) return false;
-  // keep_going: the level's findings in (parent position, action index)
-  // order, the first of each invariant not met on an earlier level.
+  return founds;
+}
+
+// keep_going: the level's findings (the reached states' `founds` and the
+// chunks') in (parent position, action index) order, the first of each
+// invariant not met on an earlier level; then the chunks' stopping finding.
+// False when the run ends here.
+bool Engine::ReportLevel(const std::vector<Chunk>& chunks, std::size_t last,
+                         std::vector<Found> founds) {
   for (std::size_t c = 0; c < last; ++c) {
-    for (const Found& found : (*chunks)[c].founds) founds.push_back(found);
+    for (const Found& found : chunks[c].founds) founds.push_back(found);
   }
   std::stable_sort(
       founds.begin(), founds.end(),
@@ -842,14 +851,44 @@ bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
     trace.push_back(found.action);
     result_.violations.push_back(Rebuild(found.finding, std::move(trace)));
   }
-  if (last > 0 && (*chunks)[last - 1].found) {
-    const Found& found = *(*chunks)[last - 1].found;
+  if (last > 0 && chunks[last - 1].found) {
+    const Found& found = *chunks[last - 1].found;
     std::vector<Action> trace = traces_.PathTo(found.parent);
     trace.push_back(found.action);
     Fail(found.finding, std::move(trace));
     return false;
   }
   return true;
+}
+
+bool Engine::MergeLevel(std::vector<Chunk>* chunks, uint16_t depth,
+                        PackedList<Slot>* next) {
+  std::size_t last = chunks->size();
+  for (std::size_t c = 0; c < chunks->size(); ++c) {
+    if ((*chunks)[c].found) {
+      last = c + 1;
+      break;
+    }
+  }
+  for (std::size_t c = 0; c < last; ++c) counters_.Add((*chunks)[c].counters);
+  // How each inserted state was reached (lockstep: for its state check).
+  std::vector<Found> reached;
+  const Inserted inserted = InsertLevel(chunks, last, depth, next, &reached);
+  if (inserted == Inserted::kStopped) return false;
+  const bool full = inserted == Inserted::kFull;
+  // Lockstep: the candidates met before still hold their Worlds, which cost
+  // about as much to free as to copy; they are freed on the run's threads
+  // (freeing them here, one by one, was the merge's serial part).
+  if (options_.lockstep) FreeChunks(chunks, &workers_);
+  std::vector<Found> founds = CheckReached(next, reached, full);
+  if (!options_.keep_going && !founds.empty()) {
+    std::vector<Action> trace = traces_.PathTo(founds.front().parent);
+    trace.push_back(founds.front().action);
+    Fail(founds.front().finding, std::move(trace));
+    return false;
+  }
+  if (full) return false;
+  return ReportLevel(*chunks, last, std::move(founds));
 }
 
 void Engine::RunBfs(const State& root, WorldPtr world) {

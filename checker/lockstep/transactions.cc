@@ -203,6 +203,54 @@ Result<Op> IndexOpOf(const std::vector<const impl::TableVersion*>& lineage,
   return out;
 }
 
+// The fragments a version's transaction names, as the model's set.
+template <typename Fragments>
+Status AddFragments(const Fragments& fragments, Op* out) {
+  for (const auto& fragment : fragments) {
+    MEMWAL_ASSIGN_OR_RETURN(const model::FragmentSet bit,
+                            FragmentBit(fragment.id()));
+    out->fragments |= bit;
+  }
+  return Status::Ok();
+}
+
+// An Update version: UpdateColumns, or a compaction (ours or the foreign
+// compactor's, by writer_version) with its progress entry.
+Result<Op> UpdateOpOf(const impl::TableVersion& version,
+                      const Transaction::Update& update,
+                      const ShardNumbers& shards) {
+  if (update.update_mode() == Transaction::Update::REWRITE_COLUMNS) {
+    Op out{.kind = OpKind::kUpdateColumns};
+    MEMWAL_RETURN_IF_ERROR(AddFragments(update.updated_fragments(), &out));
+    if (update.fields_modified_size() != 1)
+      return Unexpected("an UpdateColumns of " +
+                        std::to_string(update.fields_modified_size()) +
+                        " fields");
+    out.index = static_cast<uint8_t>(update.fields_modified(0));
+    return out;
+  }
+  const bool foreign = version.writer != impl::kWriterVersion;
+  Op out{.kind =
+             foreign ? OpKind::kForeignCompaction : OpKind::kCompactSsTable};
+  if (update.compacted_sstables_size() > 0) {
+    MEMWAL_RETURN_IF_ERROR(ProgressEntry(update.compacted_sstables(), shards,
+                                         &out.progress_shard,
+                                         &out.progress_generation));
+  }
+  return out;
+}
+
+// An UpdateMemWalState version: Activate, or RecordProgress of one entry.
+Result<Op> MemWalStateOpOf(const Transaction::UpdateMemWalState& op,
+                           const ShardNumbers& shards) {
+  if (op.require_index_catchup()) return Op{.kind = OpKind::kActivate};
+  Op out{.kind = OpKind::kRecordProgress};
+  MEMWAL_RETURN_IF_ERROR(ProgressEntry(op.compacted_sstables(), shards,
+                                       &out.progress_shard,
+                                       &out.progress_generation));
+  return out;
+}
+
 Result<Op> OpOf(const model::Config& config,
                 const std::vector<const impl::TableVersion*>& lineage,
                 std::size_t at, const ShardNumbers& shards) {
@@ -224,54 +272,18 @@ Result<Op> OpOf(const model::Config& config,
       }
       return out;
     }
-    case Transaction::kUpdate: {
-      const auto& update = t.update();
-      if (update.update_mode() == Transaction::Update::REWRITE_COLUMNS) {
-        Op out{.kind = OpKind::kUpdateColumns};
-        for (const auto& fragment : update.updated_fragments()) {
-          MEMWAL_ASSIGN_OR_RETURN(const model::FragmentSet bit,
-                                  FragmentBit(fragment.id()));
-          out.fragments |= bit;
-        }
-        if (update.fields_modified_size() != 1)
-          return Unexpected("an UpdateColumns of " +
-                            std::to_string(update.fields_modified_size()) +
-                            " fields");
-        out.index = static_cast<uint8_t>(update.fields_modified(0));
-        return out;
-      }
-      const bool foreign = version.writer != impl::kWriterVersion;
-      Op out{.kind = foreign ? OpKind::kForeignCompaction
-                             : OpKind::kCompactSsTable};
-      if (update.compacted_sstables_size() > 0) {
-        MEMWAL_RETURN_IF_ERROR(ProgressEntry(update.compacted_sstables(),
-                                             shards, &out.progress_shard,
-                                             &out.progress_generation));
-      }
-      return out;
-    }
+    case Transaction::kUpdate:
+      return UpdateOpOf(version, t.update(), shards);
     case Transaction::kRewrite: {
       Op out{.kind = OpKind::kRewriteFragments};
-      for (const auto& group : t.rewrite().groups()) {
-        for (const auto& fragment : group.old_fragments()) {
-          MEMWAL_ASSIGN_OR_RETURN(const model::FragmentSet bit,
-                                  FragmentBit(fragment.id()));
-          out.fragments |= bit;
-        }
-      }
+      for (const auto& group : t.rewrite().groups())
+        MEMWAL_RETURN_IF_ERROR(AddFragments(group.old_fragments(), &out));
       return out;
     }
     case Transaction::kCreateIndex:
       return IndexOpOf(lineage, at, shards);
-    case Transaction::kUpdateMemWalState: {
-      const auto& op = t.update_mem_wal_state();
-      if (op.require_index_catchup()) return Op{.kind = OpKind::kActivate};
-      Op out{.kind = OpKind::kRecordProgress};
-      MEMWAL_RETURN_IF_ERROR(ProgressEntry(op.compacted_sstables(), shards,
-                                           &out.progress_shard,
-                                           &out.progress_generation));
-      return out;
-    }
+    case Transaction::kUpdateMemWalState:
+      return MemWalStateOpOf(t.update_mem_wal_state(), shards);
     case Transaction::kRestore:
       return Op{.kind = OpKind::kRestore};
     default:
@@ -369,6 +381,115 @@ Result<uint8_t> AdvanceOf(const Transaction& t, const impl::TableVersion* read,
   return Unexpected("an advance claiming what no offer claims");
 }
 
+// A staged Delete: one fragment within the model's.
+Status DeleteTxn(const Transaction& t, Txn* txn) {
+  txn->kind = OpKind::kDeleteFragment;
+  if (t.delete_().deleted_fragment_ids_size() != 1)
+    return Unexpected("a delete of several fragments");
+  if (t.delete_().deleted_fragment_ids(0) >= model::kFragmentsMax)
+    return Unexpected("a delete of a fragment past the model's");
+  txn->fragment = static_cast<uint8_t>(t.delete_().deleted_fragment_ids(0));
+  return Status::Ok();
+}
+
+// A staged Update: UpdateColumns (REWRITE_COLUMNS of one fragment and field)
+// or CompactSsTable (the merged generation, the marker).
+Status UpdateTxn(const impl::World& world, const Transaction& t,
+                 const ShardNumbers& shards, Txn* txn) {
+  const auto& update = t.update();
+  if (update.update_mode() == Transaction::Update::REWRITE_COLUMNS) {
+    txn->kind = OpKind::kUpdateColumns;
+    if (update.updated_fragments_size() != 1 ||
+        update.fields_modified_size() != 1 ||
+        update.updated_fragments(0).id() >= model::kFragmentsMax)
+      return Unexpected("an UpdateColumns not of one fragment and field");
+    txn->fragment = static_cast<uint8_t>(update.updated_fragments(0).id());
+    txn->index = static_cast<uint8_t>(update.fields_modified(0));
+    return Status::Ok();
+  }
+  txn->kind = OpKind::kCompactSsTable;
+  txn->marker = update.compacted_sstables_size() > 0;
+  MEMWAL_ASSIGN_OR_RETURN(txn->generation,
+                          MergedGeneration(world, update, shards, &txn->shard));
+  return Status::Ok();
+}
+
+// A staged Rewrite: one group of two fragments within the model's.
+Status RewriteTxn(const Transaction& t, Txn* txn) {
+  txn->kind = OpKind::kRewriteFragments;
+  const auto& groups = t.rewrite().groups();
+  if (groups.size() != 1 || groups[0].old_fragments_size() != 2 ||
+      groups[0].old_fragments(0).id() >= model::kFragmentsMax ||
+      groups[0].old_fragments(1).id() >= model::kFragmentsMax)
+    return Unexpected("a rewrite that is not of two fragments");
+  txn->fragment = static_cast<uint8_t>(groups[0].old_fragments(0).id());
+  txn->second_fragment = static_cast<uint8_t>(groups[0].old_fragments(1).id());
+  return Status::Ok();
+}
+
+// The new segment of a staged CreateIndex: its uuid's number and coverage.
+Status NewSegmentOf(const Transaction::CreateIndex& op,
+                    const UuidNumberer& number, Txn* txn) {
+  if (op.new_indices_size() > 1)
+    return Unexpected("a CreateIndex adding several segments");
+  if (op.new_indices_size() == 0) return Status::Ok();
+  MEMWAL_ASSIGN_OR_RETURN(txn->segment.uuid,
+                          number(op.new_indices(0).uuid().uuid()));
+  MEMWAL_ASSIGN_OR_RETURN(
+      const impl::Coverage covers,
+      impl::DecodeFragmentBitmap(op.new_indices(0).fragment_bitmap()));
+  if (!covers.has_value())
+    return Unexpected("a new segment without a fragment bitmap");
+  for (const uint64_t id : *covers) {
+    MEMWAL_ASSIGN_OR_RETURN(const model::FragmentSet bit, FragmentBit(id));
+    txn->segment.covers |= bit;
+  }
+  return Status::Ok();
+}
+
+// A staged CreateIndex: a MemWAL re-install, or a user index's create,
+// optimize (the removed segment, the advance offer) or drop.
+Status CreateIndexTxn(const model::Config& config, const Transaction& t,
+                      const impl::TableVersion* read,
+                      const ShardNumbers& shards, const UuidNumberer& number,
+                      Txn* txn) {
+  const auto& op = t.create_index();
+  if (AnySystem(op.new_indices())) {
+    txn->kind = OpKind::kReinstallMemWal;
+    if (op.new_indices_size() != 1 || op.removed_indices_size() != 0)
+      return Unexpected("a staged MemWAL install that removes");
+    return Status::Ok();
+  }
+  MEMWAL_ASSIGN_OR_RETURN(const int index, UserIndexOf(t));
+  if (index >= config.bounds.indexes)
+    return Unexpected("index idx_" + std::to_string(index));
+  txn->index = static_cast<uint8_t>(index);
+  txn->kind = UserIndexKind(t, index, read);
+  if (txn->kind == OpKind::kOptimizeIndex) {
+    if (op.removed_indices_size() > 1)
+      return Unexpected("an optimize removing several segments");
+    if (op.removed_indices_size() == 1) {
+      MEMWAL_ASSIGN_OR_RETURN(txn->removed_uuid,
+                              number(op.removed_indices(0).uuid().uuid()));
+    }
+    MEMWAL_ASSIGN_OR_RETURN(txn->advance, AdvanceOf(t, read, shards));
+  }
+  return NewSegmentOf(op, number, txn);
+}
+
+// A staged UpdateMemWalState: Activate, or RecordProgress of one entry.
+Status MemWalStateTxn(const Transaction& t, const ShardNumbers& shards,
+                      Txn* txn) {
+  const auto& op = t.update_mem_wal_state();
+  if (op.require_index_catchup()) {
+    txn->kind = OpKind::kActivate;
+    return Status::Ok();
+  }
+  txn->kind = OpKind::kRecordProgress;
+  return ProgressEntry(op.compacted_sstables(), shards, &txn->shard,
+                       &txn->generation);
+}
+
 }  // namespace
 
 Result<Txn> TxnOf(const model::Config& config, const impl::World& world,
@@ -388,94 +509,21 @@ Result<Txn> TxnOf(const model::Config& config, const impl::World& world,
       txn.kind = OpKind::kAppend;
       return txn;
     case Transaction::kDelete:
-      txn.kind = OpKind::kDeleteFragment;
-      if (t.delete_().deleted_fragment_ids_size() != 1)
-        return Unexpected("a delete of several fragments");
-      if (t.delete_().deleted_fragment_ids(0) >= model::kFragmentsMax)
-        return Unexpected("a delete of a fragment past the model's");
-      txn.fragment = static_cast<uint8_t>(t.delete_().deleted_fragment_ids(0));
+      MEMWAL_RETURN_IF_ERROR(DeleteTxn(t, &txn));
       return txn;
-    case Transaction::kUpdate: {
-      const auto& update = t.update();
-      if (update.update_mode() == Transaction::Update::REWRITE_COLUMNS) {
-        txn.kind = OpKind::kUpdateColumns;
-        if (update.updated_fragments_size() != 1 ||
-            update.fields_modified_size() != 1 ||
-            update.updated_fragments(0).id() >= model::kFragmentsMax)
-          return Unexpected("an UpdateColumns not of one fragment and field");
-        txn.fragment = static_cast<uint8_t>(update.updated_fragments(0).id());
-        txn.index = static_cast<uint8_t>(update.fields_modified(0));
-        return txn;
-      }
-      txn.kind = OpKind::kCompactSsTable;
-      txn.marker = update.compacted_sstables_size() > 0;
-      MEMWAL_ASSIGN_OR_RETURN(
-          txn.generation, MergedGeneration(world, update, shards, &txn.shard));
+    case Transaction::kUpdate:
+      MEMWAL_RETURN_IF_ERROR(UpdateTxn(world, t, shards, &txn));
       return txn;
-    }
-    case Transaction::kRewrite: {
-      txn.kind = OpKind::kRewriteFragments;
-      const auto& groups = t.rewrite().groups();
-      if (groups.size() != 1 || groups[0].old_fragments_size() != 2 ||
-          groups[0].old_fragments(0).id() >= model::kFragmentsMax ||
-          groups[0].old_fragments(1).id() >= model::kFragmentsMax)
-        return Unexpected("a rewrite that is not of two fragments");
-      txn.fragment = static_cast<uint8_t>(groups[0].old_fragments(0).id());
-      txn.second_fragment =
-          static_cast<uint8_t>(groups[0].old_fragments(1).id());
+    case Transaction::kRewrite:
+      MEMWAL_RETURN_IF_ERROR(RewriteTxn(t, &txn));
       return txn;
-    }
-    case Transaction::kCreateIndex: {
-      const auto& op = t.create_index();
-      if (AnySystem(op.new_indices())) {
-        txn.kind = OpKind::kReinstallMemWal;
-        if (op.new_indices_size() != 1 || op.removed_indices_size() != 0)
-          return Unexpected("a staged MemWAL install that removes");
-        return txn;
-      }
-      MEMWAL_ASSIGN_OR_RETURN(const int index, UserIndexOf(t));
-      if (index >= config.bounds.indexes)
-        return Unexpected("index idx_" + std::to_string(index));
-      txn.index = static_cast<uint8_t>(index);
-      txn.kind = UserIndexKind(t, index, read);
-      if (txn.kind == OpKind::kOptimizeIndex) {
-        if (op.removed_indices_size() > 1)
-          return Unexpected("an optimize removing several segments");
-        if (op.removed_indices_size() == 1) {
-          MEMWAL_ASSIGN_OR_RETURN(txn.removed_uuid,
-                                  number(op.removed_indices(0).uuid().uuid()));
-        }
-        MEMWAL_ASSIGN_OR_RETURN(txn.advance, AdvanceOf(t, read, shards));
-      }
-      if (op.new_indices_size() > 1)
-        return Unexpected("a CreateIndex adding several segments");
-      if (op.new_indices_size() == 1) {
-        MEMWAL_ASSIGN_OR_RETURN(txn.segment.uuid,
-                                number(op.new_indices(0).uuid().uuid()));
-        MEMWAL_ASSIGN_OR_RETURN(
-            const impl::Coverage covers,
-            impl::DecodeFragmentBitmap(op.new_indices(0).fragment_bitmap()));
-        if (!covers.has_value())
-          return Unexpected("a new segment without a fragment bitmap");
-        for (const uint64_t id : *covers) {
-          MEMWAL_ASSIGN_OR_RETURN(const model::FragmentSet bit,
-                                  FragmentBit(id));
-          txn.segment.covers |= bit;
-        }
-      }
+    case Transaction::kCreateIndex:
+      MEMWAL_RETURN_IF_ERROR(
+          CreateIndexTxn(config, t, read, shards, number, &txn));
       return txn;
-    }
-    case Transaction::kUpdateMemWalState: {
-      const auto& op = t.update_mem_wal_state();
-      if (op.require_index_catchup()) {
-        txn.kind = OpKind::kActivate;
-        return txn;
-      }
-      txn.kind = OpKind::kRecordProgress;
-      MEMWAL_RETURN_IF_ERROR(ProgressEntry(op.compacted_sstables(), shards,
-                                           &txn.shard, &txn.generation));
+    case Transaction::kUpdateMemWalState:
+      MEMWAL_RETURN_IF_ERROR(MemWalStateTxn(t, shards, &txn));
       return txn;
-    }
     default:
       return Unexpected("a staged operation " +
                         std::to_string(t.operation_case()));

@@ -44,6 +44,14 @@ std::vector<Cell> AllCells() {
   return cells;
 }
 
+// What ctest and gtest print as the parameter: "Append against a committed
+// Delete, on the same targets".
+void PrintTo(const Cell& cell, std::ostream* os) {
+  *os << kInfo[cell.pending].name << " against a committed "
+      << kInfo[cell.committed].name
+      << (cell.shared ? ", on the same targets" : ", on other targets");
+}
+
 class ConflictTable : public ::testing::TestWithParam<Cell> {};
 
 TEST_P(ConflictTable, ClassifiesTheCellAsLancesResolverDoes) {
