@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -245,17 +246,28 @@ TEST(CorpusTables, ResumeAndForceAcceptADirectoryWrittenWithTablesAndLists) {
       ("memwal-corpus-tables-resume-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   const std::vector<std::string> args = {"--out",    dir.string(),  "--count",
-                                         "3",        "--preset",    "tiny",
+                                         "12",       "--preset",    "tiny",
                                          "--tables", "--operations"};
   std::ostringstream out, err;
   ASSERT_EQ(cli::RunCorpusCommand(args, out, err), 0) << err.str();
+  // What tables/ holds: the tables and a shallow clone's sources.
+  const auto listing = [&] {
+    std::set<std::string> names;
+    for (const auto& item : fs::recursive_directory_iterator(dir / "tables"))
+      names.insert(fs::relative(item.path(), dir).string());
+    return names;
+  };
+  const std::set<std::string> first = listing();
+  EXPECT_TRUE(std::any_of(first.begin(), first.end(), [](const auto& name) {
+    return name.ends_with(".sources");
+  })) << "no entry of these 12 is a shallow clone";
   for (const char* mode : {"--resume", "--force"}) {
     std::vector<std::string> again = args;
     again.push_back(mode);
     std::ostringstream out2, err2;
     EXPECT_EQ(cli::RunCorpusCommand(again, out2, err2), 0)
         << mode << ": " << err2.str();
-    EXPECT_TRUE(fs::is_directory(dir / "tables" / "entry-0000")) << mode;
+    EXPECT_EQ(listing(), first) << mode;
     EXPECT_TRUE(fs::is_regular_file(dir / "operations" / "entry-0000.json"))
         << mode;
   }
