@@ -194,11 +194,4 @@ void ResetMemoryExhaustionForTesting() {
   Allocate(reserve_bytes == 0 ? kMemoryReserveBytes : reserve_bytes);
 }
 
-void SimulateMemoryExhaustionForTesting() {
-  exhausted.store(true);
-  std::lock_guard<std::mutex> lock(reserve_lock);
-  std::free(reserve);
-  reserve = nullptr;
-}
-
 }  // namespace memwal

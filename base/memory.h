@@ -93,8 +93,6 @@ void WriteMemoryLimitEnd(bool cut_off);
 
 // For tests: lowers the flag and allocates the reserve again.
 void ResetMemoryExhaustionForTesting();
-// For tests: as if an allocation had failed (the reserve is freed).
-void SimulateMemoryExhaustionForTesting();
 
 }  // namespace memwal
 

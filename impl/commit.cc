@@ -81,7 +81,12 @@ Status WriteManifestFile(Store* table, ManifestFile file, BugSet bugs,
                          const Blob& transaction_blob) {
   MEMWAL_ASSERT(table != nullptr);
   MEMWAL_ASSERT(transaction_blob == nullptr || file.transaction.has_value());
-  MEMWAL_RETURN_IF_ERROR(ApplyFeatureFlags(&file.manifest, false, false, bugs));
+  // Lance's write_manifest_file asks for stable row ids when the manifest
+  // uses them already (its reader word has bit 2) [P §2.2 (b)].
+  const bool stable_row_ids =
+      (file.manifest.reader_feature_flags() & kFlagStableRowIds) != 0;
+  MEMWAL_RETURN_IF_ERROR(
+      ApplyFeatureFlags(&file.manifest, stable_row_ids, false, bugs));
   // Bug bits-one-word: the catch-up bit reaches the writer word only.
   if (bugs.has(Bug::kBitsOneWord) && ReadCatchupBits(file.manifest).both()) {
     file.manifest.set_reader_feature_flags(

@@ -2,6 +2,8 @@
 // mirrors.
 #include "impl/feature_flags.h"
 
+#include <algorithm>
+
 namespace memwal::impl {
 
 using lance::table::Manifest;
@@ -47,11 +49,21 @@ Status ApplyFeatureFlags(Manifest* manifest, bool enable_stable_row_id,
     manifest->set_writer_feature_flags(manifest->writer_feature_flags() |
                                        kFlagTableConfig);
   }
-  // Lance: stable row ids need row-id metadata on every fragment; our fragments
-  // carry none, so the flag can only be requested, and requesting it is refused
-  // like Lance refuses it.
-  if (enable_stable_row_id && manifest->fragments_size() > 0) {
-    return Status::FailedPrecondition("All fragments must have row ids");
+  // Lance: step 4 [P §2.2]: row-id metadata on any fragment, or stable row
+  // ids asked for, needs it on every fragment and sets bit 2 in both words.
+  // The implementation's fragments all carry inline row ids (build.cc,
+  // AddFragments), so every version with a fragment has the bit, as Lance
+  // writes it.
+  const auto carries = [](const lance::table::DataFragment& fragment) {
+    return fragment.row_id_sequence_case() !=
+           lance::table::DataFragment::ROW_ID_SEQUENCE_NOT_SET;
+  };
+  const auto& fragments = manifest->fragments();
+  if (enable_stable_row_id ||
+      std::any_of(fragments.begin(), fragments.end(), carries)) {
+    if (!std::all_of(fragments.begin(), fragments.end(), carries))
+      return Status::FailedPrecondition("All fragments must have row ids");
+    SetBoth(manifest, kFlagStableRowIds);
   }
   if (disable_transaction_file) {
     manifest->set_writer_feature_flags(manifest->writer_feature_flags() |

@@ -184,44 +184,76 @@ std::pair<std::string, std::string> BTreeIndexFiles(
                            {"range_partitioned", "false"}})};
 }
 
-Status WriteLanceFiles(Store* table,
-                       const std::vector<std::string>& shard_uuids,
-                       IndexRowIds ids) {
-  std::map<std::string, uint32_t> shard_numbers;
-  for (uint32_t s = 0; s < shard_uuids.size(); ++s)
-    shard_numbers.emplace(shard_uuids[s], s);
+namespace {
+
+Result<std::vector<ManifestFile>> ReadManifests(const Store& table) {
   MEMWAL_ASSIGN_OR_RETURN(const std::vector<std::string> paths,
-                          table->List("_versions/"));
+                          table.List("_versions/"));
   std::vector<ManifestFile> files;
   for (const std::string& path : paths) {
     if (!ParseVersionFileName(path.substr(path.rfind('/') + 1))) continue;
-    MEMWAL_ASSIGN_OR_RETURN(const Blob blob, table->Get(path));
+    MEMWAL_ASSIGN_OR_RETURN(const Blob blob, table.Get(path));
     MEMWAL_ASSIGN_OR_RETURN(ManifestFile file, DecodeManifestFile(*blob));
     files.push_back(std::move(file));
   }
-  // Every fragment any version names (ids are never reused), and which
-  // manifest first names each data file.
-  std::map<uint64_t, Fragment> fragments;
-  struct Named {
-    const ManifestFile* file;
-    uint64_t fragment;
-    pb::DataFile data;
-  };
-  std::map<std::string, Named> data_files;
+  return files;
+}
+
+// A data file of the table's own and the manifest that first names it.
+struct NamedDataFile {
+  const ManifestFile* file;
+  uint64_t fragment;
+  pb::DataFile data;
+};
+
+// Every fragment any version names (ids are never reused), and which
+// manifest first names each data file.
+void CollectFragments(const std::vector<ManifestFile>& files,
+                      std::map<uint64_t, Fragment>* fragments,
+                      std::map<std::string, NamedDataFile>* data_files) {
   for (const ManifestFile& file : files) {
     const bool stable =
-        ids == IndexRowIds::kStableWhereCarried ||
         (file.manifest.reader_feature_flags() & kFlagStableRowIds) != 0;
     for (const pb::DataFragment& fragment : file.manifest.fragments()) {
       if (fragment.files_size() == 0) continue;
-      fragments.emplace(fragment.id(), Fragment{fragment, stable});
+      fragments->emplace(fragment.id(), Fragment{fragment, stable});
       for (const pb::DataFile& data : fragment.files()) {
         if (!data.has_base_id())
-          data_files.emplace(data.path(), Named{&file, fragment.id(), data});
+          data_files->emplace(data.path(),
+                              NamedDataFile{&file, fragment.id(), data});
       }
     }
   }
-  // Index segments first: they read the row files the data files replace.
+}
+
+// The rows a segment covering `covers` indexes: those of each covered
+// fragment's own data file (one under a base path is the source's to index).
+Result<std::vector<RowValues>> SegmentRows(
+    const Store& table, const Coverage& covers,
+    const std::map<uint64_t, Fragment>& fragments,
+    const std::map<std::string, uint32_t>& shard_numbers) {
+  std::vector<RowValues> rows;
+  for (uint64_t id : covers.value_or(FragmentSet{})) {
+    const auto fragment = fragments.find(id);
+    if (fragment == fragments.end()) continue;
+    const pb::DataFile* own = nullptr;
+    for (const pb::DataFile& data : fragment->second.fragment.files()) {
+      if (!data.has_base_id() && own == nullptr) own = &data;
+    }
+    if (own == nullptr) continue;
+    MEMWAL_ASSIGN_OR_RETURN(
+        const std::vector<RowValues> values,
+        ValuesOf(table, fragment->second, own->path(), shard_numbers));
+    rows.insert(rows.end(), values.begin(), values.end());
+  }
+  return rows;
+}
+
+// Each user index segment of the table's own, once: its BTree files.
+Status WriteIndexSegments(
+    Store* table, const std::vector<ManifestFile>& files,
+    const std::map<uint64_t, Fragment>& fragments,
+    const std::map<std::string, uint32_t>& shard_numbers) {
   std::set<std::string> segments;
   for (const ManifestFile& file : files) {
     for (const pb::IndexMetadata& index : file.index_section.indices()) {
@@ -230,22 +262,9 @@ Status WriteLanceFiles(Store* table,
         continue;
       MEMWAL_ASSIGN_OR_RETURN(const Coverage covers,
                               DecodeFragmentBitmap(index.fragment_bitmap()));
-      std::vector<RowValues> rows;
-      for (uint64_t id : covers.value_or(FragmentSet{})) {
-        const auto fragment = fragments.find(id);
-        if (fragment == fragments.end()) continue;
-        // A data file of this table's own (one under a base path is the
-        // source's to index).
-        const pb::DataFile* own = nullptr;
-        for (const pb::DataFile& data : fragment->second.fragment.files()) {
-          if (!data.has_base_id() && own == nullptr) own = &data;
-        }
-        if (own == nullptr) continue;
-        MEMWAL_ASSIGN_OR_RETURN(
-            const std::vector<RowValues> values,
-            ValuesOf(*table, fragment->second, own->path(), shard_numbers));
-        rows.insert(rows.end(), values.begin(), values.end());
-      }
+      MEMWAL_ASSIGN_OR_RETURN(
+          const std::vector<RowValues> rows,
+          SegmentRows(*table, covers, fragments, shard_numbers));
       auto [data, lookup] = BTreeFiles(rows);
       const std::string dir = "_indices/" + UuidHex(index.uuid().uuid()) + "/";
       MEMWAL_RETURN_IF_ERROR(
@@ -254,6 +273,24 @@ Status WriteLanceFiles(Store* table,
           table->Put(dir + "page_lookup.lance", std::move(lookup)));
     }
   }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status WriteLanceFiles(Store* table,
+                       const std::vector<std::string>& shard_uuids) {
+  std::map<std::string, uint32_t> shard_numbers;
+  for (uint32_t s = 0; s < shard_uuids.size(); ++s)
+    shard_numbers.emplace(shard_uuids[s], s);
+  MEMWAL_ASSIGN_OR_RETURN(const std::vector<ManifestFile> files,
+                          ReadManifests(*table));
+  std::map<uint64_t, Fragment> fragments;
+  std::map<std::string, NamedDataFile> data_files;
+  CollectFragments(files, &fragments, &data_files);
+  // Index segments first: they read the row files the data files replace.
+  MEMWAL_RETURN_IF_ERROR(
+      WriteIndexSegments(table, files, fragments, shard_numbers));
   std::map<std::string, std::string> written;
   for (const auto& [path, named] : data_files) {
     MEMWAL_ASSIGN_OR_RETURN(

@@ -46,24 +46,16 @@ inline constexpr std::string_view kRowFileMetadata = "memwal.rows";
 std::pair<std::string, std::string> BTreeIndexFiles(
     std::vector<std::pair<int64_t, uint64_t>> entries);
 
-// How a BTree index names a row: as the table reads it (its row address, or
-// its stable row id when the manifest's flags say stable row ids), or by the
-// stable row id its fragment carries whatever the flags say, as the table
-// reads it once Lance commits on it: Lance's apply_feature_flags sets the
-// stable-row-id flag whenever the fragments carry row ids, and the
-// implementation's fragments carry them (`inline_row_ids`) under flags that
-// say none.
-enum class IndexRowIds { kAsWritten, kStableWhereCarried };
-
 // Rewrites, in the table at the root of `table`, every data file a retained
 // manifest names (under the table itself, not under a base path) from a row
 // file into a Lance file, writes each user index segment's BTree files, and
 // writes every flushed generation whose row file is present as the Lance
 // dataset Lance 12 reads (lance_sstable.h). `shard_uuids` (raw) numbers the
-// shards.
+// shards. A BTree names a row as the table reads it: by its row address, or
+// by its stable row id when the manifest's flags say stable row ids (the
+// implementation's do whenever its fragments carry row ids, feature_flags.h).
 Status WriteLanceFiles(Store* table,
-                       const std::vector<std::string>& shard_uuids,
-                       IndexRowIds ids = IndexRowIds::kAsWritten);
+                       const std::vector<std::string>& shard_uuids);
 
 }  // namespace memwal::impl
 

@@ -318,6 +318,33 @@ void IndexArm(const Config& config, const Txn& txn, FragmentSet covers,
   }
 }
 
+// RewriteFragments' arm: both fragments' rows move to one fresh fragment and
+// the segments covering them are remapped; refused when one is not live.
+bool RewriteArm(const Txn& txn, const Proposal& t, State* state,
+                Version* next) {
+  if ((Head(*state).live & t.fragments) != t.fragments) return false;
+  const RowSet rows =
+      state->rows[txn.fragment] | state->rows[txn.second_fragment];
+  next->live &= FragmentSet(~t.fragments);
+  const int fresh = AllocateFragment(state, next, rows);
+  RemapSegments(*state, t.fragments, fresh, next);
+  next->op.fragments = t.fragments;
+  return true;
+}
+
+// R39: the installed entry replaces every __lance_mem_wal of the head (one
+// system index); its details are the read version's, merged with the
+// progress commits the rebase met. The build's derivation takes its prior
+// positions from them (CatchupStep).
+void ReinstallArm(const Txn& txn, const Proposal& t, const State& state,
+                  Version* next) {
+  next->compacted = t.details;
+  next->catchup = VersionNumbered(state, txn.read_version).catchup;
+  next->mem_wal_dropped = false;
+  next->op.index = kForeignIndex;
+  next->op.fragments = Head(state).number > txn.read_version ? 1 : 0;
+}
+
 // R35 step 2: the operation arm. False = refuse (a fragment no longer live, a
 // stale generation). Updates the ghost rows/deleted and the fragment high-water
 // mark in *state.
@@ -351,16 +378,8 @@ bool OperationArm(const Config& config, const Txn& txn, const Proposal& t,
       next->op.fragments = f;
       next->op.index = txn.index;
       return true;
-    case OpKind::kRewriteFragments: {
-      if ((head.live & t.fragments) != t.fragments) return false;
-      const RowSet rows =
-          state->rows[txn.fragment] | state->rows[txn.second_fragment];
-      next->live &= FragmentSet(~t.fragments);
-      const int fresh = AllocateFragment(state, next, rows);
-      RemapSegments(*state, t.fragments, fresh, next);
-      next->op.fragments = t.fragments;
-      return true;
-    }
+    case OpKind::kRewriteFragments:
+      return RewriteArm(txn, t, state, next);
     case OpKind::kCreateIndex:
     case OpKind::kOptimizeIndex:
     case OpKind::kDropIndex:
@@ -376,15 +395,7 @@ bool OperationArm(const Config& config, const Txn& txn, const Proposal& t,
       if (Has(config, Bug::kProgressCommitDropsFragments)) next->live = 0;
       return true;
     case OpKind::kReinstallMemWal:
-      // R39: the installed entry replaces every __lance_mem_wal of the head
-      // (one system index); its details are the read version's, merged with
-      // the progress commits the rebase met. The build's derivation takes its
-      // prior positions from them (CatchupStep).
-      next->compacted = t.details;
-      next->catchup = VersionNumbered(*state, txn.read_version).catchup;
-      next->mem_wal_dropped = false;
-      next->op.index = kForeignIndex;
-      next->op.fragments = head.number > txn.read_version ? 1 : 0;
+      ReinstallArm(txn, t, *state, next);
       return true;
     default:
       MEMWAL_ASSERT(false && "not a transaction kind");

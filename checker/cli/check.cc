@@ -591,6 +591,122 @@ int RunLockstepCheck(const CheckOptions& given, const RunOptions& run,
   return std::stoi(text);
 }
 
+// A lasso replayed on the model and, for a lockstep trace, on the
+// implementation.
+struct LassoReplayed {
+  std::size_t loop = 0;
+  std::optional<std::size_t> window;
+  Status model;      // ok: the model shows the lasso
+  std::string note;  // the model's account of it
+  std::optional<engine::LassoReplay> impl;
+  std::string impl_error;  // why the implementation was not replayed
+  bool impl_reproduced = false;
+  // A lockstep lasso the implementation does not reproduce is a conformance
+  // finding, named at the step where the two sides part.
+  bool parts = false;
+  std::string parting;
+};
+
+LassoReplayed ReplayLassoOnBothSides(const report::LockstepTrace& trace,
+                                     const lockstep::LockstepSetup& setup) {
+  LassoReplayed r;
+  r.loop = *trace.trace.loop;
+  r.window = trace.trace.window;
+  r.model = engine::CheckLasso(setup.config, trace.trace.steps, r.loop,
+                               r.window, &r.note);
+  if (r.model.ok() && trace.lockstep) {
+    Result<engine::LassoReplay> replayed = engine::ReplayLassoOnImplementation(
+        setup, trace.trace.steps, r.loop, r.window);
+    if (replayed.ok()) {
+      r.impl = std::move(*replayed);
+    } else {
+      r.impl_error = replayed.status().message();
+    }
+  }
+  r.impl_reproduced = r.impl && r.impl->Reproduced();
+  r.parts = r.model.ok() && trace.lockstep && !r.impl_reproduced;
+  r.parting = !r.parts ? ""
+              : r.impl ? r.impl->Parting()
+                       : "not replayed: " + r.impl_error;
+  return r;
+}
+
+json LassoImplementationJson(const LassoReplayed& r) {
+  if (r.impl) {
+    return json{
+        {"turns", r.impl->turns},
+        {"steps", r.impl->unrolled.size()},
+        {"cycle_states_checked", r.impl->checked},
+        {"states_with_a_stuck_generation_retirable", r.impl->retirable_on_impl},
+        {"stuck", r.impl->stuck},
+        {"finding",
+         r.impl->finding ? json(r.impl->finding->invariant) : json(nullptr)},
+        {"finding_step", r.impl->finding ? json(r.impl->step) : json(nullptr)},
+        {"reproduced", r.impl_reproduced}};
+  }
+  if (!r.impl_error.empty())
+    return json{{"error", r.impl_error}, {"reproduced", false}};
+  return nullptr;
+}
+
+json LassoJson(const report::LockstepTrace& trace, const LassoReplayed& r) {
+  const bool shown = r.model.ok();
+  return json{
+      {"verdict", shown ? "violation" : "ok"},
+      {"invariant", r.parts ? json(lockstep::kImplementationMatchesModel)
+                    : shown ? json(engine::kLivenessName)
+                            : json(nullptr)},
+      {"parting", r.parts ? json(r.parting) : json(nullptr)},
+      {"step", shown ? json(trace.trace.steps.size()) : json(nullptr)},
+      {"loop", r.loop},
+      {"window", r.window ? json(*r.window) : json(nullptr)},
+      {"steps", trace.trace.steps.size()},
+      {"detail", shown ? json(r.note) : json(r.model.message())},
+      {"recorded_invariant", trace.trace.invariant},
+      {"lockstep", trace.lockstep},
+      {"implementation", LassoImplementationJson(r)},
+      {"config", report::ConfigToJson(trace.trace.config)},
+      {"impl_bugs", report::BugNames(trace.impl_only_bugs)}};
+}
+
+void PrintLassoText(const report::LockstepTrace& trace, const LassoReplayed& r,
+                    std::ostream& out) {
+  out << "config: " << model::ToString(trace.trace.config)
+      << "\nreplayed a lasso of " << trace.trace.steps.size()
+      << " steps (cycle from step " << r.loop + 1 << ") on the model\n";
+  if (r.parts) {
+    out << "violation: " << lockstep::kImplementationMatchesModel
+        << "\nwhy: the implementation does not reproduce the model's lasso "
+           "("
+        << engine::kLivenessName << "): " << r.parting
+        << "\nthe model's lasso: " << r.note << "\n";
+  } else if (r.model.ok()) {
+    out << "violation: " << engine::kLivenessName << "\nwhy: " << r.note
+        << "\n";
+  } else {
+    out << "not a fair counterexample: " << r.model.message() << "\n";
+  }
+  if (r.impl) {
+    out << "implementation: stem and " << r.impl->turns
+        << " turn(s) of the cycle in lockstep (" << r.impl->unrolled.size()
+        << " steps); ";
+    if (r.impl->finding) {
+      out << r.impl->finding->invariant << " at step " << r.impl->step << "\n";
+    } else {
+      out << "generation(s) " << r.impl->stuck << " retirable in "
+          << r.impl->retirable_on_impl << " of " << r.impl->checked
+          << " persisted states along the cycle\n";
+    }
+  } else if (!r.impl_error.empty()) {
+    out << "implementation: not replayed: " << r.impl_error << "\n";
+  }
+  out << "recorded: " << trace.trace.invariant
+      << (r.model.ok() && (!trace.lockstep || r.impl_reproduced)
+              ? " (reproduced)"
+              : " (NOT reproduced)")
+      << "\n";
+}
+
 // Replays a lasso (a liveness counterexample): on the model under the
 // liveness window, then (for a lockstep trace) on the implementation, whose
 // persisted state is asked along each turn of the cycle whether the stuck
@@ -598,104 +714,15 @@ int RunLockstepCheck(const CheckOptions& given, const RunOptions& run,
 int ReplayLasso(const report::LockstepTrace& trace,
                 const lockstep::LockstepSetup& setup, bool json_output,
                 std::ostream& out, std::ostream& err) {
-  const std::size_t loop = *trace.trace.loop;
-  std::string note;
-  const std::optional<std::size_t> window = trace.trace.window;
-  const Status model =
-      engine::CheckLasso(setup.config, trace.trace.steps, loop, window, &note);
-  if (model.code() == StatusCode::kInvalidArgument) {
-    return Fail(err, "replay", model);
-  }
-  std::optional<engine::LassoReplay> impl;
-  std::string impl_error;
-  if (model.ok() && trace.lockstep) {
-    Result<engine::LassoReplay> replayed = engine::ReplayLassoOnImplementation(
-        setup, trace.trace.steps, loop, window);
-    if (replayed.ok()) {
-      impl = std::move(*replayed);
-    } else {
-      impl_error = replayed.status().message();
-    }
-  }
-  const bool impl_reproduced = impl && impl->Reproduced();
-  // A lockstep lasso the implementation does not reproduce is a conformance
-  // finding, named at the step where the two sides part.
-  const bool parts = model.ok() && trace.lockstep && !impl_reproduced;
-  const std::string parting = !parts ? ""
-                              : impl ? impl->Parting()
-                                     : "not replayed: " + impl_error;
-  json impl_json = nullptr;
-  if (impl) {
-    impl_json = json{
-        {"turns", impl->turns},
-        {"steps", impl->unrolled.size()},
-        {"cycle_states_checked", impl->checked},
-        {"states_with_a_stuck_generation_retirable", impl->retirable_on_impl},
-        {"stuck", impl->stuck},
-        {"finding",
-         impl->finding ? json(impl->finding->invariant) : json(nullptr)},
-        {"finding_step", impl->finding ? json(impl->step) : json(nullptr)},
-        {"reproduced", impl_reproduced}};
-  } else if (!impl_error.empty()) {
-    impl_json = json{{"error", impl_error}, {"reproduced", false}};
-  }
+  const LassoReplayed replayed = ReplayLassoOnBothSides(trace, setup);
+  if (replayed.model.code() == StatusCode::kInvalidArgument)
+    return Fail(err, "replay", replayed.model);
   if (json_output) {
-    out << json{{"verdict", model.ok() ? "violation" : "ok"},
-                {"invariant", parts
-                                  ? json(lockstep::kImplementationMatchesModel)
-                              : model.ok() ? json(engine::kLivenessName)
-                                           : json(nullptr)},
-                {"parting", parts ? json(parting) : json(nullptr)},
-                {"step",
-                 model.ok() ? json(trace.trace.steps.size()) : json(nullptr)},
-                {"loop", loop},
-                {"window", window ? json(*window) : json(nullptr)},
-                {"steps", trace.trace.steps.size()},
-                {"detail", model.ok() ? json(note) : json(model.message())},
-                {"recorded_invariant", trace.trace.invariant},
-                {"lockstep", trace.lockstep},
-                {"implementation", impl_json},
-                {"config", report::ConfigToJson(trace.trace.config)},
-                {"impl_bugs", report::BugNames(trace.impl_only_bugs)}}
-               .dump()
-        << "\n";
+    out << LassoJson(trace, replayed).dump() << "\n";
   } else {
-    out << "config: " << model::ToString(trace.trace.config)
-        << "\nreplayed a lasso of " << trace.trace.steps.size()
-        << " steps (cycle from step " << loop + 1 << ") on the model\n";
-    if (parts) {
-      out << "violation: " << lockstep::kImplementationMatchesModel
-          << "\nwhy: the implementation does not reproduce the model's lasso "
-             "("
-          << engine::kLivenessName << "): " << parting
-          << "\nthe model's lasso: " << note << "\n";
-    } else if (model.ok()) {
-      out << "violation: " << engine::kLivenessName << "\nwhy: " << note
-          << "\n";
-    } else {
-      out << "not a fair counterexample: " << model.message() << "\n";
-    }
-    if (impl) {
-      out << "implementation: stem and " << impl->turns
-          << " turn(s) of the cycle in lockstep (" << impl->unrolled.size()
-          << " steps); ";
-      if (impl->finding) {
-        out << impl->finding->invariant << " at step " << impl->step << "\n";
-      } else {
-        out << "generation(s) " << impl->stuck << " retirable in "
-            << impl->retirable_on_impl << " of " << impl->checked
-            << " persisted states along the cycle\n";
-      }
-    } else if (!impl_error.empty()) {
-      out << "implementation: not replayed: " << impl_error << "\n";
-    }
-    out << "recorded: " << trace.trace.invariant
-        << (model.ok() && (!trace.lockstep || impl_reproduced)
-                ? " (reproduced)"
-                : " (NOT reproduced)")
-        << "\n";
+    PrintLassoText(trace, replayed, out);
   }
-  return model.ok() ? kExitViolation : kExitOk;
+  return replayed.model.ok() ? kExitViolation : kExitOk;
 }
 
 int RunLockstepReplay(const std::string& path, bool json_output,

@@ -27,6 +27,7 @@
 #include "checker/cli/check.h"
 #include "checker/cli/cli.h"
 #include "checker/cli/commands.h"
+#include "checker/cli/lance_diff.h"
 #include "checker/cli/operations_schema.h"
 #include "checker/engine/interrupt.h"
 #include "checker/lockstep/lockstep.h"
@@ -494,7 +495,8 @@ std::vector<Flag> CorpusFlags::OwnFlags() {
   flags.push_back(
       Switch("--tables",
              "also write DIR/tables/entry-NNNN: the table the implementation\n"
-             "persisted after the entry's steps (readable by inspect)",
+             "persisted after the entry's steps (readable by inspect and\n"
+             "LanceDB; a shallow clone's sources in entry-NNNN.sources/)",
              [this] { command.tables = true; }));
   flags.push_back(
       Switch("--operations",
@@ -662,21 +664,36 @@ Result<std::vector<CorpusEntry>> IncludedEntries(
 }  // namespace
 
 // The operations document of fuzz/README.md ("Operation lists"): one object
-// per version the table retains, oldest first, from its transaction file.
+// per version the table retains whose read version it retains too (Init reads
+// nothing), oldest first, from its transaction file; `table_dir` is where the
+// transaction files are, relative to the corpus directory.
 Result<std::string> OperationsText(const std::string& name,
-                                   const impl::Store& table) {
+                                   const impl::Store& table,
+                                   const std::string& table_dir) {
   using nlohmann::json;
   json operations = json::array();
   MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> versions,
                           impl::ListVersions(table));
   const std::set<uint64_t> retained(versions.begin(), versions.end());
   std::string lance_version;
+  uint64_t left_out = 0;
   for (const uint64_t version : versions) {
     MEMWAL_ASSIGN_OR_RETURN(
         const impl::Snapshot snapshot,
         impl::LoadVersion(table, nullptr, version, /*allow_half_set=*/true));
+    // The Lance version the list follows: the newest manifest's writer.
+    const auto& writer = snapshot.file->manifest.writer_version();
+    lance_version = writer.library() + " " + writer.version() +
+                    (writer.prerelease().empty() ? std::string()
+                                                 : "-" + writer.prerelease());
     MEMWAL_ASSIGN_OR_RETURN(const impl::pb::Transaction t,
                             impl::LoadTransaction(table, snapshot));
+    // A read version a CleanupVersions removed: the operation cannot be
+    // replayed where it was made, so the list leaves it out (and counts it).
+    if (t.read_version() != 0 && !retained.contains(t.read_version())) {
+      ++left_out;
+      continue;
+    }
     const google::protobuf::OneofDescriptor* oneof =
         t.GetDescriptor()->FindOneofByName("operation");
     MEMWAL_ASSERT(oneof != nullptr);
@@ -698,18 +715,9 @@ Result<std::string> OperationsText(const std::string& name,
     json properties = json::object();
     for (const auto& [key, value] : t.transaction_properties())
       properties[key] = value;
-    // The Lance version the list follows: the newest manifest's writer.
-    const auto& writer = snapshot.file->manifest.writer_version();
-    lance_version = writer.library() + " " + writer.version() +
-                    (writer.prerelease().empty() ? std::string()
-                                                 : "-" + writer.prerelease());
     operations.push_back(
         json{{"version", version},
              {"read_version", t.read_version()},
-             // Init reads nothing; any other read version may have been
-             // cleaned up (a replay then starts from the oldest retained).
-             {"read_version_retained",
-              t.read_version() == 0 || retained.contains(t.read_version())},
              {"operation", field->name()},
              {"transaction_file",
               "_transactions/" + snapshot.file->manifest.transaction_file()},
@@ -720,6 +728,9 @@ Result<std::string> OperationsText(const std::string& name,
               {"format_version", kOperationsFormatVersion},
               {"entry", name},
               {"lance_version", lance_version},
+              {"table_dir", table_dir},
+              {"retained_versions", versions},
+              {"left_out", left_out},
               {"operations", operations}}
              .dump(1) +
          "\n";
@@ -743,24 +754,34 @@ Status WriteEntryTable(const std::string& dir, const std::string& name,
           ": " + std::string(outcome.status().message()));
     }
   }
-  const std::filesystem::path root =
-      tables ? std::filesystem::path(dir) / "tables" / name
-             : std::filesystem::path(dir) / "operations" / (name + ".table");
+  // Without --tables, DIR/operations/NAME/ keeps the table's transaction
+  // files alone (the operation list's links).
+  const std::string table_dir =
+      tables ? "tables/" + name : "operations/" + name;
+  const std::filesystem::path root = std::filesystem::path(dir) / table_dir;
+  // A shallow clone's sources: its base paths are relative ("t0/"), so a
+  // reader run in DIR/tables/NAME.sources/ finds them
+  // (docs/lance-data-files.md).
+  const std::filesystem::path sources =
+      std::filesystem::path(dir) / "tables" / (name + ".sources");
   // A resumed run writes the entry's table afresh (nothing of an earlier
   // run's table stays beside it).
-  {
+  for (const std::filesystem::path& path : {root, sources}) {
     std::error_code error;
-    std::filesystem::remove_all(root, error);
+    std::filesystem::remove_all(path, error);
     if (error)
-      return Status::InvalidArgument("cannot remove " + root.string() + ": " +
+      return Status::InvalidArgument("cannot remove " + path.string() + ": " +
                                      error.message());
   }
   MEMWAL_ASSIGN_OR_RETURN(impl::DirectoryStore store,
                           impl::DirectoryStore::Open(root.string()));
   MEMWAL_RETURN_IF_ERROR(world.WriteTo(&store));
+  if (tables) {
+    MEMWAL_RETURN_IF_ERROR(WriteCloneSources(world, sources.string()).status());
+  }
   if (operations) {
     MEMWAL_ASSIGN_OR_RETURN(const std::string text,
-                            OperationsText(name, store));
+                            OperationsText(name, store, table_dir));
     std::error_code error;
     std::filesystem::create_directories(
         std::filesystem::path(dir) / "operations", error);
@@ -771,7 +792,17 @@ Status WriteEntryTable(const std::string& dir, const std::string& name,
         (std::filesystem::path(dir) / "operations" / (name + ".json")).string(),
         text));
   }
-  if (!tables) std::filesystem::remove_all(root);
+  if (!tables) {
+    std::error_code error;
+    for (const std::filesystem::directory_entry& item :
+         std::filesystem::directory_iterator(root, error)) {
+      if (item.path().filename() != "_transactions")
+        std::filesystem::remove_all(item.path(), error);
+    }
+    if (error)
+      return Status::InvalidArgument("cannot trim " + root.string() + ": " +
+                                     error.message());
+  }
   return Status::Ok();
 }
 

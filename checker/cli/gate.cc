@@ -37,6 +37,12 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
+// The gtest suites `memwal-check properties` runs: the rule-function
+// properties (tests/conformance/rule_*_test.cc: the implementation's rule
+// functions against the model's, and its conflict table against Lance's) and
+// World's serialization round trip (tests/impl/world_serialize_test.cc).
+constexpr std::string_view kPropertySuites = "RuleFunctions.*:WorldSerialize.*";
+
 Status Usage(std::string_view message) {
   return Status::InvalidArgument(message);
 }
@@ -448,7 +454,7 @@ void JudgeProperties(EntryRun* run) {
   std::istringstream lines(output);
   std::string line;
   while (std::getline(lines, line)) {
-    if (line.rfind("[  FAILED  ] RuleFunctions.", 0) == 0 &&
+    if (line.rfind("[  FAILED  ] ", 0) == 0 &&
         line.find(" ms)") != std::string::npos)
       failed += (failed.empty() ? "" : " ") +
                 line.substr(13, line.find(' ', 13) - 13);
@@ -789,8 +795,9 @@ std::string PropertiesAbout() {
   return "Runs the rule-function properties (tests/conformance/rule_*_test.cc, "
          "linked into\nmemwal-check) under rapidcheck with a fixed seed: the "
          "implementation's rule\nfunctions against the model's on random "
-         "inputs. Exit 0 when every property\nholds, 1 when one fails, 2 when "
-         "the binary carries none.\n";
+         "inputs, its conflict table against\nLance's, and World's "
+         "serialization round trip. Exit 0 when every property\nholds, 1 when "
+         "one fails, 2 when the binary carries none.\n";
 }
 
 std::vector<Flag> PropertiesFlagTable() {
@@ -968,8 +975,8 @@ int RunPropertiesCommand(const std::vector<std::string>& args,
                              " max_success=" + std::to_string(cases) +
                              " verbose_progress=0 verbose_shrinking=0";
   setenv("RC_PARAMS", params.c_str(), 1);
-  std::vector<std::string> words = {"memwal-check",
-                                    "--gtest_filter=RuleFunctions.*"};
+  std::vector<std::string> words = {
+      "memwal-check", "--gtest_filter=" + std::string(kPropertySuites)};
   std::vector<char*> argv;
   for (std::string& word : words) argv.push_back(word.data());
   int argc = static_cast<int>(argv.size());

@@ -54,6 +54,8 @@ struct Options {
   // instead of random walks.
   std::optional<std::vector<model::Action>> steps;
   model::Config trace_config{};
+  // --corpus: the tables a `corpus --tables` run wrote, instead of walks.
+  std::string corpus;
 };
 
 // One long-lived `node query_server.mjs`: a request line in, an answer line
@@ -194,6 +196,8 @@ struct Counts {
   // Indexed queries with an index whose segments cover no fragment (Lance
   // does not use it).
   uint64_t uncovering_index_queries = 0;
+  // States whose live fragments hold some MemWAL row twice.
+  uint64_t duplicate_rows_states = 0;
   // Queries whose ReadsMissNoRows is not asked: the table is foreign legacy.
   uint64_t foreign_legacy_queries = 0;
   // Queries Lance refuses on a shallow clone of a shallow clone (below).
@@ -220,22 +224,10 @@ bool CloneOfCloneIndex(const fs::path& dir, const std::string& error) {
   return head.ok() && head->file->manifest.base_paths_size() >= 2;
 }
 
-// Checks one state; the findings it makes are appended to `findings`.
-Status CheckState(const Options& options, const model::State& state,
-                  const impl::World& world,
-                  const std::vector<model::Action>& trace, QueryServer* server,
-                  const fs::path& scratch, Counts* counts,
-                  std::vector<json>* findings) {
-  const model::Config& config = options.config;
-  const fs::path dir = scratch / "t.lance";
-  fs::remove_all(dir);
-  {
-    MEMWAL_ASSIGN_OR_RETURN(impl::DirectoryStore store,
-                            impl::DirectoryStore::Open(dir.string()));
-    MEMWAL_RETURN_IF_ERROR(world.WriteTo(&store));
-  }
-  // A shallow clone's sources, where its base paths ("t0/", relative to the
-  // query server's directory) name them.
+}  // namespace
+
+Result<std::vector<std::string>> WriteCloneSources(const impl::World& world,
+                                                   const std::string& dir) {
   std::set<std::string> roots;
   for (const auto& [path, blob] : world.store().objects()) {
     const std::string root = path.substr(0, path.find('/') + 1);
@@ -243,10 +235,10 @@ Status CheckState(const Options& options, const model::State& state,
       roots.insert(root);
   }
   for (const std::string& root : roots) {
-    fs::remove_all(scratch / root);
-    MEMWAL_ASSIGN_OR_RETURN(
-        impl::DirectoryStore store,
-        impl::DirectoryStore::Open((scratch / root).string()));
+    const fs::path where = fs::path(dir) / root;
+    fs::remove_all(where);
+    MEMWAL_ASSIGN_OR_RETURN(impl::DirectoryStore store,
+                            impl::DirectoryStore::Open(where.string()));
     for (auto it = world.store().objects().lower_bound(root);
          it != world.store().objects().end() && it->first.rfind(root, 0) == 0;
          ++it)
@@ -254,29 +246,60 @@ Status CheckState(const Options& options, const model::State& state,
           store.Put(it->first.substr(root.size()), *it->second));
     MEMWAL_RETURN_IF_ERROR(impl::WriteLanceFiles(&store, ShardUuids(world)));
   }
-  // The table keeps `_mem_wal/`: every flushed generation is a Lance dataset
-  // (impl/lance_sstable.h), and LanceDB's MemWAL-aware query serves it.
-  // The base-table view for the indexed queries: a copy beside it (so that a
-  // clone's relative base paths resolve alike), whose MemWAL system index the
-  // query server drops with LanceDB's dropIndex (query_server.mjs); without
-  // it LanceDB reads the base table alone, so the view has no `_mem_wal/`.
-  // LanceDB's dropIndex commit sets the stable-row-id flags (Lance's
-  // apply_feature_flags does so when the fragments carry row ids, as the
-  // implementation's do under flags that say none), so the view's index files
-  // name rows by those ids (lance_export.h, IndexRowIds).
+  return std::vector<std::string>(roots.begin(), roots.end());
+}
+
+namespace {
+
+// A table to check: `dir`, and `cwd`, the directory where its shallow
+// clone's relative base paths ("t0/") resolve (the query server runs the
+// request there), holding the sources `roots`.
+struct TableDir {
+  fs::path dir;
+  fs::path cwd;
+  std::vector<std::string> roots;
+};
+
+// Writes the implementation's table as `scratch`/t.lance, with a shallow
+// clone's sources beside it.
+Result<TableDir> WriteStateTable(const impl::World& world,
+                                 const fs::path& scratch) {
+  TableDir table{.dir = scratch / "t.lance", .cwd = scratch, .roots = {}};
+  fs::remove_all(table.dir);
+  {
+    MEMWAL_ASSIGN_OR_RETURN(impl::DirectoryStore store,
+                            impl::DirectoryStore::Open(table.dir.string()));
+    MEMWAL_RETURN_IF_ERROR(world.WriteTo(&store));
+  }
+  MEMWAL_ASSIGN_OR_RETURN(table.roots,
+                          WriteCloneSources(world, scratch.string()));
+  return table;
+}
+
+// The base-table view for the indexed queries: a copy of the table (the
+// table keeps `_mem_wal/`: every flushed generation is a Lance dataset,
+// impl/lance_sstable.h, and LanceDB's MemWAL-aware query serves it), whose
+// MemWAL system index the query server drops with LanceDB's dropIndex
+// (query_server.mjs); without it LanceDB reads the base table alone, so the
+// view has no `_mem_wal/`. The copy's index files are the table's own: they
+// name rows by stable row id, as the table's flags say (the implementation
+// sets bit 2, as Lance's apply_feature_flags does, whenever the fragments
+// carry row ids), and so does LanceDB's dropIndex commit on the copy.
+fs::path WriteView(const fs::path& dir, const fs::path& scratch) {
   const fs::path base = scratch / "base.lance";
   fs::remove_all(base);
   fs::copy(dir, base, fs::copy_options::recursive);
   fs::remove_all(base / "_mem_wal");
-  {
-    MEMWAL_ASSIGN_OR_RETURN(impl::DirectoryStore store,
-                            impl::DirectoryStore::Open(base.string()));
-    MEMWAL_RETURN_IF_ERROR(impl::WriteLanceFiles(
-        &store, ShardUuids(world), impl::IndexRowIds::kStableWhereCarried));
-  }
-  const model::QueryShapes shapes = model::AllQueryShapes(config, state);
-  json request{{"table", dir.string()},
+  return base;
+}
+
+// The request for one state: a query per query shape, a full scan for
+// `plain`, a fastSearch filter through the shape's indexes for the others.
+json StateRequest(const model::Config& config, const model::QueryShapes& shapes,
+                  const TableDir& table, const fs::path& base) {
+  json request{{"table", table.dir.string()},
                {"base", base.string()},
+               {"cwd", table.cwd.string()},
                {"queries", json::array()}};
   for (int q = 0; q < shapes.count; ++q) {
     const model::QueryShape shape = shapes.shapes[q];
@@ -291,222 +314,335 @@ Status CheckState(const Options& options, const model::State& state,
          {"where", where.empty() ? json(nullptr) : json(where)},
          {"fastSearch", !where.empty()}});
   }
-  MEMWAL_ASSIGN_OR_RETURN(const json answer, server->Ask(request));
-  ++counts->states;
-  std::vector<std::string> differences;
-  json rows_json = json::object();
-  const model::RowSet live = model::LiveRows(state, model::Head(state));
-  const model::QueryShape plain_shape{};
-  // What LanceDB 0.39 answers on the table as written, for every filter
-  // (probed, docs/lance-diff.md): the base table's live rows (a filter through
-  // an index scans the fragments it does not cover too) and the flushed
-  // generations above each shard's compacted position.
-  const model::RowSet lance_reading =
-      live | ServedRows(config, state, plain_shape);
-  if (answer.contains("error"))
-    differences.push_back("the table does not open or count: " +
-                          answer["error"].get<std::string>());
-  if (answer.contains("baseError"))
-    differences.push_back("the base-table view does not open: " +
-                          answer["baseError"].get<std::string>());
+  return request;
+}
+
+std::string AfterLast(const std::vector<model::Action>& trace) {
+  return trace.empty() ? std::string("Init") : model::ToString(trace.back());
+}
+
+// One state's comparison of LanceDB's answer with the model's rows; the
+// differences it finds, and the row sets per shape for a finding.
+class StateCheck {
+ public:
+  StateCheck(const Options& options, const model::State& state,
+             const impl::World& world, const std::vector<model::Action>& trace,
+             const TableDir& table, const json& answer, Counts* counts)
+      : config_(options.config),
+        state_(state),
+        world_(world),
+        trace_(trace),
+        table_(table),
+        answer_(answer),
+        counts_(counts),
+        live_(model::LiveRows(state, model::Head(state))),
+        // What LanceDB 0.39 answers on the table as written, for every
+        // filter (probed, docs/lance-diff.md): the base table's live rows (a
+        // filter through an index scans the fragments it does not cover too)
+        // and the flushed generations above each shard's compacted position.
+        lance_reading_(live_ |
+                       ServedRows(config_, state, model::QueryShape{})) {}
+
+  Status Run(const model::QueryShapes& shapes, const json& request);
+  const std::vector<std::string>& differences() const { return differences_; }
+  const json& rows() const { return rows_; }
+
+ private:
+  Status Shape(const model::QueryShape& shape, bool indexed, const json& result,
+               const json& written);
+  model::RowSet MemWalRows(const std::string& name, const json& rows,
+                           uint64_t* base_rows);
+  void CountRows(uint64_t base_rows);
+  void CompareView(const std::string& name, const model::QueryShape& shape,
+                   model::RowSet lance);
+  void CompareWritten(const std::string& name, model::RowSet r40,
+                      const json& written);
+  Status ReadsMissNoRows(const std::string& name,
+                         const model::QueryShape& shape, bool indexed,
+                         model::RowSet held, model::RowSet lance);
+
+  const model::Config& config_;
+  const model::State& state_;
+  const impl::World& world_;
+  const std::vector<model::Action>& trace_;
+  const TableDir& table_;
+  const json& answer_;
+  Counts* counts_;
+  const model::RowSet live_;
+  const model::RowSet lance_reading_;
+  std::vector<std::string> differences_;
+  json rows_ = json::object();
+};
+
+Status StateCheck::Run(const model::QueryShapes& shapes, const json& request) {
+  if (answer_.contains("error"))
+    differences_.push_back("the table does not open or count: " +
+                           answer_["error"].get<std::string>());
+  if (answer_.contains("baseError"))
+    differences_.push_back("the base-table view does not open: " +
+                           answer_["baseError"].get<std::string>());
   const json no_results = json::array();
   const json& base_results =
-      answer.contains("baseResults") ? answer["baseResults"] : no_results;
+      answer_.contains("baseResults") ? answer_["baseResults"] : no_results;
   std::size_t next_base = 0;
   for (int q = 0; q < shapes.count; ++q) {
-    const model::QueryShape shape = shapes.shapes[q];
     // A scan on the table as written; an indexed query (fastSearch) on the
     // base-table view, where Lance searches indexed fragments only.
     const bool indexed = request["queries"][q]["fastSearch"].get<bool>();
     if (indexed && next_base >= base_results.size()) {
-      differences.push_back("the base-table view answered " +
-                            std::to_string(base_results.size()) +
-                            " indexed queries, fewer than asked");
+      differences_.push_back("the base-table view answered " +
+                             std::to_string(base_results.size()) +
+                             " indexed queries, fewer than asked");
       break;
     }
     const json& result =
-        indexed ? base_results[next_base++] : answer["results"][q];
-    const std::string name = result["name"];
-    ++counts->queries;
-    if (result.contains("error")) {
-      const std::string error = result["error"];
-      if (CloneOfCloneIndex(dir, error)) {
-        if (counts->clone_index_refusals++ == 0)
-          counts->clone_index_refusal = error;
+        indexed ? base_results[next_base++] : answer_["results"][q];
+    MEMWAL_RETURN_IF_ERROR(
+        Shape(shapes.shapes[q], indexed, result, answer_["results"][q]));
+  }
+  return Status::Ok();
+}
+
+// The MemWAL rows of an answer, and how many rows it has of the base table's
+// own (shard -1).
+model::RowSet StateCheck::MemWalRows(const std::string& name, const json& rows,
+                                     uint64_t* base_rows) {
+  model::RowSet out = 0;
+  for (const json& row : rows) {
+    const int s = row[0];
+    const int g = row[1];
+    if (s < 0) {
+      ++*base_rows;
+      continue;
+    }
+    if (s >= config_.bounds.shards || g < 1 || g > config_.bounds.generations) {
+      differences_.push_back(name + ": Lance returned a row of no SSTable " +
+                             row.dump());
+      continue;
+    }
+    out |= model::RowBit(s, g);
+  }
+  return out;
+}
+
+// One query shape: `result` is the view's answer for an indexed shape, the
+// table's for the plain scan; `written` the table's.
+Status StateCheck::Shape(const model::QueryShape& shape, bool indexed,
+                         const json& result, const json& written) {
+  const std::string name = result["name"];
+  ++counts_->queries;
+  if (result.contains("error")) {
+    const std::string error = result["error"];
+    if (CloneOfCloneIndex(table_.dir, error)) {
+      if (counts_->clone_index_refusals++ == 0)
+        counts_->clone_index_refusal = error;
+      return Status::Ok();
+    }
+    differences_.push_back(name + ": Lance: " + error);
+    return Status::Ok();
+  }
+  uint64_t base_rows = 0;
+  const model::RowSet lance = MemWalRows(name, result["rows"], &base_rows);
+  const model::RowSet held =
+      indexed ? HeldRows(state_, shape, config_.bounds.indexes) : live_;
+  const model::RowSet served = ServedRows(config_, state_, shape);
+  rows_[name] = {{"lance", RowList(lance)},
+                 {"model", RowList(indexed ? held : held | served)},
+                 {"lance_rows", result["rows"].size()}};
+  if (!indexed && lance != (held | served)) {
+    // The plain scan on the table as written: the base table's live rows
+    // and the flushed generations Lance serves.
+    differences_.push_back(
+        name + ": Lance returned MemWAL rows " + RowList(lance).dump() +
+        ", the model's reading (live rows and served SSTables) is " +
+        RowList(held | served).dump());
+  }
+  if (indexed) CompareView(name, shape, lance);
+  if (!indexed && !answer_["countRows"].is_null()) CountRows(base_rows);
+  if (indexed) CompareWritten(name, held | served, written);
+  // The model holds a table a foreign compactor wrote without the bit (R64)
+  // to ReadsMissNoRows no more (model/invariants.cc, ForeignLegacyTable);
+  // neither does lance-diff.
+  if (model::IsForeign(config_) && state_.foreign_legacy) {
+    ++counts_->foreign_legacy_queries;
+    return Status::Ok();
+  }
+  return ReadsMissNoRows(name, shape, indexed, held, lance);
+}
+
+// Lance uses no index whose segments cover no live fragment (its plan has no
+// ScalarIndexQuery for it, and fastSearch restricts nothing): such an index
+// of the shape reads as absent. Lance's own behaviour, counted. (An index
+// covering only deleted fragments is one: `corpus --tables` entries at tiny
+// showed it, ShallowClone, DeleteFragment of the one fragment idx_0 covers, a
+// compaction's fragment uncovered.)
+void StateCheck::CompareView(const std::string& name,
+                             const model::QueryShape& shape,
+                             model::RowSet lance) {
+  const model::Version& head = model::Head(state_);
+  model::QueryShape used = shape;
+  for (int i = 0; i < config_.bounds.indexes; ++i) {
+    if (model::Contains(shape.uses, i) &&
+        (model::CoveredBy(head, i) & head.live) == 0)
+      used.uses &= static_cast<model::IndexSet>(~(1u << i));
+  }
+  if (used.uses != shape.uses) ++counts_->uncovering_index_queries;
+  const model::RowSet view_held =
+      used.uses == 0 ? live_ : HeldRows(state_, used, config_.bounds.indexes);
+  if (lance != view_held) {
+    differences_.push_back(
+        name + ": on the base-table view Lance returned MemWAL rows " +
+        RowList(lance).dump() + ", the model's fragments hold " +
+        RowList(view_held).dump());
+  }
+}
+
+// countRows counts the base table's rows: the base rows the scan returns and
+// every copy of a MemWAL row the head's live fragments hold (a row two
+// fragments hold, e.g. after a compaction without its marker was repeated,
+// counts twice; the scan deduplicates it by primary key).
+void StateCheck::CountRows(uint64_t base_rows) {
+  uint64_t copies = 0;
+  for (int f = 0; f < model::kFragmentsMax; ++f) {
+    if (model::Contains(model::Head(state_).live, f))
+      copies += static_cast<uint64_t>(
+          std::popcount(static_cast<unsigned>(state_.rows[f])));
+  }
+  if (copies >
+      static_cast<uint64_t>(std::popcount(static_cast<unsigned>(live_))))
+    ++counts_->duplicate_rows_states;
+  if (answer_["countRows"].get<uint64_t>() != base_rows + copies)
+    differences_.push_back("countRows " + answer_["countRows"].dump() +
+                           " but the scan returned " +
+                           std::to_string(base_rows) +
+                           " base rows and the model's live fragments hold " +
+                           std::to_string(copies) + " copies of MemWAL rows");
+}
+
+// The same indexed query on the table as written: Lance 12's scalar path (no
+// fast_search, no catch-up positions) must answer lance_reading_; where that
+// differs from the model's R40 reading of the shape (`r40`), counted.
+void StateCheck::CompareWritten(const std::string& name, model::RowSet r40,
+                                const json& written) {
+  if (written.contains("rows")) {
+    uint64_t written_base = 0;
+    const model::RowSet rows = MemWalRows(name, written["rows"], &written_base);
+    rows_[name]["written"] = RowList(rows);
+    if (rows != lance_reading_)
+      differences_.push_back(
+          name + ": on the table as written Lance returned MemWAL rows " +
+          RowList(rows).dump() +
+          ", expected the live rows and the SSTables served to a scan " +
+          RowList(lance_reading_).dump());
+    if (rows != r40 && counts_->scalar_path_differs++ == 0)
+      counts_->scalar_path_first = name + " returned " + RowList(rows).dump() +
+                                   ", R40 reads " + RowList(r40).dump() +
+                                   " after " + AfterLast(trace_);
+  } else if (written.contains("error")) {
+    const std::string error = written["error"];
+    if (!CloneOfCloneIndex(table_.dir, error))
+      differences_.push_back(name +
+                             ": on the table as written: Lance: " + error);
+  }
+}
+
+// ReadsMissNoRows with "held" decided by Lance's answer: for a scan on the
+// table as written, also "served" (a row the scan returns is held or served;
+// one it does not is neither); for an indexed query, "held" by the base-table
+// view and "served" by the implementation's reader.
+Status StateCheck::ReadsMissNoRows(const std::string& name,
+                                   const model::QueryShape& shape, bool indexed,
+                                   model::RowSet held, model::RowSet lance) {
+  std::vector<uint32_t> indexes;
+  for (int i = 0; i < config_.bounds.indexes; ++i) {
+    if (model::Contains(shape.uses, i)) indexes.push_back(i);
+  }
+  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> watermarks,
+                          world_.Watermarks(indexes));
+  for (int s = 0; s < config_.bounds.shards; ++s) {
+    const int watermark = s < static_cast<int>(watermarks.size())
+                              ? static_cast<int>(watermarks[s])
+                              : 0;
+    for (int g = 1; g <= state_.flushed[s]; ++g) {
+      const model::RowSet row = model::RowBit(s, g);
+      if ((state_.deleted & row) != 0) continue;
+      if (indexed && model::ServedAbove(state_, watermark, s, g)) continue;
+      const model::IndexSet cover =
+          state_.retire_cover[s * model::kGenerationsMax + g - 1];
+      if (model::Contains(state_.retired[s], g - 1) &&
+          (shape.uses & ~cover) == 0 && (live_ & row) != 0)
+        continue;
+      std::string at("(");
+      at.append(std::to_string(s)).append(",").append(std::to_string(g));
+      at.push_back(')');
+      if (indexed && (held & row) == 0 && (lance & row) != 0) {
+        // The model's ReadsMissNoRows reading misses it; Lance returns it.
+        if (counts_->model_only_misses++ == 0)
+          counts_->model_only_miss = name + " row " + at + " after " +
+                                     AfterLast(trace_) + " (watermark " +
+                                     std::to_string(watermark) + ")";
         continue;
       }
-      differences.push_back(name + ": Lance: " + error);
-      continue;
-    }
-    // The MemWAL rows of an answer, and how many rows it has of the base
-    // table's own (shard -1).
-    const auto memwal_rows = [&](const json& rows, uint64_t* base_rows) {
-      model::RowSet out = 0;
-      for (const json& row : rows) {
-        const int s = row[0];
-        const int g = row[1];
-        if (s < 0) {
-          ++*base_rows;
-          continue;
-        }
-        if (s >= config.bounds.shards || g < 1 ||
-            g > config.bounds.generations) {
-          differences.push_back(name + ": Lance returned a row of no SSTable " +
-                                row.dump());
-          continue;
-        }
-        out |= model::RowBit(s, g);
-      }
-      return out;
-    };
-    uint64_t base_rows = 0;
-    const model::RowSet lance = memwal_rows(result["rows"], &base_rows);
-    const model::RowSet held =
-        indexed ? HeldRows(state, shape, config.bounds.indexes) : live;
-    const model::RowSet served = ServedRows(config, state, shape);
-    rows_json[name] = {{"lance", RowList(lance)},
-                       {"model", RowList(indexed ? held : held | served)},
-                       {"lance_rows", result["rows"].size()}};
-    if (!indexed && lance != (held | served)) {
-      // The plain scan on the table as written: the base table's live rows
-      // and the flushed generations Lance serves.
-      differences.push_back(
-          name + ": Lance returned MemWAL rows " + RowList(lance).dump() +
-          ", the model's reading (live rows and served SSTables) is " +
-          RowList(held | served).dump());
-    }
-    // Lance uses no index whose segments cover no fragment (its plan has no
-    // ScalarIndexQuery for it, and fastSearch restricts nothing): such an
-    // index of the shape reads as absent. Lance's own behaviour, counted.
-    model::QueryShape used = shape;
-    for (int i = 0; i < config.bounds.indexes; ++i) {
-      if (model::Contains(shape.uses, i) &&
-          model::CoveredBy(model::Head(state), i) == 0)
-        used.uses &= static_cast<model::IndexSet>(~(1u << i));
-    }
-    if (indexed && used.uses != shape.uses) ++counts->uncovering_index_queries;
-    const model::RowSet view_held =
-        used.uses == 0 ? live : HeldRows(state, used, config.bounds.indexes);
-    if (indexed && lance != view_held) {
-      differences.push_back(
-          name + ": on the base-table view Lance returned MemWAL rows " +
-          RowList(lance).dump() + ", the model's fragments hold " +
-          RowList(view_held).dump());
-    }
-    if (!indexed && !answer["countRows"].is_null() &&
-        answer["countRows"].get<uint64_t>() !=
-            base_rows + static_cast<uint64_t>(
-                            std::popcount(static_cast<unsigned>(lance & live))))
-      differences.push_back(
-          "countRows " + answer["countRows"].dump() +
-          " but the scan returned " + std::to_string(base_rows) +
-          " base rows and " +
-          std::to_string(std::popcount(static_cast<unsigned>(lance & live))) +
-          " live MemWAL rows");
-    // The same indexed query on the table as written: Lance 12's scalar path
-    // (no fast_search, no catch-up positions) must answer lance_reading;
-    // where that differs from the model's R40 reading of the shape, counted.
-    if (indexed && answer["results"][q].contains("rows")) {
-      uint64_t written_base = 0;
-      const model::RowSet written =
-          memwal_rows(answer["results"][q]["rows"], &written_base);
-      rows_json[name]["written"] = RowList(written);
-      if (written != lance_reading)
-        differences.push_back(
-            name + ": on the table as written Lance returned MemWAL rows " +
-            RowList(written).dump() +
-            ", expected the live rows and the SSTables served to a scan " +
-            RowList(lance_reading).dump());
-      if (written != (held | served) && counts->scalar_path_differs++ == 0)
-        counts->scalar_path_first =
-            name + " returned " + RowList(written).dump() + ", R40 reads " +
-            RowList(held | served).dump() + " after " +
-            (trace.empty() ? std::string("Init")
-                           : model::ToString(trace.back()));
-    } else if (indexed && answer["results"][q].contains("error")) {
-      const std::string error = answer["results"][q]["error"];
-      if (!CloneOfCloneIndex(dir, error))
-        differences.push_back(name +
-                              ": on the table as written: Lance: " + error);
-    }
-    // The model holds a table a foreign compactor wrote without the bit (R64)
-    // to ReadsMissNoRows no more (model/invariants.cc, ForeignLegacyTable);
-    // neither does lance-diff.
-    if (model::IsForeign(config) && state.foreign_legacy) {
-      ++counts->foreign_legacy_queries;
-      continue;
-    }
-    // ReadsMissNoRows with "held" decided by Lance's answer: for a scan on
-    // the table as written, also "served" (a row the scan returns is held or
-    // served; one it does not is neither); for an indexed query, "held" by
-    // the base-table view and "served" by the implementation's reader.
-    std::vector<uint32_t> indexes;
-    for (int i = 0; i < config.bounds.indexes; ++i) {
-      if (model::Contains(shape.uses, i)) indexes.push_back(i);
-    }
-    MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> watermarks,
-                            world.Watermarks(indexes));
-    for (int s = 0; s < config.bounds.shards; ++s) {
-      const int watermark = s < static_cast<int>(watermarks.size())
-                                ? static_cast<int>(watermarks[s])
-                                : 0;
-      for (int g = 1; g <= state.flushed[s]; ++g) {
-        const model::RowSet row = model::RowBit(s, g);
-        if ((state.deleted & row) != 0) continue;
-        if (indexed && model::ServedAbove(state, watermark, s, g)) continue;
-        const model::IndexSet cover =
-            state.retire_cover[s * model::kGenerationsMax + g - 1];
-        if (model::Contains(state.retired[s], g - 1) &&
-            (shape.uses & ~cover) == 0 && (live & row) != 0)
-          continue;
-        if (indexed && (held & row) == 0 && (lance & row) != 0) {
-          // The model's ReadsMissNoRows reading misses it; Lance returns it.
-          if (counts->model_only_misses++ == 0)
-            counts->model_only_miss =
-                name + " row (" + std::to_string(s) + "," + std::to_string(g) +
-                ") after " +
-                (trace.empty() ? std::string("Init")
-                               : model::ToString(trace.back())) +
-                " (watermark " + std::to_string(watermark) + ")";
-          continue;
-        }
-        if ((lance & row) != 0) continue;
-        differences.push_back(
-            name + ": ReadsMissNoRows on Lance 12: row (" + std::to_string(s) +
-            std::string(",").append(std::to_string(g)) +
-            (indexed
-                 ? ") is not served (watermark " + std::to_string(watermark) +
-                       ") and Lance's query does not return it"
-                 : ") is neither in the base table nor served by "
-                   "Lance's scan"));
-      }
+      if ((lance & row) != 0) continue;
+      differences_.push_back(
+          name + ": ReadsMissNoRows on Lance 12: row " + at +
+          (indexed ? " is not served (watermark " + std::to_string(watermark) +
+                         ") and Lance's query does not return it"
+                   : " is neither in the base table nor served by "
+                     "Lance's scan"));
     }
   }
-  if (differences.empty()) return Status::Ok();
-  ++counts->findings;
+  return Status::Ok();
+}
+
+// Keeps a state's table, its view and a clone's sources in
+// `options.keep`/finding-N/ with finding.json.
+json KeepFinding(const Options& options, const TableDir& table,
+                 const fs::path& base, const std::vector<model::Action>& trace,
+                 const StateCheck& check, const json& answer, uint64_t number) {
   const fs::path kept =
       fs::path(options.keep) /
-      (std::string("finding-").append(std::to_string(counts->findings)));
+      (std::string("finding-").append(std::to_string(number)));
   fs::create_directories(kept);
   fs::remove_all(kept / "t.lance");
-  fs::copy(dir, kept / "t.lance", fs::copy_options::recursive);
+  fs::copy(table.dir, kept / "t.lance", fs::copy_options::recursive);
   fs::remove_all(kept / "base.lance");
   fs::copy(base, kept / "base.lance", fs::copy_options::recursive);
   // A shallow clone's sources beside it: run LanceDB in `kept` to reproduce.
-  for (const std::string& root : roots) {
+  for (const std::string& root : table.roots) {
     fs::remove_all(kept / root);
-    fs::copy(scratch / root, kept / root, fs::copy_options::recursive);
+    fs::copy(table.cwd / root, kept / root, fs::copy_options::recursive);
   }
   json steps = json::array();
   for (const model::Action& action : trace)
     steps.push_back(model::ToString(action));
-  json finding{{"differences", differences},
+  json finding{{"differences", check.differences()},
                {"trace", steps},
-               {"rows", rows_json},
+               {"rows", check.rows()},
                {"countRows", answer["countRows"]},
                {"table", (kept / "t.lance").string()}};
   std::ofstream(kept / "finding.json") << finding.dump(1) << "\n";
-  findings->push_back(std::move(finding));
+  return finding;
+}
+
+// Checks one state's table; the findings it makes are appended to
+// `findings`.
+Status CheckState(const Options& options, const model::State& state,
+                  const impl::World& world,
+                  const std::vector<model::Action>& trace, QueryServer* server,
+                  const fs::path& scratch, const TableDir& table,
+                  Counts* counts, std::vector<json>* findings) {
+  const fs::path base = WriteView(table.dir, scratch);
+  const model::QueryShapes shapes =
+      model::AllQueryShapes(options.config, state);
+  const json request = StateRequest(options.config, shapes, table, base);
+  MEMWAL_ASSIGN_OR_RETURN(const json answer, server->Ask(request));
+  ++counts->states;
+  StateCheck check(options, state, world, trace, table, answer, counts);
+  MEMWAL_RETURN_IF_ERROR(check.Run(shapes, request));
+  if (check.differences().empty()) return Status::Ok();
+  findings->push_back(KeepFinding(options, table, base, trace, check, answer,
+                                  ++counts->findings));
   return Status::Ok();
 }
 
@@ -531,8 +667,11 @@ Status Run(const Options& options, std::ostream& out, Counts* counts,
     const int depth =
         options.steps ? static_cast<int>(options.steps->size()) : options.depth;
     for (int step = 0; step <= depth; ++step) {
-      status = CheckState(options, state, world, trace, server.get(), scratch,
-                          counts, findings);
+      const Result<TableDir> table = WriteStateTable(world, scratch);
+      status = table.ok()
+                   ? CheckState(options, state, world, trace, server.get(),
+                                scratch, *table, counts, findings)
+                   : table.status();
       if (!status.ok() || step == depth) break;
       if (!options.steps && counts->states >= options.budget) break;
       model::EnabledActions(options.config, state, &enabled);
@@ -564,6 +703,112 @@ Status Run(const Options& options, std::ostream& out, Counts* counts,
     }
     if (options.steps) break;
   }
+  fs::remove_all(scratch);
+  return status;
+}
+
+// The tables a `corpus --tables` run wrote under `corpus`/tables, in
+// name order, with the traces of their entries.
+Result<std::vector<fs::path>> CorpusTraces(const std::string& corpus) {
+  const fs::path json_dir = fs::path(corpus) / "json";
+  std::error_code error;
+  std::vector<fs::path> traces;
+  for (const fs::directory_entry& entry :
+       fs::directory_iterator(json_dir, error)) {
+    if (entry.path().extension() == ".json") traces.push_back(entry.path());
+  }
+  if (error)
+    return Status::InvalidArgument("--corpus " + corpus + ": cannot read " +
+                                   json_dir.string() + ": " + error.message());
+  if (traces.empty())
+    return Status::InvalidArgument("--corpus " + corpus +
+                                   ": no json/*.json entries");
+  std::sort(traces.begin(), traces.end());
+  for (const fs::path& trace : traces) {
+    const std::string name = trace.stem().string();
+    if (!fs::is_directory(fs::path(corpus) / "tables" / name))
+      return Status::InvalidArgument("--corpus " + corpus + ": no tables/" +
+                                     name + " (corpus --tables writes it)");
+  }
+  return traces;
+}
+
+// Replays `steps` from Init on the model and the implementation (as corpus
+// --tables did to write the entry's table).
+Status ReplayEntry(const std::string& name, const model::Config& config,
+                   const std::vector<model::Action>& steps, model::State* state,
+                   impl::World* world) {
+  *state = model::Init(config.bounds);
+  std::vector<model::Action> enabled;
+  for (std::size_t k = 0; k < steps.size(); ++k) {
+    model::EnabledActions(config, *state, &enabled);
+    if (std::find(enabled.begin(), enabled.end(), steps[k]) == enabled.end())
+      return Status::InvalidArgument(name + ": step " + std::to_string(k + 1) +
+                                     " is not enabled");
+    model::Outcome outcome;
+    model::Apply(config, steps[k], state, &outcome);
+    const Result<model::Outcome> impl = lockstep::ApplyToWorld(steps[k], world);
+    if (!impl.ok() || *impl != outcome)
+      return Status::InvalidArgument(
+          name + ": the implementation parts from the model at " +
+          model::ToString(steps[k]));
+  }
+  return Status::Ok();
+}
+
+// --corpus DIR: every table `corpus --tables` wrote (DIR/tables/NAME, the
+// table after the entry's steps; a shallow clone's sources in
+// DIR/tables/NAME.sources/), checked as lance-diff checks a state, with the
+// model's rows from the entry's trace (DIR/json/NAME.json) replayed.
+Status RunCorpus(const Options& options, Counts* counts,
+                 std::vector<json>* findings) {
+  MEMWAL_ASSIGN_OR_RETURN(const std::vector<fs::path> traces,
+                          CorpusTraces(options.corpus));
+  const fs::path scratch =
+      fs::temp_directory_path() /
+      (std::string("memwal-lance-diff-").append(std::to_string(getpid())));
+  fs::create_directories(scratch);
+  MEMWAL_ASSIGN_OR_RETURN(
+      std::unique_ptr<QueryServer> server,
+      QueryServer::Start(options.lancedb, scratch.string()));
+  Status status = Status::Ok();
+  for (const fs::path& path : traces) {
+    const std::string name = path.stem().string();
+    const fs::path tables = fs::absolute(fs::path(options.corpus) / "tables");
+    TableDir table{
+        .dir = tables / name, .cwd = tables / (name + ".sources"), .roots = {}};
+    if (fs::is_directory(table.cwd)) {
+      for (const fs::directory_entry& source :
+           fs::directory_iterator(table.cwd))
+        table.roots.push_back(source.path().filename().string() + "/");
+      std::sort(table.roots.begin(), table.roots.end());
+    } else {
+      table.cwd = scratch;
+    }
+    const Result<report::LockstepTrace> trace =
+        report::ReadTraceFile(path.string());
+    if (!trace.ok()) {
+      status = trace.status();
+      break;
+    }
+    Options entry = options;
+    entry.config = trace->trace.config;
+    const lockstep::LockstepSetup setup{.config = entry.config,
+                                        .seed = trace->trace.seed};
+    Result<impl::World> world = lockstep::InitWorld(setup);
+    if (!world.ok()) {
+      status = world.status();
+      break;
+    }
+    model::State state;
+    status =
+        ReplayEntry(name, entry.config, trace->trace.steps, &state, &*world);
+    if (status.ok())
+      status = CheckState(entry, state, *world, trace->trace.steps,
+                          server.get(), scratch, table, counts, findings);
+    if (!status.ok()) break;
+  }
+  server.reset();
   fs::remove_all(scratch);
   return status;
 }
@@ -636,6 +881,14 @@ std::vector<Flag> LanceDiffFlags::Flags() {
         options.trace_config = trace.trace.config;
         return Status::Ok();
       }));
+  flags.push_back(
+      Valued("--corpus", "DIR",
+             "check every table of a corpus written with --tables\n"
+             "(DIR/tables/NAME, at the last state of DIR/json/NAME.json)",
+             [this](std::string_view path) {
+               options.corpus = std::string(path);
+               return Status::Ok();
+             }));
   flags.push_back(Valued("--keep", "DIR",
                          "where findings are kept (default "
                          "lance-diff-findings)",
@@ -660,30 +913,12 @@ std::vector<Flag> LanceDiffFlagTable() {
       [](LanceDiffFlags* flags) { return flags->Flags(); });
 }
 
-int RunLanceDiffCommand(const std::vector<std::string>& args, std::ostream& out,
-                        std::ostream& err) {
-  LanceDiffFlags parsed;
-  if (Status status = ParseFlags("lance-diff", args, parsed.Flags()).status();
-      !status.ok())
-    return Fail(err, "lance-diff", status);
-  if (Status status = parsed.set.Finish(); !status.ok())
-    return Fail(err, "lance-diff", status);
-  Options& options = parsed.options;
-  const CheckFlagSet& set = parsed.set;
-  options.config = options.steps ? options.trace_config : set.check.config;
-  options.seed = set.check.seed;
-  const auto start = std::chrono::steady_clock::now();
-  Counts counts;
-  std::vector<json> findings;
-  const Status status = Run(options, out, &counts, &findings);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  if (!status.ok())
-    return Fail(err, "lance-diff", status,
-                status.code() == StatusCode::kFailedPrecondition
-                    ? kExitIncomplete
-                    : kExitUsage);
+namespace {
+
+// The findings, then the summary lines: the counts of this run.
+void PrintReport(const Options& options, const Counts& counts,
+                 const std::vector<json>& findings, double seconds,
+                 std::ostream& out) {
   for (const json& finding : findings) {
     out << "difference (kept in " << finding["table"].get<std::string>()
         << "):\n";
@@ -694,9 +929,15 @@ int RunLanceDiffCommand(const std::vector<std::string>& args, std::ostream& out,
   }
   char timing[32];
   std::snprintf(timing, sizeof timing, "%.1f", seconds);
-  out << "lance-diff: " << counts.states << " states (seed " << options.seed
-      << ", budget " << options.budget << ", depth " << options.depth << "), "
-      << counts.queries << " LanceDB 0.39 queries, " << counts.findings
+  if (options.corpus.empty()) {
+    out << "lance-diff: " << counts.states << " states (seed " << options.seed
+        << ", budget " << options.budget << ", depth " << options.depth
+        << "), ";
+  } else {
+    out << "lance-diff: " << counts.states << " corpus tables (every entry of "
+        << options.corpus << "/json, at its last state), ";
+  }
+  out << counts.queries << " LanceDB 0.39 queries, " << counts.findings
       << (counts.findings == 1 ? " state" : " states") << " with a difference; "
       << timing << " s\n";
   out << "lance-diff: " << counts.scalar_path_differs
@@ -715,10 +956,16 @@ int RunLanceDiffCommand(const std::vector<std::string>& args, std::ostream& out,
       << "\n";
   if (counts.uncovering_index_queries > 0)
     out << "lance-diff: " << counts.uncovering_index_queries
-        << " indexed queries used an index whose segments cover no fragment; "
+        << " indexed queries used an index whose segments cover no live "
+           "fragment; "
            "Lance does not use such an index (no ScalarIndexQuery in its plan, "
            "fastSearch restricts nothing), so the view is compared without "
            "it\n";
+  if (counts.duplicate_rows_states > 0)
+    out << "lance-diff: " << counts.duplicate_rows_states
+        << " states whose live fragments hold a MemWAL row twice (a "
+           "compaction without its marker repeated); countRows counts both "
+           "copies, the scan one\n";
   if (counts.foreign_legacy_queries > 0)
     out << "lance-diff: " << counts.foreign_legacy_queries
         << " queries on a table a foreign compactor wrote without the bit "
@@ -729,6 +976,41 @@ int RunLanceDiffCommand(const std::vector<std::string>& args, std::ostream& out,
            "Lance itself (every index points at the newest source; not "
            "counted): "
         << counts.clone_index_refusal << "\n";
+}
+
+}  // namespace
+
+int RunLanceDiffCommand(const std::vector<std::string>& args, std::ostream& out,
+                        std::ostream& err) {
+  LanceDiffFlags parsed;
+  if (Status status = ParseFlags("lance-diff", args, parsed.Flags()).status();
+      !status.ok())
+    return Fail(err, "lance-diff", status);
+  if (Status status = parsed.set.Finish(); !status.ok())
+    return Fail(err, "lance-diff", status);
+  Options& options = parsed.options;
+  const CheckFlagSet& set = parsed.set;
+  if (options.steps && !options.corpus.empty())
+    return Fail(
+        err, "lance-diff",
+        Status::InvalidArgument("--trace and --corpus exclude each other"));
+  options.config = options.steps ? options.trace_config : set.check.config;
+  options.seed = set.check.seed;
+  const auto start = std::chrono::steady_clock::now();
+  Counts counts;
+  std::vector<json> findings;
+  const Status status = options.corpus.empty()
+                            ? Run(options, out, &counts, &findings)
+                            : RunCorpus(options, &counts, &findings);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  if (!status.ok())
+    return Fail(err, "lance-diff", status,
+                status.code() == StatusCode::kFailedPrecondition
+                    ? kExitIncomplete
+                    : kExitUsage);
+  PrintReport(options, counts, findings, seconds, out);
   return counts.findings == 0 ? kExitOk : kExitViolation;
 }
 

@@ -13,7 +13,7 @@
 namespace memwal::checker::cli {
 
 // The format_version the lists carry and the schema accepts.
-inline constexpr int kOperationsFormatVersion = 2;
+inline constexpr int kOperationsFormatVersion = 3;
 
 nlohmann::json OperationsSchema();
 

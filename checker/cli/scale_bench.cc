@@ -8,8 +8,12 @@
 #include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string_view>
 
+#include "base/escape.h"
 #include "base/json_input.h"
+#include "checker/cli/commands.h"
 #include "checker/lockstep/lockstep.h"
 #include "model/actions.h"
 #include "model/bounds.h"
@@ -133,93 +137,75 @@ json ShipOrRederive(const model::Config& config, int walks, int depth) {
       {"rederive_bytes_per_world", 2.0 * static_cast<double>(steps) / walks}};
 }
 
-}  // namespace
+struct Case {
+  const char* name;
+  const char* bounds;
+  bool lockstep;
+};
 
-int RunScaleBench(const std::vector<std::string>& args, std::ostream& out,
-                  std::ostream& err) {
-  bool json_out = false;
-  for (const std::string& arg : args) {
-    if (arg == "--json") json_out = true;
+bool SameAnswer(const Run& a, const Run& b) {
+  return a.report["states_distinct"] == b.report["states_distinct"] &&
+         a.report["transitions"] == b.report["transitions"] &&
+         a.report["verdict"] == b.report["verdict"];
+}
+
+// The case on 1 and 2 ranks (and, for lockstep, the same 2-rank run again,
+// right after, re-deriving the Worlds of moved states instead of shipping
+// them); nullopt when a run failed (said on `err`).
+std::optional<json> RunCase(const Case& c, std::ostream& err) {
+  const Run one = RunRanks(1, c.bounds, err);
+  const Run two = RunRanks(2, c.bounds, err);
+  if (!one.ok || !two.ok) return std::nullopt;
+  const Run rederive =
+      c.lockstep ? RunRanks(2, std::string(c.bounds) + " --rederive-moved", err)
+                 : Run{};
+  if (c.lockstep && !rederive.ok) return std::nullopt;
+  const double rate1 = one.report["distributed"]["states_per_second_per_rank"];
+  const double rate2 = two.report["distributed"]["states_per_second_per_rank"];
+  json row = {{"case", c.name},
+              {"bounds", c.bounds},
+              {"one_rank", Row(one)},
+              {"two_ranks", Row(two)},
+              // Rate at 2 ranks over twice the rate at 1: 1.0 is linear.
+              {"scaling_efficiency", rate1 > 0 ? rate2 / rate1 : 0.0},
+              {"same_answer", SameAnswer(one, two)}};
+  if (c.lockstep) {
+    row["two_ranks_rederive"] = Row(rederive);
+    row["same_answer"] =
+        row["same_answer"].get<bool>() && SameAnswer(rederive, two);
   }
-  struct Case {
-    const char* name;
-    const char* bounds;
-    bool lockstep;
-  };
-  const Case cases[] = {
-      {"model-only small", "--preset small --model-only", false},
-      {"lockstep tiny --commits 3 --inflight 1",
-       "--preset tiny --commits 3 --inflight 1", true}};
-  json document = {{"cases", json::array()}};
-  for (const Case& c : cases) {
-    const Run one = RunRanks(1, c.bounds, err);
-    const Run two = RunRanks(2, c.bounds, err);
-    if (!one.ok || !two.ok) return 2;
-    // Lockstep: the same 2-rank run again, right after, re-deriving the
-    // Worlds of moved states instead of shipping them.
-    const Run rederive =
-        c.lockstep
-            ? RunRanks(2, std::string(c.bounds) + " --rederive-moved", err)
-            : Run{};
-    if (c.lockstep && !rederive.ok) return 2;
-    const double rate1 =
-        one.report["distributed"]["states_per_second_per_rank"];
-    const double rate2 =
-        two.report["distributed"]["states_per_second_per_rank"];
-    json row = {
-        {"case", c.name},
-        {"bounds", c.bounds},
-        {"one_rank", Row(one)},
-        {"two_ranks", Row(two)},
-        // Rate at 2 ranks over twice the rate at 1: 1.0 is linear.
-        {"scaling_efficiency", rate1 > 0 ? rate2 / rate1 : 0.0},
-        {"same_answer",
-         one.report["states_distinct"] == two.report["states_distinct"] &&
-             one.report["transitions"] == two.report["transitions"] &&
-             one.report["verdict"] == two.report["verdict"]}};
-    if (c.lockstep) {
-      row["two_ranks_rederive"] = Row(rederive);
-      row["same_answer"] =
-          row["same_answer"].get<bool>() &&
-          rederive.report["states_distinct"] == two.report["states_distinct"] &&
-          rederive.report["transitions"] == two.report["transitions"] &&
-          rederive.report["verdict"] == two.report["verdict"];
-    }
-    document["cases"].push_back(row);
-  }
-  model::Config config;
-  config.bounds = *model::ParsePreset("tiny");
-  document["ship_or_rederive"] = ShipOrRederive(config, 200, 10);
-  if (json_out) {
-    out << document.dump() << "\n";
-    return 0;
-  }
+  return row;
+}
+
+// One line of a case's run on `key` ("one_rank", ...).
+std::string RankLine(const json& r, std::string_view key) {
+  char line[512];
+  std::snprintf(
+      line, sizeof(line),
+      "  %d rank(s)%s: %llu states in %.2f s (wall %.2f s, CPU %.2f s), "
+      "%.0f "
+      "states/s per rank, %.1f bytes exchanged per state, %llu Worlds "
+      "shipped (%.2f s), %llu re-derived (%.2f s)\n",
+      r["ranks"].get<int>(),
+      key == "two_ranks_rederive" ? " --rederive-moved" : "",
+      static_cast<unsigned long long>(r["states"].get<uint64_t>()),
+      r["seconds"].get<double>(), r["wall_seconds"].get<double>(),
+      r["cpu_seconds"].get<double>(),
+      r["states_per_second_per_rank"].get<double>(),
+      r["bytes_exchanged_per_state"].get<double>(),
+      static_cast<unsigned long long>(r["worlds_shipped"].get<uint64_t>()),
+      r["ship_seconds"].get<double>(),
+      static_cast<unsigned long long>(r["worlds_rederived"].get<uint64_t>()),
+      r["rederive_seconds"].get<double>());
+  return line;
+}
+
+void PrintScaleText(const json& document, std::ostream& out) {
   char line[512];
   for (const json& row : document["cases"]) {
     out << "distributed bfs, " << row["case"].get<std::string>() << ":\n";
     for (const char* key : {"one_rank", "two_ranks", "two_ranks_rederive"}) {
-      if (!row.contains(key)) continue;
-      const json& r = row[key];
-      std::snprintf(
-          line, sizeof(line),
-          "  %d rank(s)%s: %llu states in %.2f s (wall %.2f s, CPU %.2f s), "
-          "%.0f "
-          "states/s per rank, %.1f bytes exchanged per state, %llu Worlds "
-          "shipped (%.2f s), %llu re-derived (%.2f s)\n",
-          r["ranks"].get<int>(),
-          std::strcmp(key, "two_ranks_rederive") == 0 ? " --rederive-moved"
-                                                      : "",
-          static_cast<unsigned long long>(r["states"].get<uint64_t>()),
-          r["seconds"].get<double>(), r["wall_seconds"].get<double>(),
-          r["cpu_seconds"].get<double>(),
-          r["states_per_second_per_rank"].get<double>(),
-          r["bytes_exchanged_per_state"].get<double>(),
-          static_cast<unsigned long long>(r["worlds_shipped"].get<uint64_t>()),
-          r["ship_seconds"].get<double>(),
-          static_cast<unsigned long long>(
-              r["worlds_rederived"].get<uint64_t>()),
-          r["rederive_seconds"].get<double>());
-      out << line;
+      if (row.contains(key)) out << RankLine(row[key], key);
     }
     std::snprintf(line, sizeof(line),
                   "  scaling efficiency at 2 ranks: %.2f (same answer: %s)\n",
@@ -240,6 +226,40 @@ int RunScaleBench(const std::vector<std::string>& args, std::ostream& out,
       s["rederive_bytes_per_world"].get<double>(),
       s["rederive_us_per_world"].get<double>());
   out << line;
+}
+
+}  // namespace
+
+int RunScaleBench(const std::vector<std::string>& args, std::ostream& out,
+                  std::ostream& err) {
+  bool json_out = false;
+  for (const std::string& arg : args) {
+    if (arg == "--json") {
+      json_out = true;
+    } else if (arg != "--distributed") {
+      return Fail(
+          err, "bench",
+          "--distributed takes --json only, not '" + Escaped(arg) + "'");
+    }
+  }
+  const Case cases[] = {
+      {"model-only small", "--preset small --model-only", false},
+      {"lockstep tiny --commits 3 --inflight 1",
+       "--preset tiny --commits 3 --inflight 1", true}};
+  json document = {{"cases", json::array()}};
+  for (const Case& c : cases) {
+    std::optional<json> row = RunCase(c, err);
+    if (!row.has_value()) return 2;
+    document["cases"].push_back(std::move(*row));
+  }
+  model::Config config;
+  config.bounds = *model::ParsePreset("tiny");
+  document["ship_or_rederive"] = ShipOrRederive(config, 200, 10);
+  if (json_out) {
+    out << document.dump() << "\n";
+  } else {
+    PrintScaleText(document, out);
+  }
   return 0;
 }
 

@@ -488,75 +488,85 @@ std::string VariantsAbout() {
          "expectation,\n2 bad usage, 3 a budget stopped a row.\n";
 }
 
-int RunVariantsCommand(const std::vector<std::string>& args, std::ostream& out,
-                       std::ostream& err) {
-  Result<VariantsArgs> parsed = ParseVariantsArgs(args);
-  if (!parsed.ok()) {
-    err << "memwal-check variants: " << parsed.status().message() << "\n";
-    return kExitUsage;
-  }
-  const CheckOptions& check = parsed->check;
-  const RunSettings settings{
-      .search = engine::Options{.order = parsed->run.order,
-                                .threads = parsed->run.threads,
+namespace {
+
+RunSettings SettingsOf(const VariantsArgs& parsed) {
+  const CheckOptions& check = parsed.check;
+  return RunSettings{
+      .search = engine::Options{.order = parsed.run.order,
+                                .threads = parsed.run.threads,
                                 .lockstep = !check.model_only,
                                 .max_states = check.explore.max_states,
                                 .time_limit_s = check.explore.time_limit_s,
-                                .memory_limit_mb = parsed->run.memory_limit_mb,
-                                .walks = parsed->run.walks,
-                                .depth = parsed->run.depth},
-      .liveness = parsed->run.liveness,
-      .minimize = parsed->minimize,
+                                .memory_limit_mb = parsed.run.memory_limit_mb,
+                                .walks = parsed.run.walks,
+                                .depth = parsed.run.depth},
+      .liveness = parsed.run.liveness,
+      .minimize = parsed.minimize,
       .out_dir = check.out_dir,
       .max_states_given = check.explore.liveness_max_states != UINT64_MAX};
-  std::vector<Variant> variants = AllVariants(check.config);
-  engine::CatchInterrupts();
-  for (const std::string& name : parsed->only) {
-    const bool known =
-        std::any_of(variants.begin(), variants.end(),
-                    [&](const Variant& v) { return v.name == name; });
-    if (!known) {
-      err << "memwal-check variants: unknown variant '" << Escaped(name)
-          << "'\n";
-      return kExitUsage;
-    }
+}
+
+// Every name --only and --expect give is a variant's.
+Status RefuseUnknownNames(const std::vector<Variant>& variants,
+                          const VariantsArgs& parsed) {
+  const auto known = [&](const std::string& name) {
+    return std::any_of(variants.begin(), variants.end(),
+                       [&](const Variant& v) { return v.name == name; });
+  };
+  for (const std::string& name : parsed.only) {
+    if (!known(name))
+      return Status::InvalidArgument("unknown variant '" + Escaped(name) + "'");
   }
-  for (const Expectation& expected : parsed->expectations) {
-    const bool known =
-        std::any_of(variants.begin(), variants.end(),
-                    [&](const Variant& v) { return v.name == expected.name; });
-    if (!known) {
-      err << "memwal-check variants: --expect: unknown variant '"
-          << expected.name << "'\n";
-      return kExitUsage;
-    }
+  for (const Expectation& expected : parsed.expectations) {
+    if (!known(expected.name))
+      return Status::InvalidArgument("--expect: unknown variant '" +
+                                     Escaped(expected.name) + "'");
   }
+  return Status::Ok();
+}
+
+// The rows run: every variant (or those --only names) until an interrupt.
+struct RowsRun {
   std::vector<VariantRow> rows;
   std::vector<NamedOutcome> outcomes;
   bool incomplete = false;
+};
+
+RowsRun RunRows(std::vector<Variant>& variants, const VariantsArgs& parsed,
+                std::ostream& err) {
+  const RunSettings settings = SettingsOf(parsed);
+  const std::vector<std::string>& only = parsed.only;
+  RowsRun run;
   for (Variant& variant : variants) {
-    if (!parsed->only.empty() &&
-        std::find(parsed->only.begin(), parsed->only.end(), variant.name) ==
-            parsed->only.end()) {
+    if (!only.empty() &&
+        std::find(only.begin(), only.end(), variant.name) == only.end()) {
       continue;
     }
     if (engine::Interrupted()) {
-      err << "memwal-check variants: " << engine::InterruptName()
-          << "; the table is partial\n";
-      incomplete = true;
+      Fail(err, "variants",
+           std::string(engine::InterruptName()) + "; the table is partial");
+      run.incomplete = true;
       break;
     }
-    variant.setup.seed = check.seed;
-    rows.push_back(RunVariant(variant, settings));
-    SetPartialCount("variants run", rows.size());
-    incomplete = incomplete || rows.back().verdict == "incomplete" ||
-                 rows.back().verdict == "budget";
-    outcomes.push_back(NamedOutcome{rows.back().variant, rows.back().verdict,
-                                    rows.back().invariant});
+    variant.setup.seed = parsed.check.seed;
+    run.rows.push_back(RunVariant(variant, settings));
+    const VariantRow& row = run.rows.back();
+    SetPartialCount("variants run", run.rows.size());
+    run.incomplete = run.incomplete || row.verdict == "incomplete" ||
+                     row.verdict == "budget";
+    run.outcomes.push_back(
+        NamedOutcome{row.variant, row.verdict, row.invariant});
   }
+  return run;
+}
+
+void PrintRows(const VariantsArgs& parsed, const std::vector<VariantRow>& rows,
+               std::ostream& out) {
+  const CheckOptions& check = parsed.check;
   if (check.json) {
     out << VariantsJson(rows);
-  } else if (parsed->markdown) {
+  } else if (parsed.markdown) {
     out << VariantsMarkdown(rows);
   } else {
     out << "base: " << model::ToString(check.config) << "\n"
@@ -565,24 +575,40 @@ int RunVariantsCommand(const std::vector<std::string>& args, std::ostream& out,
         << "; counterexamples under " << check.out_dir << "/\n"
         << VariantsText(rows);
   }
+}
+
+// The rows' counterexample files were written, and --html's pages.
+Status WrittenFiles(const VariantsArgs& parsed,
+                    const std::vector<VariantRow>& rows) {
   for (const VariantRow& row : rows) {
-    if (row.write_error.empty()) continue;
-    err << "memwal-check variants: " << row.write_error << "\n";
-    return kExitUsage;
+    if (!row.write_error.empty())
+      return Status::InvalidArgument(row.write_error);
   }
-  if (!parsed->run.html_dir.empty()) {
-    const Status html = report::WriteVariantsPages(
-        parsed->run.html_dir, nlohmann::json::parse(VariantsJson(rows)));
-    if (!html.ok()) {
-      err << "memwal-check variants: " << html.message() << "\n";
-      return kExitUsage;
-    }
-  }
+  if (parsed.run.html_dir.empty()) return Status::Ok();
+  return report::WriteVariantsPages(parsed.run.html_dir,
+                                    nlohmann::json::parse(VariantsJson(rows)));
+}
+
+}  // namespace
+
+int RunVariantsCommand(const std::vector<std::string>& args, std::ostream& out,
+                       std::ostream& err) {
+  Result<VariantsArgs> parsed = ParseVariantsArgs(args);
+  if (!parsed.ok()) return Fail(err, "variants", parsed.status());
+  std::vector<Variant> variants = AllVariants(parsed->check.config);
+  engine::CatchInterrupts();
+  if (Status known = RefuseUnknownNames(variants, *parsed); !known.ok())
+    return Fail(err, "variants", known);
+  const RowsRun run = RunRows(variants, *parsed, err);
+  PrintRows(*parsed, run.rows, out);
+  if (Status written = WrittenFiles(*parsed, run.rows); !written.ok())
+    return Fail(err, "variants", written);
   if (parsed->expectations.empty() || engine::Interrupted())
-    return incomplete ? kExitIncomplete : kExitOk;
-  const std::vector<std::string> unmet = Unmet(parsed->expectations, outcomes);
+    return run.incomplete ? kExitIncomplete : kExitOk;
+  const std::vector<std::string> unmet =
+      Unmet(parsed->expectations, run.outcomes);
   for (const std::string& line : unmet)
-    err << "memwal-check variants: expectation not met: " << line << "\n";
+    Fail(err, "variants", "expectation not met: " + line);
   return unmet.empty() ? kExitOk : kExitViolation;
 }
 

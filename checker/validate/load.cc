@@ -62,6 +62,106 @@ std::optional<uint32_t> UserIndexNumber(std::string_view name) {
   return number;
 }
 
+// The shards' uuids, sorted: shard s is the s-th (as impl::World::OpenFrom
+// numbers them, by raw uuid).
+std::vector<std::string> ShardUuids(const inspect::TableReport& report) {
+  std::vector<std::string> uuids;
+  for (const inspect::ShardReport& shard : report.shards) {
+    if (shard.manifest.has_value()) uuids.push_back(shard.manifest->shard_id);
+  }
+  std::sort(uuids.begin(), uuids.end());
+  return uuids;
+}
+
+// One more than the highest N of a user index idx_N any version names.
+uint32_t UserIndexCount(const inspect::TableReport& report) {
+  uint32_t indexes = 0;
+  for (const inspect::DatasetVersion& version : report.versions) {
+    for (const inspect::IndexMetadata& index : version.contents.indices) {
+      if (const std::optional<uint32_t> n = UserIndexNumber(index.name))
+        indexes = std::max(indexes, *n + 1);
+    }
+  }
+  return indexes;
+}
+
+// The table's files opened as the implementation opens its own (`store`
+// holds them).
+Result<impl::World> OpenCopy(const impl::MemoryStore& store,
+                             const inspect::TableReport& report,
+                             const LoadedTable& table) {
+  impl::Options world_options;
+  world_options.protocol = report.protocol;
+  world_options.shards = table.shards;
+  world_options.indexes = std::max<uint32_t>(table.indexes, 1);
+  world_options.memwal = table.shards > 0;
+  return impl::World::OpenFrom(store, world_options);
+}
+
+// A version as its manifest and transaction file say, and as the
+// implementation's reader reads it (or why it cannot).
+LoadedVersion LoadVersion(const inspect::DatasetVersion& version,
+                          const std::vector<std::string>& shard_uuids,
+                          const Result<impl::World>& world) {
+  LoadedVersion loaded;
+  loaded.number = version.version;
+  const std::optional<inspect::Transaction>& txn = version.contents.transaction;
+  loaded.has_transaction = txn.has_value();
+  loaded.reader_flags = version.contents.manifest.reader_feature_flags;
+  loaded.writer_flags = version.contents.manifest.writer_feature_flags;
+  loaded.operation = txn.has_value() ? inspect::OperationName(txn->operation)
+                                     : std::string("no transaction");
+  if (txn.has_value()) {
+    loaded.read_version = txn->read_version;
+    loaded.restore_version = txn->restore_version;
+    for (const auto& [uuid, generation] : txn->compacted_sstables) {
+      const auto it = std::find(shard_uuids.begin(), shard_uuids.end(), uuid);
+      const uint32_t shard =
+          it == shard_uuids.end()
+              ? UINT32_MAX
+              : static_cast<uint32_t>(it - shard_uuids.begin());
+      loaded.progress.emplace(shard, generation);
+    }
+  }
+  if (!world.ok()) {
+    loaded.unreadable = "the implementation's reader cannot open the table: " +
+                        world.status().message();
+    return loaded;
+  }
+  Result<impl::TableVersion> table = world->ReadVersion(version.version);
+  if (table.ok()) {
+    loaded.table = std::move(*table);
+    return loaded;
+  }
+  loaded.unreadable = table.status().message();
+  if (loaded.unreadable.starts_with("unexpected index name")) {
+    loaded.unreadable +=
+        " (the model's user indexes are idx_0, idx_1, idx_2 on field "
+        "ids 0, 1, 2, as impl/ names them)";
+  }
+  return loaded;
+}
+
+// The rows and the WAL as the implementation reads them, or why it cannot.
+void LoadRowsAndWal(const Result<impl::World>& world, LoadedTable* out) {
+  if (!world.ok()) {
+    out->rows_problem = out->wal_problem = world.status().message();
+    return;
+  }
+  Result<impl::RowsView> rows = world->ReadRows();
+  if (rows.ok()) {
+    out->rows = std::move(*rows);
+  } else {
+    out->rows_problem = rows.status().message();
+  }
+  Result<impl::WalState> wal = world->ReadWal();
+  if (wal.ok()) {
+    out->wal = std::move(*wal);
+  } else {
+    out->wal_problem = wal.status().message();
+  }
+}
+
 }  // namespace
 
 model::Protocol ToModel(impl::Protocol protocol) {
@@ -91,25 +191,9 @@ Result<LoadedTable> LoadTable(const std::string& dir,
   out.protocol_reason = report.protocol_reason;
   for (const inspect::Note& note : report.notes)
     out.notes.push_back(note.where + ": " + note.what);
-  // Shards numbered as impl::World::OpenFrom numbers them: by raw uuid.
-  std::vector<std::string> shard_uuids;
-  for (const inspect::ShardReport& shard : report.shards) {
-    if (shard.manifest.has_value()) {
-      ++out.shards;
-      shard_uuids.push_back(shard.manifest->shard_id);
-    }
-  }
-  std::sort(shard_uuids.begin(), shard_uuids.end());
-  out.shard_uuids = shard_uuids;
-  uint32_t indexes = 0;
-  for (const inspect::DatasetVersion& version : report.versions) {
-    for (const inspect::IndexMetadata& index : version.contents.indices) {
-      if (const std::optional<uint32_t> n = UserIndexNumber(index.name))
-        indexes = std::max(indexes, *n + 1);
-    }
-  }
-  out.indexes = indexes;
-
+  out.shard_uuids = ShardUuids(report);
+  out.shards = static_cast<uint32_t>(out.shard_uuids.size());
+  out.indexes = UserIndexCount(report);
   impl::MemoryStore store;
   {
     // Every read of the copy is opened beneath the table (issue 42): the
@@ -118,70 +202,10 @@ Result<LoadedTable> LoadTable(const std::string& dir,
     const inspect::TableConfinement confinement(dir);
     MEMWAL_RETURN_IF_ERROR(CopyTree(dir, "", &store, &out.notes, 0));
   }
-  impl::Options world_options;
-  world_options.protocol = report.protocol;
-  world_options.shards = out.shards;
-  world_options.indexes = std::max<uint32_t>(indexes, 1);
-  world_options.memwal = out.shards > 0;
-  Result<impl::World> world = impl::World::OpenFrom(store, world_options);
-
-  for (const inspect::DatasetVersion& version : report.versions) {
-    LoadedVersion loaded;
-    loaded.number = version.version;
-    const std::optional<inspect::Transaction>& txn =
-        version.contents.transaction;
-    loaded.has_transaction = txn.has_value();
-    loaded.reader_flags = version.contents.manifest.reader_feature_flags;
-    loaded.writer_flags = version.contents.manifest.writer_feature_flags;
-    loaded.operation = txn.has_value() ? inspect::OperationName(txn->operation)
-                                       : std::string("no transaction");
-    if (txn.has_value()) {
-      loaded.read_version = txn->read_version;
-      loaded.restore_version = txn->restore_version;
-      for (const auto& [uuid, generation] : txn->compacted_sstables) {
-        const auto it = std::find(shard_uuids.begin(), shard_uuids.end(), uuid);
-        const uint32_t shard =
-            it == shard_uuids.end()
-                ? UINT32_MAX
-                : static_cast<uint32_t>(it - shard_uuids.begin());
-        loaded.progress.emplace(shard, generation);
-      }
-    }
-    if (!world.ok()) {
-      loaded.unreadable =
-          "the implementation's reader cannot open the table: " +
-          world.status().message();
-    } else {
-      Result<impl::TableVersion> table = world->ReadVersion(version.version);
-      if (table.ok()) {
-        loaded.table = std::move(*table);
-      } else {
-        loaded.unreadable = table.status().message();
-        if (loaded.unreadable.starts_with("unexpected index name")) {
-          loaded.unreadable +=
-              " (the model's user indexes are idx_0, idx_1, idx_2 on field "
-              "ids 0, 1, 2, as impl/ names them)";
-        }
-      }
-    }
-    out.versions.push_back(std::move(loaded));
-  }
-  if (world.ok()) {
-    Result<impl::RowsView> rows = world->ReadRows();
-    if (rows.ok()) {
-      out.rows = std::move(*rows);
-    } else {
-      out.rows_problem = rows.status().message();
-    }
-    Result<impl::WalState> wal = world->ReadWal();
-    if (wal.ok()) {
-      out.wal = std::move(*wal);
-    } else {
-      out.wal_problem = wal.status().message();
-    }
-  } else {
-    out.rows_problem = out.wal_problem = world.status().message();
-  }
+  const Result<impl::World> world = OpenCopy(store, report, out);
+  for (const inspect::DatasetVersion& version : report.versions)
+    out.versions.push_back(LoadVersion(version, out.shard_uuids, world));
+  LoadRowsAndWal(world, &out);
   return out;
 }
 

@@ -2,7 +2,9 @@
 #include "checker/validate/validate.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "base/memory.h"
@@ -73,6 +75,201 @@ std::string Describe(const model::Invariant& invariant, uint64_t version) {
          std::to_string(version);
 }
 
+// One explanation of a step: the state after it, its actions, and the
+// alternative it extends.
+struct Match {
+  State after;
+  std::string name;
+  std::size_t alternative = 0;
+};
+
+// "{shard 0: 2, shard 1: 1}"
+std::string ProgressText(const std::map<uint32_t, uint64_t>& entries) {
+  std::string text = "{";
+  for (const auto& [shard, generation] : entries) {
+    if (text.size() > 1) text += ", ";
+    text +=
+        "shard " + std::to_string(shard) + ": " + std::to_string(generation);
+  }
+  return text + "}";
+}
+
+// Judges the candidate steps to one version against the table's window of
+// it, and keeps what they came to: the candidates tried from the first
+// alternative (reported when none explains the step), the matches, and the
+// closest miss.
+class StepJudge {
+ public:
+  StepJudge(const model::Config& config, const Window& window,
+            const LoadedVersion& next, bool rows_known)
+      : config_(config),
+        window_(window),
+        next_(next),
+        rows_known_(rows_known) {}
+
+  void Judge(const State& after, const std::string& name,
+             model::Outcome outcome, std::size_t alternative) {
+    Candidate candidate{.actions = name,
+                        .outcome = std::string(model::Name(outcome))};
+    if (outcome != model::Outcome::kPublished &&
+        outcome != model::Outcome::kDone) {
+      candidate.differences = SIZE_MAX;
+      if (alternative == 0) tried.push_back(candidate);
+      return;
+    }
+    const std::vector<std::string> lines = Differences(after);
+    candidate.differences = lines.size();
+    if (alternative == 0) tried.push_back(candidate);
+    if (lines.size() < closest) {
+      closest = lines.size();
+      closest_lines = lines;
+      closest_actions = name;
+    }
+    if (lines.empty()) matches.push_back(Match{after, name, alternative});
+  }
+
+  // A commit that published no version: tried, never a match.
+  void Unpublished(const std::string& name, model::Outcome outcome,
+                   std::size_t alternative) {
+    if (alternative != 0) return;
+    tried.push_back(Candidate{.actions = name,
+                              .differences = SIZE_MAX,
+                              .outcome = std::string(model::Name(outcome))});
+  }
+
+  std::vector<Candidate> tried;
+  std::vector<Match> matches;
+  std::vector<std::string> closest_lines;
+  std::string closest_actions;
+  std::size_t closest = SIZE_MAX;
+
+ private:
+  // Where the table's window differs from `after`: its versions and rows,
+  // and the transaction file's progress against the commit's (the manifest
+  // alone does not say whether a merge-insert carried it).
+  std::vector<std::string> Differences(const State& after) const {
+    const Result<State> abstract =
+        AbstractWindow(config_, window_, after, rows_known_);
+    std::vector<std::string> lines;
+    if (!abstract.ok()) {
+      lines.push_back(abstract.status().message());
+    } else {
+      lines = TableLines(lockstep::Diff(config_, *abstract, after));
+    }
+    const model::Op& op = model::Head(after).op;
+    std::map<uint32_t, uint64_t> carried;
+    if (op.progress_generation > 0)
+      carried.emplace(op.progress_shard, op.progress_generation);
+    if (carried != next_.progress) {
+      lines.push_back("version " + std::to_string(next_.number) +
+                      ": transaction compacted_sstables " +
+                      ProgressText(next_.progress) + " (table) vs " +
+                      ProgressText(carried) + " (model)");
+    }
+    return lines;
+  }
+
+  const model::Config& config_;
+  const Window& window_;
+  const LoadedVersion& next_;
+  const bool rows_known_;
+};
+
+using Flushes = std::array<uint8_t, model::kShardsMax>;
+
+// Flush vectors from `before`'s to the WAL's final one, fewest flushes first.
+std::vector<Flushes> FlushVectors(const model::Config& config,
+                                  const State& before,
+                                  const std::vector<uint64_t>& final_flushed) {
+  Flushes low{}, high{};
+  for (int s = 0; s < config.bounds.shards; ++s) {
+    low[s] = before.flushed[s];
+    high[s] = static_cast<uint8_t>(std::max<uint64_t>(
+        low[s],
+        std::min<uint64_t>(final_flushed[s], config.bounds.generations)));
+  }
+  std::vector<Flushes> flushes;
+  for (int x = low[0]; x <= high[0]; ++x) {
+    for (int y = low[1]; y <= high[1]; ++y) {
+      flushes.push_back({static_cast<uint8_t>(x), static_cast<uint8_t>(y)});
+    }
+  }
+  std::stable_sort(
+      flushes.begin(), flushes.end(),
+      [](const auto& x, const auto& y) { return x[0] + x[1] < y[0] + y[1]; });
+  return flushes;
+}
+
+// `before` with its memtables flushed up to `flushed` (steps a table's bytes
+// do not show), their names appended to `silent`; nullopt when one of those
+// flushes is not enabled.
+std::optional<State> FlushedSilently(const model::Config& config,
+                                     const State& before,
+                                     const Flushes& flushed,
+                                     std::string* silent) {
+  State state = before;
+  for (int s = 0; s < config.bounds.shards; ++s) {
+    while (state.flushed[s] < flushed[s]) {
+      const model::Action flush = model::FlushMemTable{.shard = s};
+      if (!model::IsEnabled(config, state, flush)) return std::nullopt;
+      model::Outcome unused;
+      model::Apply(config, flush, &state, &unused);
+      *silent += model::ToString(flush) + ", ";
+    }
+  }
+  return state;
+}
+
+// Every table transaction begun on `base` as of its version `read_position`
+// (the transaction's read version as the head) and committed on `base`.
+void TryTransactions(const model::Config& config, const State& base,
+                     std::size_t read_position, const std::string& silent,
+                     std::size_t alternative, StepJudge* judge) {
+  State read = base;
+  for (std::size_t v = read_position + 1; v < read.version_count; ++v)
+    read.versions[v] = model::Version{};
+  read.version_count = static_cast<uint8_t>(read_position + 1);
+  std::vector<model::Action> actions;
+  model::EnabledActions(config, read, &actions);
+  for (const model::Action& begin : actions) {
+    if (!IsBegin(begin)) continue;
+    model::Outcome outcome;
+    State begun = model::Apply(config, read, begin, &outcome);
+    model::Txn txn = begun.inflight[begun.inflight_count - 1];
+    // A fresh segment is fresh against every version up to the commit.
+    if (txn.segment.uuid != 0)
+      txn.segment.uuid = model::FreshUuid(base, nullptr);
+    State pending = base;
+    pending.inflight[pending.inflight_count++] = txn;
+    const model::Action commit =
+        model::Commit{.slot = pending.inflight_count - 1};
+    const std::string name =
+        silent + model::ToString(begin) + ", " + model::ToString(commit);
+    if (!model::IsEnabled(config, pending, commit)) continue;
+    State after = model::Apply(config, pending, commit, &outcome);
+    judge->Judge(after, name, outcome, alternative);
+  }
+}
+
+// Every atomic table commit enabled on `base`.
+void TryAtomicCommits(const model::Config& config, const State& base,
+                      const std::string& silent, std::size_t alternative,
+                      StepJudge* judge) {
+  std::vector<model::Action> actions;
+  model::EnabledActions(config, base, &actions);
+  for (const model::Action& atomic : actions) {
+    if (!IsAtomicCommit(atomic)) continue;
+    model::Outcome outcome;
+    State after = model::Apply(config, base, atomic, &outcome);
+    const std::string name = silent + model::ToString(atomic);
+    if (after.version_count != base.version_count + 1) {
+      judge->Unpublished(name, outcome, alternative);
+      continue;
+    }
+    judge->Judge(after, name, outcome, alternative);
+  }
+}
+
 class Validator {
  public:
   Validator(const LoadedTable& table, Validation* out)
@@ -99,8 +296,41 @@ class Validator {
 
   bool rows_known() const { return table_.rows.has_value(); }
   void AddGap(std::size_t from, std::size_t to, std::string reason);
+  // final_flushed_: the WAL's flushed generations per shard, up to the
+  // model's bound (noted as untracked beyond it).
+  void ReadFinalFlushes();
+  // FeatureBitsArePaired on the raw words where the implementation's reader
+  // cannot decode version k. A decoded version is judged by the model's
+  // invariant on its abstraction instead, which exempts a foreign writer's
+  // half-set (R60; the transaction file says which it is).
+  bool HalfSetUnread(std::size_t k);
+  // A gap when version k's operation or bytes are outside the model.
+  bool OutsideModel(std::size_t k);
+  // A gap for the versions cleaned up before version k.
+  void NoteMissingVersions(std::size_t k);
   void Start(std::size_t k);
+  // The window of versions step k needs (from its transaction's read
+  // version, or the version before, to version k), that window without
+  // version k, and the number of its first version.
+  struct StepWindow {
+    Window window;
+    Window before;
+    uint64_t first_number = 0;
+  };
+  // Explains version k by a model step from the chain's explanations of the
+  // versions before it, or records why none does.
   void Step(std::size_t k);
+  // nullopt, with a gap, when the model cannot hold the window.
+  std::optional<StepWindow> WindowOfStep(std::size_t k);
+  // Judges every step from alternative `a` to version k: silent flushes
+  // (fewest first), then a transaction begun on its read version and
+  // committed, or an atomic commit. False after a gap.
+  bool TryAlternative(std::size_t k, const StepWindow& step, std::size_t a,
+                      StepJudge* judge);
+  // No candidate explains version k: invalid, with the closest miss.
+  void RefuseUnexplained(std::size_t k, const Window& window, StepJudge* judge);
+  // The matches that keep every invariant become the chain's alternatives.
+  void ExtendChain(std::size_t k, const Window& window, StepJudge* judge);
   void Finish();
   // A ghost for the first version of a chain (what the bytes alone suggest).
   State StartGhost(const impl::TableVersion& version) const;
@@ -194,8 +424,7 @@ void Validator::Start(std::size_t k) {
   }
 }
 
-void Validator::Step(std::size_t k) {
-  const model::Config& config = out_->config;
+std::optional<Validator::StepWindow> Validator::WindowOfStep(std::size_t k) {
   const LoadedVersion& next = table_.versions[k];
   const uint64_t chain_first = table_.versions[chain_.start].number;
   uint64_t oldest = table_.versions[k - 1].number;
@@ -208,7 +437,7 @@ void Validator::Step(std::size_t k) {
            "the transaction read version " + std::to_string(oldest) +
                ", which is not in the validated chain (it starts at version " +
                std::to_string(chain_first) + ")");
-    return;
+    return std::nullopt;
   }
   // The widest window the model holds that contains what the step needs.
   uint64_t first_number = std::max<uint64_t>(
@@ -222,7 +451,7 @@ void Validator::Step(std::size_t k) {
                std::to_string(next.number - oldest) +
                " versions back; the model holds " +
                std::to_string(model::kVersionsMax) + " versions");
-    return;
+    return std::nullopt;
   }
   const std::size_t first = k - (next.number - first_number);
   Result<Window> window = MakeWindow(table_, first, k);
@@ -232,204 +461,77 @@ void Validator::Step(std::size_t k) {
   }
   if (!window.ok()) {
     AddGap(k - 1, k, window.status().message());
-    return;
+    return std::nullopt;
   }
-  const Window before_window = WithoutLast(*window);
-  const auto read_position_of = [&](const State& before) {
-    return next.has_transaction && next.read_version != 0
-               ? static_cast<std::size_t>(next.read_version - first_number)
-               : before.version_count - 1u;
-  };
+  Window before = WithoutLast(*window);
+  return StepWindow{.window = std::move(*window),
+                    .before = std::move(before),
+                    .first_number = first_number};
+}
 
-  std::vector<Candidate> tried;
-  // Every explanation: the state after the step, its actions, and the
-  // alternative it extends.
-  struct Match {
-    State after;
-    std::string name;
-    std::size_t alternative = 0;
-  };
-  std::vector<Match> matches;
-  std::vector<std::string> closest_lines;
-  std::string closest_actions;
-  std::size_t closest = SIZE_MAX;
-  std::vector<model::Action> actions;
+bool Validator::TryAlternative(std::size_t k, const StepWindow& step,
+                               std::size_t a, StepJudge* judge) {
+  const model::Config& config = out_->config;
+  const LoadedVersion& next = table_.versions[k];
+  Result<State> before = AbstractWindow(
+      config, step.before, chain_.alternatives[a].ghost, rows_known());
+  if (!before.ok()) {
+    AddGap(k - 1, k, before.status().message());
+    return false;
+  }
+  before->committed = 0;  // the commit budget counts within the window
+  const std::size_t read_position =
+      next.has_transaction && next.read_version != 0
+          ? static_cast<std::size_t>(next.read_version - step.first_number)
+          : before->version_count - 1u;
+  const std::size_t matched_before = judge->matches.size();
+  for (const Flushes& flushed : FlushVectors(config, *before, final_flushed_)) {
+    std::string silent;
+    const std::optional<State> base =
+        FlushedSilently(config, *before, flushed, &silent);
+    if (!base.has_value()) continue;
+    TryTransactions(config, *base, read_position, silent, a, judge);
+    TryAtomicCommits(config, *base, silent, a, judge);
+    if (judge->matches.size() > matched_before) break;  // fewest flushes first
+  }
+  return true;
+}
 
-  for (std::size_t a = 0; a < chain_.alternatives.size(); ++a) {
-    const Alternative& alternative = chain_.alternatives[a];
-    Result<State> before =
-        AbstractWindow(config, before_window, alternative.ghost, rows_known());
-    if (!before.ok()) {
-      AddGap(k - 1, k, before.status().message());
-      return;
-    }
-    before->committed = 0;  // the commit budget counts within the window
-    const std::size_t read_position = read_position_of(*before);
-    const std::size_t matched_before = matches.size();
-
-    // Flush vectors from the chain's to the WAL's final one, fewest first.
-    std::vector<std::array<uint8_t, model::kShardsMax>> flushes;
-    {
-      std::array<uint8_t, model::kShardsMax> low{}, high{};
-      for (int s = 0; s < config.bounds.shards; ++s) {
-        low[s] = before->flushed[s];
-        high[s] = static_cast<uint8_t>(std::max<uint64_t>(
-            low[s],
-            std::min<uint64_t>(final_flushed_[s], config.bounds.generations)));
-      }
-      for (int x = low[0]; x <= high[0]; ++x) {
-        for (int y = low[1]; y <= high[1]; ++y) {
-          flushes.push_back({static_cast<uint8_t>(x), static_cast<uint8_t>(y)});
-        }
-      }
-      std::stable_sort(flushes.begin(), flushes.end(),
-                       [](const auto& x, const auto& y) {
-                         return x[0] + x[1] < y[0] + y[1];
-                       });
-    }
-
-    const auto judge = [&](const State& after, const std::string& name,
-                           model::Outcome outcome) {
-      Candidate candidate;
-      candidate.actions = name;
-      candidate.outcome = std::string(model::Name(outcome));
-      if (outcome != model::Outcome::kPublished &&
-          outcome != model::Outcome::kDone) {
-        candidate.differences = SIZE_MAX;
-        if (a == 0) tried.push_back(candidate);
-        return;
-      }
-      const Result<State> abstract =
-          AbstractWindow(config, *window, after, rows_known());
-      std::vector<std::string> lines;
-      if (!abstract.ok()) {
-        lines.push_back(abstract.status().message());
-      } else {
-        lines = TableLines(lockstep::Diff(config, *abstract, after));
-      }
-      // The transaction file's progress against the commit's (the manifest
-      // alone does not say whether a merge-insert carried it).
-      const model::Op& op = model::Head(after).op;
-      std::map<uint32_t, uint64_t> carried;
-      if (op.progress_generation > 0)
-        carried.emplace(op.progress_shard, op.progress_generation);
-      if (carried != next.progress) {
-        const auto format = [](const std::map<uint32_t, uint64_t>& entries) {
-          std::string text = "{";
-          for (const auto& [shard, generation] : entries) {
-            if (text.size() > 1) text += ", ";
-            text += "shard " + std::to_string(shard) + ": " +
-                    std::to_string(generation);
-          }
-          return text + "}";
-        };
-        lines.push_back("version " + std::to_string(next.number) +
-                        ": transaction compacted_sstables " +
-                        format(next.progress) + " (table) vs " +
-                        format(carried) + " (model)");
-      }
-      candidate.differences = lines.size();
-      if (a == 0) tried.push_back(candidate);
-      if (lines.size() < closest) {
-        closest = lines.size();
-        closest_lines = lines;
-        closest_actions = name;
-      }
-      if (lines.empty()) matches.push_back(Match{after, name, a});
-    };
-
-    for (const auto& flushed : flushes) {
-      State base = *before;
-      std::string silent;
-      bool enabled = true;
-      for (int s = 0; s < config.bounds.shards && enabled; ++s) {
-        while (base.flushed[s] < flushed[s]) {
-          const model::Action flush = model::FlushMemTable{.shard = s};
-          if (!model::IsEnabled(config, base, flush)) {
-            enabled = false;
-            break;
-          }
-          model::Outcome unused;
-          model::Apply(config, flush, &base, &unused);
-          silent += model::ToString(flush) + ", ";
-        }
-      }
-      if (!enabled) continue;
-      // The transaction's read version as the head.
-      State read = base;
-      for (std::size_t v = read_position + 1; v < read.version_count; ++v)
-        read.versions[v] = model::Version{};
-      read.version_count = static_cast<uint8_t>(read_position + 1);
-      model::EnabledActions(config, read, &actions);
-      for (const model::Action& begin : actions) {
-        if (!IsBegin(begin)) continue;
-        model::Outcome outcome;
-        State begun = model::Apply(config, read, begin, &outcome);
-        model::Txn txn = begun.inflight[begun.inflight_count - 1];
-        // A fresh segment is fresh against every version up to the commit.
-        if (txn.segment.uuid != 0)
-          txn.segment.uuid = model::FreshUuid(base, nullptr);
-        State pending = base;
-        pending.inflight[pending.inflight_count++] = txn;
-        const model::Action commit =
-            model::Commit{.slot = pending.inflight_count - 1};
-        const std::string name =
-            silent + model::ToString(begin) + ", " + model::ToString(commit);
-        if (!model::IsEnabled(config, pending, commit)) continue;
-        State after = model::Apply(config, pending, commit, &outcome);
-        judge(after, name, outcome);
-      }
-      model::EnabledActions(config, base, &actions);
-      for (const model::Action& atomic : actions) {
-        if (!IsAtomicCommit(atomic)) continue;
-        model::Outcome outcome;
-        State after = model::Apply(config, base, atomic, &outcome);
-        if (after.version_count != base.version_count + 1) {
-          if (a == 0) {
-            tried.push_back(
-                Candidate{.actions = silent + model::ToString(atomic),
-                          .differences = SIZE_MAX,
-                          .outcome = std::string(model::Name(outcome))});
-          }
-          continue;
-        }
-        judge(after, silent + model::ToString(atomic), outcome);
-      }
-      if (matches.size() > matched_before) break;  // fewest flushes first
+void Validator::RefuseUnexplained(std::size_t k, const Window& window,
+                                  StepJudge* judge) {
+  const model::Config& config = out_->config;
+  const LoadedVersion& next = table_.versions[k];
+  std::string reason = "no model action explains version " +
+                       std::to_string(next.number) + " (operation " +
+                       next.operation + ")";
+  // The next version on its own, with the chain's ghost.
+  const Result<State> alone = AbstractWindow(
+      config, window, chain_.alternatives.front().ghost, rows_known());
+  if (alone.ok()) {
+    if (const model::Invariant* broken =
+            model::FirstBrokenInvariant(config, *alone)) {
+      reason += "; " + Describe(*broken, next.number);
     }
   }
+  SetInvalid(k - 1, k, reason);
+  out_->invalid->tried = std::move(judge->tried);
+  out_->invalid->closest = judge->closest_actions;
+  out_->invalid->difference = std::move(judge->closest_lines);
+}
 
-  if (matches.empty()) {
-    std::string reason = "no model action explains version " +
-                         std::to_string(next.number) + " (operation " +
-                         next.operation + ")";
-    // The next version on its own, with the chain's ghost.
-    const Alternative& first_alternative = chain_.alternatives.front();
-    const Result<State> alone =
-        AbstractWindow(config, *window, first_alternative.ghost, rows_known());
-    if (alone.ok()) {
-      if (const model::Invariant* broken =
-              model::FirstBrokenInvariant(config, *alone)) {
-        reason += "; " + Describe(*broken, next.number);
-      }
-    }
-    SetInvalid(k - 1, k, reason);
-    out_->invalid->tried = std::move(tried);
-    out_->invalid->closest = closest_actions;
-    out_->invalid->difference = std::move(closest_lines);
-    return;
-  }
-  // Every invariant on the next version, under each explanation.
+void Validator::ExtendChain(std::size_t k, const Window& window,
+                            StepJudge* judge) {
+  const model::Config& config = out_->config;
+  const LoadedVersion& next = table_.versions[k];
   std::vector<Alternative> next_alternatives;
   std::set<std::string> seen;
   std::string broken_reason;
   std::string explained_by;
-  for (const Match& match : matches) {
+  for (const Match& match : judge->matches) {
     // The next version's op is its transaction file's (its kind decides
     // which invariants exempt the step: a Restore, a MemWAL reset, ...).
-    Alternative extended{.ghost = match.after};
     const Result<State> abstract =
-        AbstractWindow(config, *window, match.after, rows_known());
+        AbstractWindow(config, window, match.after, rows_known());
     MEMWAL_ASSERT(abstract.ok());
     if (const model::Invariant* broken =
             model::FirstBrokenInvariant(config, *abstract)) {
@@ -443,12 +545,12 @@ void Validator::Step(std::size_t k) {
     model::Encode(match.after, &key);
     if (!seen.insert(key).second) continue;
     if (next_alternatives.size() == kAlternativesMax) continue;
-    next_alternatives.push_back(std::move(extended));
+    next_alternatives.push_back(Alternative{.ghost = match.after});
     if (explained_by.empty()) explained_by = match.name;
   }
   if (next_alternatives.empty()) {
     SetInvalid(k - 1, k, broken_reason);
-    out_->invalid->tried = std::move(tried);
+    out_->invalid->tried = std::move(judge->tried);
     return;
   }
   if (next_alternatives.size() > 1) {
@@ -462,6 +564,21 @@ void Validator::Step(std::size_t k) {
                                       .actions = explained_by});
   SetPartialCount("steps explained", out_->explained.size());
   chain_.alternatives = std::move(next_alternatives);
+}
+
+void Validator::Step(std::size_t k) {
+  const std::optional<StepWindow> step = WindowOfStep(k);
+  if (!step.has_value()) return;
+  StepJudge judge(out_->config, step->window, table_.versions[k], rows_known());
+  for (std::size_t a = 0; a < chain_.alternatives.size(); ++a) {
+    if (!TryAlternative(k, *step, a, &judge)) return;
+  }
+  if (judge.matches.empty()) {
+    RefuseUnexplained(k, step->window, &judge);
+    return;
+  }
+  // Every invariant on the next version, under each explanation.
+  ExtendChain(k, step->window, &judge);
 }
 
 void Validator::Finish() {
@@ -527,81 +644,95 @@ void Validator::Finish() {
   }
 }
 
-void Validator::Run() {
+void Validator::ReadFinalFlushes() {
   const model::Config& config = out_->config;
   final_flushed_.assign(model::kShardsMax, 0);
-  if (table_.wal.has_value()) {
-    for (std::size_t s = 0; s < table_.wal->flushed.size(); ++s) {
-      if (table_.wal->flushed[s] >
-          static_cast<uint64_t>(model::kGenerationsMax)) {
-        out_->untracked.push_back(
-            "shard " + std::to_string(s) + " flushed " +
-            std::to_string(table_.wal->flushed[s]) +
-            " generations; the model holds " +
-            std::to_string(model::kGenerationsMax) +
-            ": flushes are explained up to that bound only");
-      }
-      final_flushed_[s] =
-          std::min<uint64_t>(table_.wal->flushed[s], config.bounds.generations);
+  if (!table_.wal.has_value()) return;
+  for (std::size_t s = 0; s < table_.wal->flushed.size(); ++s) {
+    if (table_.wal->flushed[s] >
+        static_cast<uint64_t>(model::kGenerationsMax)) {
+      out_->untracked.push_back(
+          "shard " + std::to_string(s) + " flushed " +
+          std::to_string(table_.wal->flushed[s]) +
+          " generations; the model holds " +
+          std::to_string(model::kGenerationsMax) +
+          ": flushes are explained up to that bound only");
     }
+    final_flushed_[s] =
+        std::min<uint64_t>(table_.wal->flushed[s], config.bounds.generations);
   }
+}
+
+bool Validator::HalfSetUnread(std::size_t k) {
+  const LoadedVersion& version = table_.versions[k];
+  if (version.table.has_value() ||
+      !model::IsBitProtocol(out_->config.protocol) ||
+      ((version.reader_flags ^ version.writer_flags) & 128) == 0)
+    return false;
+  SetInvalid(k == 0 ? 0 : k - 1, k,
+             "invariant FeatureBitsArePaired is broken on version " +
+                 std::to_string(version.number) + ": bit 128 is set in the " +
+                 ((version.reader_flags & 128) != 0 ? "reader" : "writer") +
+                 " feature word only");
+  return true;
+}
+
+bool Validator::OutsideModel(std::size_t k) {
+  const LoadedVersion& version = table_.versions[k];
+  if (k > 0 && !OperationInModel(version.operation)) {
+    AddGap(
+        k - 1, k,
+        "operation " + version.operation +
+            " is outside the model (its Lance operations: Append, "
+            "Delete, Update, Rewrite, CreateIndex, UpdateMemWalState, "
+            "Restore; Overwrite only as the first version)" +
+            (version.table.has_value() ? "" : "; and " + version.unreadable));
+    return true;
+  }
+  if (!version.table.has_value()) {
+    AddGap(k == 0 ? 0 : k - 1, k, "outside the model: " + version.unreadable);
+    return true;
+  }
+  return false;
+}
+
+void Validator::NoteMissingVersions(std::size_t k) {
+  const LoadedVersion& version = table_.versions[k];
+  if (k == 0 && version.number != 1) {
+    out_->gaps.push_back(Gap{
+        .from = 1,
+        .to = version.number,
+        .operation = version.operation,
+        .reason = (version.operation == "Clone"
+                       ? "the table is a clone (operation Clone): versions "
+                         "1.." +
+                             std::to_string(version.number - 1) +
+                             " are the source table's, not in this "
+                             "directory"
+                       : "versions 1.." + std::to_string(version.number - 1) +
+                             " are not in _versions/ (cleaned up)") +
+                  "; validation starts at version " +
+                  std::to_string(version.number)});
+  }
+  if (chain_.active && version.number != table_.versions[k - 1].number + 1) {
+    AddGap(k - 1, k,
+           "versions " + std::to_string(table_.versions[k - 1].number + 1) +
+               ".." + std::to_string(version.number - 1) +
+               " are not in _versions/ (cleaned up)");
+  }
+}
+
+void Validator::Run() {
+  ReadFinalFlushes();
   for (std::size_t k = 0; k < table_.versions.size() && !out_->invalid; ++k) {
-    const LoadedVersion& version = table_.versions[k];
-    // FeatureBitsArePaired on the raw words where the implementation's
-    // reader cannot decode the version. A decoded version is judged by the
-    // model's invariant on its abstraction instead, which exempts a foreign
-    // writer's half-set (R60; the transaction file says which it is).
-    if (!version.table.has_value() && model::IsBitProtocol(config.protocol) &&
-        ((version.reader_flags ^ version.writer_flags) & 128) != 0) {
-      SetInvalid(k == 0 ? 0 : k - 1, k,
-                 "invariant FeatureBitsArePaired is broken on version " +
-                     std::to_string(version.number) +
-                     ": bit 128 is set in the " +
-                     ((version.reader_flags & 128) != 0 ? "reader" : "writer") +
-                     " feature word only");
-      break;
-    }
-    if (k > 0 && !OperationInModel(version.operation)) {
-      AddGap(
-          k - 1, k,
-          "operation " + version.operation +
-              " is outside the model (its Lance operations: Append, "
-              "Delete, Update, Rewrite, CreateIndex, UpdateMemWalState, "
-              "Restore; Overwrite only as the first version)" +
-              (version.table.has_value() ? "" : "; and " + version.unreadable));
-      continue;
-    }
-    if (!version.table.has_value()) {
-      AddGap(k == 0 ? 0 : k - 1, k, "outside the model: " + version.unreadable);
-      continue;
-    }
-    if (k == 0 && version.number != 1) {
-      out_->gaps.push_back(Gap{
-          .from = 1,
-          .to = version.number,
-          .operation = version.operation,
-          .reason = (version.operation == "Clone"
-                         ? "the table is a clone (operation Clone): versions "
-                           "1.." +
-                               std::to_string(version.number - 1) +
-                               " are the source table's, not in this "
-                               "directory"
-                         : "versions 1.." + std::to_string(version.number - 1) +
-                               " are not in _versions/ (cleaned up)") +
-                    "; validation starts at version " +
-                    std::to_string(version.number)});
-    }
-    if (chain_.active && version.number != table_.versions[k - 1].number + 1) {
-      AddGap(k - 1, k,
-             "versions " + std::to_string(table_.versions[k - 1].number + 1) +
-                 ".." + std::to_string(version.number - 1) +
-                 " are not in _versions/ (cleaned up)");
-    }
-    if (!chain_.active) {
+    if (HalfSetUnread(k)) break;
+    if (OutsideModel(k)) continue;
+    NoteMissingVersions(k);
+    if (chain_.active) {
+      Step(k);
+    } else {
       Start(k);
-      continue;
     }
-    Step(k);
   }
   if (!out_->invalid) Finish();
 }

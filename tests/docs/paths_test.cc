@@ -5,8 +5,12 @@
 // lines (the compiler checks those), globs ("rule_*_test.cc") and
 // placeholders in capitals ("fuzz/corpus/T/", "DIR/json") are not checked;
 // "a/b.{h,cc}" is both files.
+//
+// MEMWAL_PATHS_PLANTED=FILE scans FILE too: tests/docs/planted_path_test.sh
+// plants a dangling path there and expects the scan to fail naming it.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -111,6 +115,8 @@ bool Scanned(const fs::path& path) {
 std::vector<fs::path> ScannedFiles() {
   std::vector<fs::path> files = {kRoot / "README.md", kRoot / "CMakeLists.txt",
                                  kRoot / "memwal"};
+  if (const char* planted = std::getenv("MEMWAL_PATHS_PLANTED"))
+    files.emplace_back(planted);
   for (const char* top : kTops) {
     for (auto entry = fs::recursive_directory_iterator(kRoot / top);
          entry != fs::recursive_directory_iterator(); ++entry) {

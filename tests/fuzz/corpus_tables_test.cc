@@ -4,16 +4,19 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "checker/cli/corpus.h"
 #include "checker/cli/operations_schema.h"
+#include "impl/format.h"
 #include "inspect/inspect.h"
 
 namespace memwal::checker {
@@ -125,7 +128,7 @@ TEST(CorpusTables, EveryTableReadsBackAndEveryOperationListFitsTheSchema) {
       << err.str();
   const json schema =
       ReadJson(fs::path(MEMWAL_SOURCE_DIR) / "fuzz/operations.schema.json");
-  std::size_t tables = 0, lists = 0, operations = 0;
+  std::size_t tables = 0, lists = 0, operations = 0, left_out = 0;
   for (const auto& entry : fs::directory_iterator(dir / "json")) {
     const std::string name = entry.path().stem().string();
     const fs::path table = dir / "tables" / name;
@@ -139,19 +142,71 @@ TEST(CorpusTables, EveryTableReadsBackAndEveryOperationListFitsTheSchema) {
     const json list = ReadJson(dir / "operations" / (name + ".json"));
     EXPECT_EQ(Violation(schema, list, name), "");
     EXPECT_EQ(list["entry"], name);
-    EXPECT_FALSE(list["operations"].empty());
+    EXPECT_EQ(list["table_dir"], "tables/" + name);
+    // One operation per retained version, but those whose read version a
+    // CleanupVersions removed (counted in left_out).
+    const json& retained = list["retained_versions"];
+    EXPECT_EQ(list["operations"].size() + list["left_out"].get<std::size_t>(),
+              retained.size())
+        << name;
+    for (const json& version : retained) {
+      EXPECT_TRUE(fs::is_regular_file(
+          table / impl::VersionFileName(version.get<uint64_t>())))
+          << name << ": version " << version;
+    }
     for (const json& operation : list["operations"]) {
-      // Each operation names its .txn file, which the table holds.
+      // Each operation names its .txn file, which the table holds, and reads
+      // a version the table retains (Init reads none).
       EXPECT_TRUE(fs::is_regular_file(
           table / operation["transaction_file"].get<std::string>()))
           << name << ": " << operation["transaction_file"];
+      const json& read = operation["read_version"];
+      EXPECT_TRUE(read == 0 || std::find(retained.begin(), retained.end(),
+                                         read) != retained.end())
+          << name << ": read version " << read << " is not retained";
     }
     operations += list["operations"].size();
+    left_out += list["left_out"].get<std::size_t>();
     ++lists;
   }
   EXPECT_EQ(tables, 50u);
   EXPECT_EQ(lists, 50u);
-  EXPECT_GT(operations, 50u);
+  // Every retained version is listed or left out; at these bounds some are
+  // listed (29 of 50 entries' versions, 2026-12-05).
+  EXPECT_GT(operations, 0u);
+  EXPECT_GE(operations + left_out, 50u);
+  fs::remove_all(dir);
+}
+
+TEST(CorpusTables, OperationListsWithoutTablesKeepTheirTransactionFiles) {
+  const fs::path dir =
+      fs::temp_directory_path() /
+      ("memwal-corpus-operations-test-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  std::ostringstream out, err;
+  ASSERT_EQ(cli::RunCorpusCommand({"--out", dir.string(), "--count", "10",
+                                   "--preset", "tiny", "--operations"},
+                                  out, err),
+            0)
+      << err.str();
+  EXPECT_FALSE(fs::exists(dir / "tables"));
+  std::size_t linked = 0;
+  for (const auto& entry : fs::directory_iterator(dir / "json")) {
+    const std::string name = entry.path().stem().string();
+    const json list = ReadJson(dir / "operations" / (name + ".json"));
+    EXPECT_EQ(list["table_dir"], "operations/" + name);
+    const fs::path kept = dir / list["table_dir"].get<std::string>();
+    // The table's transaction files alone.
+    for (const auto& item : fs::directory_iterator(kept))
+      EXPECT_EQ(item.path().filename(), "_transactions") << name;
+    for (const json& operation : list["operations"]) {
+      EXPECT_TRUE(fs::is_regular_file(
+          kept / operation["transaction_file"].get<std::string>()))
+          << name << ": " << operation["transaction_file"];
+      ++linked;
+    }
+  }
+  EXPECT_GT(linked, 10u);
   fs::remove_all(dir);
 }
 
@@ -161,13 +216,15 @@ TEST(CorpusTables, TheSchemaRefusesADocumentMissingItsOperations) {
   const json bad = {{"format", "memwal-check-operations"},
                     {"format_version", cli::kOperationsFormatVersion},
                     {"lance_version", "lance 11.0.0-beta.16"},
+                    {"table_dir", "tables/entry-0000"},
+                    {"retained_versions", json::array({1})},
+                    {"left_out", 0},
                     {"entry", "entry-0000"}};
   EXPECT_NE(Violation(schema, bad, "doc"), "");
   json wrong_op = bad;
   wrong_op["operations"] =
       json::array({json{{"version", 1},
                         {"read_version", 0},
-                        {"read_version_retained", true},
                         {"operation", "no_such_operation"},
                         {"transaction_file", "_transactions/0-x.txn"},
                         {"fields", json::object()},
@@ -189,17 +246,28 @@ TEST(CorpusTables, ResumeAndForceAcceptADirectoryWrittenWithTablesAndLists) {
       ("memwal-corpus-tables-resume-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   const std::vector<std::string> args = {"--out",    dir.string(),  "--count",
-                                         "3",        "--preset",    "tiny",
+                                         "12",       "--preset",    "tiny",
                                          "--tables", "--operations"};
   std::ostringstream out, err;
   ASSERT_EQ(cli::RunCorpusCommand(args, out, err), 0) << err.str();
+  // What tables/ holds: the tables and a shallow clone's sources.
+  const auto listing = [&] {
+    std::set<std::string> names;
+    for (const auto& item : fs::recursive_directory_iterator(dir / "tables"))
+      names.insert(fs::relative(item.path(), dir).string());
+    return names;
+  };
+  const std::set<std::string> first = listing();
+  EXPECT_TRUE(std::any_of(first.begin(), first.end(), [](const auto& name) {
+    return name.ends_with(".sources");
+  })) << "no entry of these 12 is a shallow clone";
   for (const char* mode : {"--resume", "--force"}) {
     std::vector<std::string> again = args;
     again.push_back(mode);
     std::ostringstream out2, err2;
     EXPECT_EQ(cli::RunCorpusCommand(again, out2, err2), 0)
         << mode << ": " << err2.str();
-    EXPECT_TRUE(fs::is_directory(dir / "tables" / "entry-0000")) << mode;
+    EXPECT_EQ(listing(), first) << mode;
     EXPECT_TRUE(fs::is_regular_file(dir / "operations" / "entry-0000.json"))
         << mode;
   }

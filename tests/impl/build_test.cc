@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "impl/feature_flags.h"
+#include "impl/rows.h"
 
 namespace memwal::impl {
 namespace {
@@ -22,8 +23,15 @@ ManifestFile MakeHead(bool bits) {
   pb::Manifest& manifest = head.manifest;
   manifest.set_version(5);
   manifest.set_max_fragment_id(1);
-  manifest.add_fragments()->set_id(0);
-  manifest.add_fragments()->set_id(1);
+  // Every fragment carries its stable row id, as the implementation's do (a
+  // head without them would refuse an Append, whose fragment gets one).
+  for (uint64_t id : {0, 1}) {
+    pb::DataFragment* fragment = manifest.add_fragments();
+    fragment->set_id(id);
+    fragment->set_physical_rows(1);
+    fragment->set_inline_row_ids(EncodeRowIdSequence({id}));
+  }
+  manifest.set_next_row_id(2);
   if (bits) {
     manifest.set_reader_feature_flags(kFlagMemWalIndexCatchup);
     manifest.set_writer_feature_flags(kFlagMemWalIndexCatchup);
@@ -180,10 +188,13 @@ TEST(Build, ActivationOfAnActiveTableIsANoOpThatKeepsPositions) {
 TEST(Build, AnUpdateOnAnIndexedFieldPrunesInPlace) {
   pb::Transaction update;
   update.set_read_version(5);
-  update.mutable_update()->add_updated_fragments()->set_id(1);
+  pb::DataFragment* updated = update.mutable_update()->add_updated_fragments();
+  updated->set_id(1);
+  updated->set_physical_rows(1);
+  updated->set_inline_row_ids(EncodeRowIdSequence({1}));  // it keeps its ids
   update.mutable_update()->add_fields_modified(0);
   const auto built = Build(MakeHead(true), update);
-  ASSERT_TRUE(built.ok());
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
   const pb::IndexMetadata& index = built->index_section.indices(0);
   EXPECT_EQ(index.uuid().uuid(), std::string(16, 'i'));
   EXPECT_EQ(**DecodeFragmentBitmap(index.fragment_bitmap()), (FragmentSet{0}));

@@ -34,10 +34,12 @@ TEST(Clone, AShallowCloneSetsTheBasePathsBitInBothWords) {
   ASSERT_TRUE(world.ShallowClone().ok());
   const Snapshot head = StrictHead(world);
   const pb::Manifest& manifest = head.file->manifest;
+  // And the stable-row-id bit: the fragments carry row ids (Lance's
+  // apply_feature_flags step 4).
   EXPECT_EQ(manifest.reader_feature_flags(),
-            kFlagBasePaths | kFlagMemWalIndexCatchup);
+            kFlagBasePaths | kFlagStableRowIds | kFlagMemWalIndexCatchup);
   EXPECT_EQ(manifest.writer_feature_flags(),
-            kFlagBasePaths | kFlagMemWalIndexCatchup);
+            kFlagBasePaths | kFlagStableRowIds | kFlagMemWalIndexCatchup);
   ASSERT_EQ(manifest.base_paths_size(), 1);
   EXPECT_EQ(manifest.base_paths(0).path(), source);
   EXPECT_TRUE(manifest.base_paths(0).is_dataset_root());
@@ -96,9 +98,9 @@ TEST(Clone, ADeepCloneKeepsTheWordsAndHasNoBasePath) {
   EXPECT_EQ(head.version(), source_head);
   EXPECT_EQ(head.file->manifest.base_paths_size(), 0);
   EXPECT_EQ(head.file->manifest.reader_feature_flags(),
-            kFlagMemWalIndexCatchup);
+            kFlagStableRowIds | kFlagMemWalIndexCatchup);
   EXPECT_EQ(head.file->manifest.writer_feature_flags(),
-            kFlagMemWalIndexCatchup);
+            kFlagStableRowIds | kFlagMemWalIndexCatchup);
   for (const pb::IndexMetadata& index : head.file->index_section.indices())
     EXPECT_FALSE(index.has_base_id());
   EXPECT_TRUE(world.HeadLoads().ok());

@@ -103,7 +103,28 @@ impl::World Walk(const lockstep::LockstepSetup& setup, uint64_t seed,
 struct WalkCase {
   model::Protocol protocol;
   model::Bounds bounds;
+  std::string_view bounds_name;  // in the test's name: "Tiny"
 };
+
+// What ctest and gtest print as the parameter: "derived at Tiny".
+void PrintTo(const WalkCase& c, std::ostream* os) {
+  *os << model::Name(c.protocol) << " at " << c.bounds_name;
+}
+
+// "DerivedAtTiny"
+std::string WalkName(const testing::TestParamInfo<WalkCase>& info) {
+  std::string out;
+  bool upper = true;
+  for (const char ch : model::Name(info.param.protocol)) {
+    if (ch == '-') {
+      upper = true;
+      continue;
+    }
+    out += upper ? static_cast<char>(std::toupper(ch)) : ch;
+    upper = false;
+  }
+  return out + "At" + std::string(info.param.bounds_name);
+}
 
 class LockstepTables : public testing::TestWithParam<WalkCase> {};
 
@@ -140,13 +161,15 @@ model::Bounds TwoShardsTwoIndexes() {
 
 INSTANTIATE_TEST_SUITE_P(
     AtTinyAndWider, LockstepTables,
-    testing::Values(WalkCase{model::Protocol::kDerived, Tiny()},
-                    WalkCase{model::Protocol::kAdvance, Tiny()},
-                    WalkCase{model::Protocol::kUnconditional, Tiny()},
-                    WalkCase{model::Protocol::kLegacy, Tiny()},
-                    WalkCase{model::Protocol::kDerived, model::SmallBounds()},
-                    WalkCase{model::Protocol::kDerived,
-                             TwoShardsTwoIndexes()}));
+    testing::Values(WalkCase{model::Protocol::kDerived, Tiny(), "Tiny"},
+                    WalkCase{model::Protocol::kAdvance, Tiny(), "Tiny"},
+                    WalkCase{model::Protocol::kUnconditional, Tiny(), "Tiny"},
+                    WalkCase{model::Protocol::kLegacy, Tiny(), "Tiny"},
+                    WalkCase{model::Protocol::kDerived, model::SmallBounds(),
+                             "Small"},
+                    WalkCase{model::Protocol::kDerived, TwoShardsTwoIndexes(),
+                             "TwoShardsTwoIndexes"}),
+    WalkName);
 
 // ---- hand-edited manifests ----
 
@@ -408,6 +431,11 @@ const BugCase kBugCases[] = {
 // Elsewhere: shallow-clone-zeroes-bits (the clone's directory starts at the
 // clone: CloneValidatedWithItsSource below), advance-replaces-position and
 // coverage-past-compaction (BugSwitchReplayed below).
+
+// What ctest and gtest print as the parameter: the bug's name and protocol.
+void PrintTo(const BugCase& c, std::ostream* os) {
+  *os << model::Name(c.bug) << " on " << model::Name(c.protocol);
+}
 
 std::string BugName(const testing::TestParamInfo<BugCase>& info) {
   std::string out;
