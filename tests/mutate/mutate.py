@@ -233,6 +233,9 @@ def main():
                              "gate ([entry NAME] sections) or lines of `<exit code> "
                              "<arguments>` (default: %(default)s)")
     parser.add_argument("--equivalent", default=os.path.join(ROOT, "tests/mutate/equivalent.tsv"))
+    parser.add_argument("--gaps", default=os.path.join(ROOT, "tests/mutate/gaps.tsv"),
+                        help="known gaps: key<TAB>why no entry kills it and what would; a "
+                             "survivor listed here still counts as not killed")
     parser.add_argument("--out", help="report directory (default: BUILD_DIR/report)")
     parser.add_argument("--only", help="run only these ids (3,7-9); the others are not run")
     parser.add_argument("--every", type=int, default=1,
@@ -280,6 +283,7 @@ def main():
     out = os.path.abspath(options.out or os.path.join(options.build_dir, "report"))
     os.makedirs(out, exist_ok=True)
     equivalent = read_equivalent(options.equivalent)
+    gaps = read_equivalent(options.gaps)
 
     # The unmutated run: every entry passes; each entry's reached marks, coverage and time.
     digest = file_digest(binary)
@@ -416,7 +420,7 @@ def main():
                                         else ""), flush=True)
 
     report = summarize(mutants, reached, results, selected, equivalent, judge, baseline,
-                       options, binary, mutants_path, sample)
+                       options, binary, mutants_path, sample, gaps)
     with open(os.path.join(out, "mutate.json"), "w") as f:
         json.dump(report, f, indent=1)
         f.write("\n")
@@ -429,7 +433,7 @@ def main():
 
 
 def summarize(mutants, reached, results, selected, equivalent, judge, baseline, options,
-              binary, mutants_path, sample=None):
+              binary, mutants_path, sample=None, gaps=None):
     rows = []
     counts = {"generated": len(mutants), "reached": 0, "unreached": 0, "killed": 0,
               "survived": 0, "equivalent": 0, "not run": 0}
@@ -455,6 +459,8 @@ def summarize(mutants, reached, results, selected, equivalent, judge, baseline, 
             if m["key"] in equivalent:
                 row["reason"] = "equivalent: " + equivalent[m["key"]]
                 counts["equivalent"] += 1
+            elif gaps and m["key"] in gaps:
+                row["reason"] = "gap: " + gaps[m["key"]]
             elif row["verdict"] == "unreached":
                 row["reason"] = "gap: no gate entry executes it"
             else:
