@@ -250,6 +250,21 @@ class World {
   const Options& options() const { return options_; }
   const std::string& shard_uuid(uint32_t shard) const;
 
+  // What a caller decoded from this World's persisted state, kept with it
+  // (the lockstep checker's decoded table, checker/lockstep/refinement.cc):
+  // shared by copies and never read by World itself; the caller tells by its
+  // own key (a store epoch) whether it still describes this World, and may
+  // build the next one from it. `owner` tags whose it is (an address the
+  // caller owns), so that two callers never misread each other's.
+  struct Annotation {
+    const void* owner = nullptr;
+    std::shared_ptr<const void> value;
+  };
+  const Annotation& annotation() const { return annotation_; }
+  void set_annotation(Annotation annotation) {
+    annotation_ = std::move(annotation);
+  }
+
   const MemoryStore& store() const { return store_; }
   MemoryStore* mutable_store() { return &store_; }
   // Store paths of the current table root and of the shard directories' root.
@@ -335,6 +350,7 @@ class World {
   std::vector<std::shared_ptr<const pb::Transaction>> inflight_;
   std::set<std::pair<uint32_t, uint64_t>> pending_;
   std::string last_reason_;
+  Annotation annotation_;
 };
 
 // Parses "derived" / "advance" / "unconditional" / "legacy" etc.

@@ -216,6 +216,7 @@ std::optional<Finding> StepLockstep(const LockstepSetup& setup,
           CheckRefinement(setup.config, *world, after, impl_dump)) {
     return finding;
   }
+  KeepDecodedTable(setup.config, world);
   if (const model::Invariant* broken =
           model::FirstBrokenInvariant(setup.config, after)) {
     return Finding{std::string(broken->name), "broken on the model's state"};

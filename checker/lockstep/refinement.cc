@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <thread>
 
 #include "checker/lockstep/bytes_checks.h"
 #include "checker/lockstep/inflight.h"
@@ -391,11 +392,27 @@ impl::Blob ManifestBlob(const impl::World& world, uint64_t number,
   return it == objects.end() ? nullptr : it->second;
 }
 
+struct TableEntry;
+// The decoding of `blob` (retention `retained`) that `base` holds, or null.
+VersionPtr FromBase(const TableEntry* base, const std::string& shards,
+                    uint64_t number, const impl::Blob& blob, bool retained);
+
+// `*blob`: the version's manifest blob (null if neither retained nor
+// archived). `base`: a table of the same World decoded before (or null),
+// whose decodings of the same blobs serve.
 Result<VersionPtr> ReadVersionCached(const impl::World& world, uint64_t number,
-                                     const std::string& shards) {
+                                     const std::string& shards,
+                                     const TableEntry* base,
+                                     impl::Blob* blob_out) {
   thread_local VersionCache cache;
   bool retained = false;
   const impl::Blob blob = ManifestBlob(world, number, &retained);
+  *blob_out = blob;
+  if (VersionPtr reused = FromBase(base, shards, number, blob, retained)) {
+    // A decoding of this very blob: its number and retention.
+    MEMWAL_ASSERT(reused->transaction != nullptr);
+    return reused;
+  }
   // The retained flag is part of the decoding: an archived blob is cached
   // with a mark.
   if (blob != nullptr) {
@@ -437,6 +454,11 @@ struct TableEntry {
   std::vector<impl::Blob> keep{};
   Status status = Status::Ok();  // the table could not be decoded
   std::vector<VersionPtr> versions{};
+  // Each version's manifest blob (null if it had none), beside `versions`,
+  // and the shard uuids they were decoded with: a later table of the same
+  // World lineage reuses a decoding whose blob and retention are its own.
+  std::vector<impl::Blob> version_blobs{};
+  std::string shards{};
   // The versions in model terms, ops decided by their transaction files
   // (checker/lockstep/transactions.h); status: the model cannot represent
   // them.
@@ -478,6 +500,20 @@ struct TableEntry {
   std::vector<Staged> staged{};  // newest last, at most kStagedMax
 };
 constexpr std::size_t kStagedMax = 8;
+
+VersionPtr FromBase(const TableEntry* base, const std::string& shards,
+                    uint64_t number, const impl::Blob& blob, bool retained) {
+  if (base == nullptr || blob == nullptr || base->shards != shards)
+    return nullptr;
+  for (std::size_t k = 0; k < base->versions.size(); ++k) {
+    const VersionPtr& version = base->versions[k];
+    if (version->number != number) continue;
+    if (base->version_blobs[k] != blob || version->retained != retained)
+      return nullptr;
+    return version;
+  }
+  return nullptr;
+}
 
 struct WalEntry {
   std::vector<impl::Blob> keep{};
@@ -649,20 +685,23 @@ void AbstractTable(const model::Config& config,
 }
 
 void FillTable(const model::Config& config, const impl::World& world,
-               TableEntry* entry) {
+               const TableEntry* base, TableEntry* entry) {
   Result<std::vector<uint64_t>> numbers = world.Versions();
   if (!numbers.ok()) {
     entry->status = numbers.status();
     return;
   }
-  const std::string shards = ShardKey(world);
+  entry->shards = ShardKey(world);
   for (const uint64_t number : *numbers) {
-    Result<VersionPtr> version = ReadVersionCached(world, number, shards);
+    impl::Blob blob;
+    Result<VersionPtr> version =
+        ReadVersionCached(world, number, entry->shards, base, &blob);
     if (!version.ok()) {
       entry->status = version.status();
       return;
     }
     entry->versions.push_back(std::move(*version));
+    entry->version_blobs.push_back(std::move(blob));
   }
   Result<std::shared_ptr<const impl::RowsView>> shared = world.SharedRows();
   if (!shared.ok()) {
@@ -692,8 +731,34 @@ void FillTable(const model::Config& config, const impl::World& world,
 // build that key (and a begin that writes only a data file is a hit).
 constexpr std::size_t kEpochSlots = 4096;
 
+// The decoded table kept with a World (impl::World::annotation): the entry
+// and the key it was found by, on the thread that filled it (its lazily
+// asked answers are that thread's to fill).
+struct TableMemo {
+  uint64_t epoch = 0;
+  std::string root;
+  std::thread::id thread;
+  std::shared_ptr<TableEntry> entry;
+};
+constexpr char kTableMemoOwner = 0;
+
+const TableMemo* TableMemoOf(const impl::World& world) {
+  const impl::World::Annotation& annotation = world.annotation();
+  if (annotation.owner != &kTableMemoOwner || annotation.value == nullptr)
+    return nullptr;
+  return static_cast<const TableMemo*>(annotation.value.get());
+}
+
 std::shared_ptr<TableEntry> CachedTable(const model::Config& config,
                                         const impl::World& world) {
+  const TableMemo* kept = TableMemoOf(world);
+  if (kept != nullptr && kept->epoch == world.store().versions_epoch() &&
+      kept->thread == std::this_thread::get_id() &&
+      kept->root == world.table_root())
+    return kept->entry;
+  // Else the table kept with this World is an ancestor's (read-only here):
+  // its decodings of the blobs this table still has serve.
+  const TableEntry* base = kept == nullptr ? nullptr : kept->entry.get();
   thread_local impl::EpochCache<std::shared_ptr<TableEntry>, kEpochSlots> memo;
   return memo.Get(world.store().versions_epoch(), world.table_root(), [&] {
     thread_local EntryCache<TableEntry> cache;
@@ -713,7 +778,7 @@ std::shared_ptr<TableEntry> CachedTable(const model::Config& config,
       std::string unused;
       AppendObjects(world, versions, &unused, &entry->keep);
       AppendObjects(world, archived, &unused, &entry->keep);
-      FillTable(config, world, entry.get());
+      FillTable(config, world, base, entry.get());
     }
     // A cached table is decoded whole or carries why not.
     MEMWAL_ASSERT(!entry->status.ok() || !entry->abstract_status.ok() ||
@@ -721,6 +786,24 @@ std::shared_ptr<TableEntry> CachedTable(const model::Config& config,
     return entry;
   });
 }
+
+}  // namespace
+
+void KeepDecodedTable(const model::Config& config, impl::World* world) {
+  const TableMemo* kept = TableMemoOf(*world);
+  if (kept != nullptr && kept->epoch == world->store().versions_epoch() &&
+      kept->thread == std::this_thread::get_id() &&
+      kept->root == world->table_root())
+    return;
+  auto memo = std::make_shared<TableMemo>(
+      TableMemo{.epoch = world->store().versions_epoch(),
+                .root = world->table_root(),
+                .thread = std::this_thread::get_id(),
+                .entry = CachedTable(config, *world)});
+  world->set_annotation({&kTableMemoOwner, std::move(memo)});
+}
+
+namespace {
 
 // Keyed by the MemWAL's own objects (its directory under the WAL root), which
 // are all World::ReadWal reads.

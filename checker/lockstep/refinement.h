@@ -136,6 +136,11 @@ struct Finding {
   std::string detail;     // readable, multi-line
 };
 
+// Keeps the decoded table of `world` (CheckRefinement's) with it
+// (impl::World::annotation), so that the checks of the Worlds stepped from
+// it decode only the manifests they add.
+void KeepDecodedTable(const model::Config& config, impl::World* world);
+
 // After a step: evaluates every model invariant on the implementation's
 // abstraction (reported first; ReadsMissNoRows with the served SSTables
 // decided by the implementation's reader, World::Watermarks for the shapes of
