@@ -416,6 +416,8 @@ struct CorpusFlags {
   std::vector<Flag> Flags();
   std::vector<Flag> CheckFlags();
   std::vector<Flag> OwnFlags();
+  std::vector<Flag> WalkFlags();
+  std::vector<Flag> DirModeFlags();
 };
 
 // corpus takes check's configuration switches (CheckFlagSet::ConfigFlags,
@@ -445,7 +447,8 @@ std::vector<Flag> CorpusFlags::CheckFlags() {
   return flags;
 }
 
-std::vector<Flag> CorpusFlags::OwnFlags() {
+// --count and --depth: how many walks, how long each.
+std::vector<Flag> CorpusFlags::WalkFlags() {
   std::vector<Flag> flags;
   for (const char* name : {"--count", "--depth"}) {
     const std::string flag(name);
@@ -467,6 +470,12 @@ std::vector<Flag> CorpusFlags::OwnFlags() {
                  return Status::Ok();
                }));
   }
+  return flags;
+}
+
+// --resume and --force: what to do with a DIR that exists.
+std::vector<Flag> CorpusFlags::DirModeFlags() {
+  std::vector<Flag> flags;
   for (const CorpusDirMode mode :
        {CorpusDirMode::kResume, CorpusDirMode::kForce}) {
     const bool resume = mode == CorpusDirMode::kResume;
@@ -483,6 +492,12 @@ std::vector<Flag> CorpusFlags::OwnFlags() {
       return Status::Ok();
     };
   }
+  return flags;
+}
+
+std::vector<Flag> CorpusFlags::OwnFlags() {
+  std::vector<Flag> flags = WalkFlags();
+  for (Flag& flag : DirModeFlags()) flags.push_back(std::move(flag));
   flags.push_back(Valued(
       "--memory-limit", "MB", "stop (exit 3) when resident memory exceeds MB",
       [this](std::string_view value) -> Status {

@@ -182,120 +182,159 @@ Status FinishEntry(const GateEntry& entry) {
   return CheckEntryArgs(entry);
 }
 
-}  // namespace
+// Reads a gate file line by line; each line goes to the [gate] block or to
+// the entry it belongs to.
+class GateParser {
+ public:
+  explicit GateParser(const std::string& path) : path_(path) {}
 
-Result<GateFile> ParseGateFile(std::string_view text, const std::string& path) {
-  GateFile file;
-  std::set<std::string> names;
-  bool in_gate = false;
-  bool has_check = false;
-  int number = 0;
-  auto at = [&](int line, std::string_view message) {
-    return Usage(path + ":" + std::to_string(line) + ": " +
+  Result<GateFile> Parse(std::string_view text) {
+    std::istringstream lines{std::string(text)};
+    std::string raw;
+    while (std::getline(lines, raw)) {
+      ++number_;
+      const std::string line = Trim(raw);
+      if (line.empty() || line[0] == '#') continue;
+      MEMWAL_RETURN_IF_ERROR(line.front() == '[' ? Header(line)
+                                                 : KeyLine(line));
+    }
+    if (in_gate_ && file_.entries.empty())
+      return At(number_, "the gate file has no entries");
+    MEMWAL_RETURN_IF_ERROR(FinishLast());
+    if (file_.entries.empty())
+      return At(number_, "the gate file has no entries");
+    return std::move(file_);
+  }
+
+ private:
+  Status At(int line, std::string_view message) const {
+    return Usage(path_ + ":" + std::to_string(line) + ": " +
                  std::string(message));
-  };
-  auto finish = [&]() -> Status {
-    if (file.entries.empty() || in_gate) return Status::Ok();
-    GateEntry& entry = file.entries.back();
-    if (entry.kind == GateEntry::Kind::kCheck && !has_check)
-      return at(entry.line, "entry " + entry.name + " has no `check =` line");
+  }
+
+  // Judges the entry just closed, once its block ends.
+  Status FinishLast() const {
+    if (file_.entries.empty() || in_gate_) return Status::Ok();
+    const GateEntry& entry = file_.entries.back();
+    if (entry.kind == GateEntry::Kind::kCheck && !has_check_)
+      return At(entry.line, "entry " + entry.name + " has no `check =` line");
     const Status status = FinishEntry(entry);
     if (!status.ok())
-      return at(entry.check_line > 0 ? entry.check_line : entry.line,
+      return At(entry.check_line > 0 ? entry.check_line : entry.line,
                 "entry " + entry.name + ": " + status.message());
     return Status::Ok();
-  };
-  std::istringstream lines{std::string(text)};
-  std::string raw;
-  while (std::getline(lines, raw)) {
-    ++number;
-    const std::string line = Trim(raw);
-    if (line.empty() || line[0] == '#') continue;
-    if (line.front() == '[') {
-      if (line.back() != ']') return at(number, "a header ends with ']'");
-      MEMWAL_RETURN_IF_ERROR(finish());
-      const std::string header = Trim(line.substr(1, line.size() - 2));
-      if (header == "gate") {
-        if (!file.entries.empty())
-          return at(number, "[gate] comes before the entries");
-        in_gate = true;
-        continue;
-      }
-      if (header.rfind("entry ", 0) != 0)
-        return at(number, "a header is [gate] or [entry NAME]");
-      const std::string name = Trim(header.substr(6));
-      if (name.empty() || name.find_first_of(" \t/\\=") != std::string::npos ||
-          name[0] == '.')
-        return at(number, "an entry's name is one word without / \\ or =");
-      if (!names.insert(name).second)
-        return at(number, "entry " + name + " is named twice");
-      in_gate = false;
-      has_check = false;
-      file.entries.push_back(GateEntry{.name = name, .line = number});
-      continue;
+  }
+
+  // `[gate]` or `[entry NAME]`.
+  Status Header(const std::string& line) {
+    if (line.back() != ']') return At(number_, "a header ends with ']'");
+    MEMWAL_RETURN_IF_ERROR(FinishLast());
+    const std::string header = Trim(line.substr(1, line.size() - 2));
+    if (header == "gate") {
+      if (!file_.entries.empty())
+        return At(number_, "[gate] comes before the entries");
+      in_gate_ = true;
+      return Status::Ok();
     }
+    if (header.rfind("entry ", 0) != 0)
+      return At(number_, "a header is [gate] or [entry NAME]");
+    const std::string name = Trim(header.substr(6));
+    if (name.empty() || name.find_first_of(" \t/\\=") != std::string::npos ||
+        name[0] == '.')
+      return At(number_, "an entry's name is one word without / \\ or =");
+    if (!names_.insert(name).second)
+      return At(number_, "entry " + name + " is named twice");
+    in_gate_ = false;
+    has_check_ = false;
+    file_.entries.push_back(GateEntry{.name = name, .line = number_});
+    return Status::Ok();
+  }
+
+  // `key = value`, in the [gate] block or in an entry.
+  Status KeyLine(const std::string& line) {
     const std::size_t eq = line.find('=');
     if (eq == std::string::npos)
-      return at(number, "a line is `key = value`, a [header] or a # comment");
+      return At(number_, "a line is `key = value`, a [header] or a # comment");
     const std::string key = Trim(line.substr(0, eq));
     const std::string value = Trim(line.substr(eq + 1));
-    if (in_gate) {
-      if (key != "safety-seconds")
-        return at(number, "[gate] knows only safety-seconds");
-      char* end = nullptr;
-      const double seconds = std::strtod(value.c_str(), &end);
-      if (value.empty() || *end != '\0' || !(seconds > 0))
-        return at(number, "safety-seconds is a positive number");
-      file.safety_seconds = seconds;
-      continue;
-    }
-    if (file.entries.empty())
-      return at(number, "a key outside an [entry NAME] block");
-    GateEntry& entry = file.entries.back();
+    if (in_gate_) return GateKey(key, value);
+    if (file_.entries.empty())
+      return At(number_, "a key outside an [entry NAME] block");
+    return EntryKey(key, value);
+  }
+
+  Status GateKey(const std::string& key, const std::string& value) {
+    if (key != "safety-seconds")
+      return At(number_, "[gate] knows only safety-seconds");
+    char* end = nullptr;
+    const double seconds = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || !(seconds > 0))
+      return At(number_, "safety-seconds is a positive number");
+    file_.safety_seconds = seconds;
+    return Status::Ok();
+  }
+
+  Status EntryKey(const std::string& key, const std::string& value) {
+    GateEntry& entry = file_.entries.back();
     Result<std::vector<std::string>> words = Words(value);
-    if (!words.ok()) return at(number, words.status().message());
+    if (!words.ok()) return At(number_, words.status().message());
     if (key == "check") {
-      if (has_check || entry.kind == GateEntry::Kind::kProperties)
-        return at(number, "one `check =` or `properties =` line per entry");
+      if (has_check_ || entry.kind == GateEntry::Kind::kProperties)
+        return At(number_, "one `check =` or `properties =` line per entry");
       entry.args = *words;
-      entry.check_line = number;
-      has_check = true;
+      entry.check_line = number_;
+      has_check_ = true;
     } else if (key == "properties") {
-      if (has_check || !words->empty())
-        return at(number,
+      if (has_check_ || !words->empty())
+        return At(number_,
                   "`properties =` takes no value and replaces `check =`");
       entry.kind = GateEntry::Kind::kProperties;
     } else if (key == "expect") {
       if (words->size() != 1)
-        return at(number,
+        return At(number_,
                   "expect is one NAME=VERDICT (quote a verdict with spaces)");
       entry.expect.push_back(words->front());
     } else if (key == "budget") {
       if (entry.states + entry.walks + entry.cases > 0)
-        return at(number, "one budget per entry");
+        return At(number_, "one budget per entry");
       const Status status = ParseBudget(*words, &entry);
-      if (!status.ok()) return at(number, status.message());
+      if (!status.ok()) return At(number_, status.message());
     } else if (key == "cannot-fire") {
-      const std::size_t colon = value.find(':');
-      const std::string kind = Trim(value.substr(0, colon));
-      const std::string reason =
-          colon == std::string::npos ? "" : Trim(value.substr(colon + 1));
-      if (KindIndex(kind) < 0)
-        return at(number, "cannot-fire: unknown action '" + kind + "'");
-      if (reason.empty())
-        return at(number, "cannot-fire needs `ACTION: the reason`");
-      entry.cannot_fire.push_back({kind, reason});
+      return CannotFire(value, &entry);
     } else {
-      return at(number, "unknown key '" + key +
-                            "' (check, properties, expect, budget, "
-                            "cannot-fire)");
+      return At(number_, "unknown key '" + key +
+                             "' (check, properties, expect, budget, "
+                             "cannot-fire)");
     }
+    return Status::Ok();
   }
-  if (in_gate && file.entries.empty())
-    return at(number, "the gate file has no entries");
-  MEMWAL_RETURN_IF_ERROR(finish());
-  if (file.entries.empty()) return at(number, "the gate file has no entries");
-  return file;
+
+  // `cannot-fire = ACTION: the reason`.
+  Status CannotFire(const std::string& value, GateEntry* entry) const {
+    const std::size_t colon = value.find(':');
+    const std::string kind = Trim(value.substr(0, colon));
+    const std::string reason =
+        colon == std::string::npos ? "" : Trim(value.substr(colon + 1));
+    if (KindIndex(kind) < 0)
+      return At(number_, "cannot-fire: unknown action '" + kind + "'");
+    if (reason.empty())
+      return At(number_, "cannot-fire needs `ACTION: the reason`");
+    entry->cannot_fire.push_back({kind, reason});
+    return Status::Ok();
+  }
+
+  const std::string& path_;
+  GateFile file_{};
+  std::set<std::string> names_{};
+  bool in_gate_ = false;
+  bool has_check_ = false;
+  int number_ = 0;
+};
+
+}  // namespace
+
+Result<GateFile> ParseGateFile(std::string_view text, const std::string& path) {
+  return GateParser(path).Parse(text);
 }
 
 namespace {
@@ -464,6 +503,72 @@ void JudgeProperties(EntryRun* run) {
                             : "failed: " + failed;
 }
 
+// Makes the entry's output directory afresh and starts its child.
+Status StartEntry(EntryRun* run, const GateFile& file) {
+  std::error_code error;
+  fs::remove_all(run->dir, error);
+  fs::create_directories(run->dir, error);
+  if (error)
+    return Status::IoError("cannot create " + run->dir + ": " +
+                           error.message());
+  const bool properties = run->entry->kind == GateEntry::Kind::kProperties;
+  MEMWAL_RETURN_IF_ERROR(
+      Spawn(ChildArgs(*run->entry, file, run->dir),
+            run->dir + (properties ? "/properties.txt" : "/result.json"),
+            run->dir + "/stderr.txt", &run->pid));
+  run->start = Clock::now();
+  return Status::Ok();
+}
+
+// Kills the children that ran past `hard_stop` seconds.
+void KillOverdue(std::vector<EntryRun>* runs,
+                 const std::map<pid_t, std::size_t>& running,
+                 double hard_stop) {
+  for (const auto& [child, k] : running) {
+    EntryRun& run = (*runs)[k];
+    const double elapsed =
+        std::chrono::duration<double>(Clock::now() - run.start).count();
+    if (elapsed > hard_stop && !run.killed) {
+      kill(child, SIGKILL);
+      run.killed = true;
+    }
+  }
+}
+
+// Records how an entry's child ended and judges its output.
+void JudgeEnded(EntryRun* run, int status) {
+  run->seconds =
+      std::chrono::duration<double>(Clock::now() - run->start).count();
+  run->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  if (run->stopped) {
+    run->outcome = "not run";
+    run->why = "--fail-fast: stopped when an earlier entry failed";
+  } else if (run->entry->kind == GateEntry::Kind::kProperties) {
+    JudgeProperties(run);
+  } else {
+    JudgeCheck(run);
+  }
+}
+
+// --fail-fast: kills the children still running and marks them stopped.
+void StopRunning(std::vector<EntryRun>* runs,
+                 const std::map<pid_t, std::size_t>& running) {
+  for (const auto& [child, k] : running) {
+    kill(child, SIGKILL);
+    (*runs)[k].stopped = true;
+  }
+}
+
+// --fail-fast: the entries from `next` on were never started.
+void MarkNotStarted(std::vector<EntryRun>* runs, std::size_t next) {
+  for (std::size_t k = next; k < runs->size(); ++k) {
+    EntryRun& run = (*runs)[k];
+    run.exit_code = 0;
+    run.outcome = "not run";
+    run.why = "--fail-fast: an earlier entry failed";
+  }
+}
+
 // Runs `runs` at most `jobs` at a time; calls `done` in file order as soon
 // as an entry and every one before it have finished.
 // With `fail_fast`, the first entry that fails (or errs) ends the run: the
@@ -479,46 +584,21 @@ Status RunAll(std::vector<EntryRun>* runs, const GateFile& file, int jobs,
   bool stopping = false;
   while (reported < runs->size()) {
     if (stopping && running.empty()) {
-      for (std::size_t k = next; k < runs->size(); ++k) {
-        EntryRun& run = (*runs)[k];
-        run.exit_code = 0;
-        run.outcome = "not run";
-        run.why = "--fail-fast: an earlier entry failed";
-      }
+      MarkNotStarted(runs, next);
       next = runs->size();
       while (reported < runs->size()) done((*runs)[reported++]);
       break;
     }
     while (!stopping && next < runs->size() &&
            static_cast<int>(running.size()) < jobs) {
-      EntryRun& run = (*runs)[next];
-      std::error_code error;
-      fs::remove_all(run.dir, error);
-      fs::create_directories(run.dir, error);
-      if (error)
-        return Status::IoError("cannot create " + run.dir + ": " +
-                               error.message());
-      const bool properties = run.entry->kind == GateEntry::Kind::kProperties;
-      MEMWAL_RETURN_IF_ERROR(
-          Spawn(ChildArgs(*run.entry, file, run.dir),
-                run.dir + (properties ? "/properties.txt" : "/result.json"),
-                run.dir + "/stderr.txt", &run.pid));
-      run.start = Clock::now();
-      running[run.pid] = next;
+      MEMWAL_RETURN_IF_ERROR(StartEntry(&(*runs)[next], file));
+      running[(*runs)[next].pid] = next;
       ++next;
     }
     int status = 0;
     const pid_t pid = waitpid(-1, &status, WNOHANG);
     if (pid == 0) {
-      for (const auto& [child, k] : running) {
-        EntryRun& run = (*runs)[k];
-        const double elapsed =
-            std::chrono::duration<double>(Clock::now() - run.start).count();
-        if (elapsed > hard_stop && !run.killed) {
-          kill(child, SIGKILL);
-          run.killed = true;
-        }
-      }
+      KillOverdue(runs, running, hard_stop);
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       continue;
     }
@@ -527,24 +607,11 @@ Status RunAll(std::vector<EntryRun>* runs, const GateFile& file, int jobs,
     if (found == running.end()) continue;
     EntryRun& run = (*runs)[found->second];
     running.erase(found);
-    run.seconds =
-        std::chrono::duration<double>(Clock::now() - run.start).count();
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-    if (run.stopped) {
-      run.outcome = "not run";
-      run.why = "--fail-fast: stopped when an earlier entry failed";
-    } else if (run.entry->kind == GateEntry::Kind::kProperties) {
-      JudgeProperties(&run);
-    } else {
-      JudgeCheck(&run);
-    }
+    JudgeEnded(&run, status);
     if (fail_fast && !stopping &&
         (run.outcome == "FAIL" || run.outcome == "error")) {
       stopping = true;
-      for (const auto& [child, k] : running) {
-        kill(child, SIGKILL);
-        (*runs)[k].stopped = true;
-      }
+      StopRunning(runs, running);
     }
     while (reported < runs->size() && (*runs)[reported].exit_code >= 0)
       done((*runs)[reported++]);
@@ -776,6 +843,172 @@ std::vector<Flag> PropertiesFlags(PropertiesArgs* parsed) {
   };
 }
 
+// Reads and parses the gate file; --safety-seconds overrides its own.
+Result<GateFile> LoadGateFile(const GateArgs& parsed) {
+  MEMWAL_ASSIGN_OR_RETURN(const std::string text, ReadText(parsed.gate_path));
+  MEMWAL_ASSIGN_OR_RETURN(GateFile file, ParseGateFile(text, parsed.gate_path));
+  if (parsed.safety_seconds > 0) file.safety_seconds = parsed.safety_seconds;
+  return file;
+}
+
+// The entries to run, in file order: all, or those --entry names.
+Result<std::vector<EntryRun>> SelectEntries(const GateFile& file,
+                                            const GateArgs& parsed) {
+  for (const std::string& name : parsed.only) {
+    if (std::none_of(file.entries.begin(), file.entries.end(),
+                     [&](const GateEntry& e) { return e.name == name; }))
+      return Usage("no entry named '" + name + "' in " + parsed.gate_path);
+  }
+  std::vector<EntryRun> runs;
+  for (const GateEntry& entry : file.entries) {
+    if (!parsed.only.empty() &&
+        std::find(parsed.only.begin(), parsed.only.end(), entry.name) ==
+            parsed.only.end())
+      continue;
+    runs.push_back(
+        EntryRun{.entry = &entry,
+                 .dir = (fs::path(parsed.out_dir) / entry.name).string()});
+  }
+  return runs;
+}
+
+// The portfolio's result, once every entry has ended.
+struct GateTally {
+  double wall = 0;
+  double entry_seconds = 0;
+  bool whole = false;    // no --entry
+  bool all_ran = false;  // no entry reads "not run"
+  Coverage coverage{};
+  int code = kExitOk;
+  std::string verdict{};
+};
+
+GateTally TallyRuns(const std::vector<EntryRun>& runs, bool whole,
+                    double wall) {
+  GateTally tally{.wall = wall, .whole = whole};
+  bool failed = false, budget = false, error = false;
+  for (const EntryRun& run : runs) {
+    tally.entry_seconds += run.seconds;
+    failed = failed || run.outcome == "FAIL";
+    budget = budget || run.outcome == "budget";
+    error = error || run.outcome == "error";
+  }
+  tally.all_ran = std::none_of(runs.begin(), runs.end(), [](const EntryRun& r) {
+    return r.outcome == "not run";
+  });
+  tally.coverage = JudgeCoverage(runs, whole && tally.all_ran);
+  failed = failed || !tally.coverage.findings.empty();
+  tally.code = error    ? kExitUsage
+               : failed ? kExitViolation
+               : budget ? kExitIncomplete
+                        : kExitOk;
+  tally.verdict = tally.code == kExitOk           ? "ok"
+                  : tally.code == kExitViolation  ? "FAIL"
+                  : tally.code == kExitIncomplete ? "budget"
+                                                  : "error";
+  return tally;
+}
+
+// One test case per entry, and one for coverage.
+Status WriteGateJunit(const std::string& path,
+                      const std::vector<EntryRun>& runs,
+                      const GateTally& tally) {
+  report::JunitSuite suite{.name = "memwal-gate", .seconds = tally.wall};
+  for (const EntryRun& run : runs) suite.cases.push_back(EntryCase(run));
+  report::JunitCase c{.classname = "memwal-gate.coverage", .name = "coverage"};
+  if (!tally.whole || !tally.all_ran) {
+    c.result = report::JunitCase::Result::kSkipped;
+    c.message = "a subset of the portfolio: coverage not judged";
+  } else if (!tally.coverage.findings.empty()) {
+    c.result = report::JunitCase::Result::kFailed;
+    c.message = tally.coverage.findings.front();
+    for (const std::string& f : tally.coverage.findings) c.body += f + "\n";
+  }
+  suite.cases.push_back(c);
+  return report::WriteFileAtomically(path, report::JunitXml({suite}));
+}
+
+void PrintGateJson(std::ostream& out, const std::vector<EntryRun>& runs,
+                   const GateTally& tally, int jobs) {
+  json entries = json::array();
+  for (const EntryRun& run : runs) {
+    entries.push_back(json{{"name", run.entry->name},
+                           {"outcome", run.outcome},
+                           {"expected", Expected(*run.entry)},
+                           {"got", run.got},
+                           {"why", run.why},
+                           {"states", run.states},
+                           {"transitions", run.transitions},
+                           {"cases", run.cases},
+                           {"seconds", run.seconds},
+                           {"output", run.dir}});
+  }
+  const Coverage& coverage = tally.coverage;
+  out << json{{"verdict", tally.verdict},
+              {"entries", entries},
+              {"coverage", json{{"judged", tally.whole},
+                                {"fired", coverage.fired},
+                                {"goals", coverage.goals},
+                                {"findings", coverage.findings}}},
+              {"seconds", tally.wall},
+              {"entry_seconds", tally.entry_seconds},
+              {"jobs", jobs}}
+             .dump(1)
+      << "\n";
+}
+
+// The lines after the entries' own: coverage, time, verdict.
+void PrintGateSummary(std::ostream& out, const GateTally& tally,
+                      const GateArgs& parsed) {
+  const Coverage& coverage = tally.coverage;
+  int kinds_fired = 0;
+  for (const auto& [kind, count] : coverage.fired) kinds_fired += count > 0;
+  int goals_reached = 0;
+  for (const auto& [goal, value] : coverage.goals)
+    goals_reached += value == "reached";
+  for (const std::string& finding : coverage.findings) out << finding << "\n";
+  if (tally.whole && tally.all_ran) {
+    out << "coverage: " << kinds_fired << " of " << model::kActionKinds
+        << " actions fired, " << goals_reached << " of "
+        << model::AllGoals().size() << " goals reached across the portfolio\n";
+  } else {
+    out << (tally.all_ran
+                ? "coverage: not judged (a subset of the portfolio)\n"
+                : "coverage: not judged (--fail-fast stopped the run)\n");
+  }
+  out << "time: " << Seconds(tally.wall) << " wall, "
+      << Seconds(tally.entry_seconds) << " in entries (" << parsed.jobs
+      << " at a time)\n";
+  if (!parsed.junit_path.empty()) out << "junit: " << parsed.junit_path << "\n";
+  out << "verdict: " << tally.verdict << "\n";
+}
+
+// Runs the selected entries, printing a line per entry as it ends (unless
+// --json), and judges the portfolio.
+Result<GateTally> RunEntries(std::vector<EntryRun>* runs, const GateFile& file,
+                             const GateArgs& parsed, std::ostream& out) {
+  std::size_t width = 0;
+  for (const EntryRun& run : *runs)
+    width = std::max(width, run.entry->name.size());
+  const bool text_out = !parsed.json;
+  if (text_out) {
+    out << "gate: " << parsed.gate_path << ", " << runs->size() << " of "
+        << file.entries.size() << " entries, " << parsed.jobs
+        << " at a time; output under " << parsed.out_dir << "/\n";
+    out.flush();
+  }
+  const auto start = Clock::now();
+  MEMWAL_RETURN_IF_ERROR(
+      RunAll(runs, file, parsed.jobs, parsed.fail_fast, [&](const EntryRun& r) {
+        if (!text_out) return;
+        out << EntryLine(r, width) << "\n";
+        out.flush();
+      }));
+  const double wall =
+      std::chrono::duration<double>(Clock::now() - start).count();
+  return TallyRuns(*runs, parsed.only.empty(), wall);
+}
+
 }  // namespace
 
 std::string GateAbout() {
@@ -806,157 +1039,33 @@ std::vector<Flag> PropertiesFlagTable() {
 
 int RunGateCommand(const std::vector<std::string>& args, std::ostream& out,
                    std::ostream& err) {
+  const auto fail = [&](const Status& status) {
+    err << "memwal-check gate: " << status.message() << "\n";
+    return kExitUsage;
+  };
   Result<GateArgs> parsed = ParseArgs(args);
-  if (!parsed.ok()) {
-    err << "memwal-check gate: " << parsed.status().message() << "\n";
-    return kExitUsage;
-  }
-  Result<std::string> text = ReadText(parsed->gate_path);
-  if (!text.ok()) {
-    err << "memwal-check gate: " << text.status().message() << "\n";
-    return kExitUsage;
-  }
-  Result<GateFile> file = ParseGateFile(*text, parsed->gate_path);
-  if (!file.ok()) {
-    err << "memwal-check gate: " << file.status().message() << "\n";
-    return kExitUsage;
-  }
-  if (parsed->safety_seconds > 0) file->safety_seconds = parsed->safety_seconds;
-  std::vector<EntryRun> runs;
-  for (const std::string& name : parsed->only) {
-    if (std::none_of(file->entries.begin(), file->entries.end(),
-                     [&](const GateEntry& e) { return e.name == name; })) {
-      err << "memwal-check gate: no entry named '" << name << "' in "
-          << parsed->gate_path << "\n";
-      return kExitUsage;
-    }
-  }
-  std::size_t width = 0;
-  for (const GateEntry& entry : file->entries) {
-    if (!parsed->only.empty() &&
-        std::find(parsed->only.begin(), parsed->only.end(), entry.name) ==
-            parsed->only.end())
-      continue;
-    runs.push_back(
-        EntryRun{.entry = &entry,
-                 .dir = (fs::path(parsed->out_dir) / entry.name).string()});
-    width = std::max(width, entry.name.size());
-  }
+  if (!parsed.ok()) return fail(parsed.status());
+  Result<GateFile> file = LoadGateFile(*parsed);
+  if (!file.ok()) return fail(file.status());
+  Result<std::vector<EntryRun>> runs = SelectEntries(*file, *parsed);
+  if (!runs.ok()) return fail(runs.status());
   if (parsed->list) {
-    for (const EntryRun& run : runs)
+    for (const EntryRun& run : *runs)
       out << run.entry->name << "  " << Expected(*run.entry) << "\n";
     return kExitOk;
   }
-  const bool whole = parsed->only.empty();
-  const bool text_out = !parsed->json;
-  if (text_out) {
-    out << "gate: " << parsed->gate_path << ", " << runs.size() << " of "
-        << file->entries.size() << " entries, " << parsed->jobs
-        << " at a time; output under " << parsed->out_dir << "/\n";
-    out.flush();
-  }
-  const auto start = Clock::now();
-  const Status ran = RunAll(&runs, *file, parsed->jobs, parsed->fail_fast,
-                            [&](const EntryRun& r) {
-                              if (!text_out) return;
-                              out << EntryLine(r, width) << "\n";
-                              out.flush();
-                            });
-  if (!ran.ok()) {
-    err << "memwal-check gate: " << ran.message() << "\n";
-    return kExitUsage;
-  }
-  const double wall =
-      std::chrono::duration<double>(Clock::now() - start).count();
-  double entry_seconds = 0;
-  bool failed = false, budget = false, error = false;
-  for (const EntryRun& run : runs) {
-    entry_seconds += run.seconds;
-    failed = failed || run.outcome == "FAIL";
-    budget = budget || run.outcome == "budget";
-    error = error || run.outcome == "error";
-  }
-  const bool all_ran =
-      std::none_of(runs.begin(), runs.end(),
-                   [](const EntryRun& r) { return r.outcome == "not run"; });
-  const Coverage coverage = JudgeCoverage(runs, whole && all_ran);
-  failed = failed || !coverage.findings.empty();
-  const int code = error    ? kExitUsage
-                   : failed ? kExitViolation
-                   : budget ? kExitIncomplete
-                            : kExitOk;
-  const std::string verdict = code == kExitOk           ? "ok"
-                              : code == kExitViolation  ? "FAIL"
-                              : code == kExitIncomplete ? "budget"
-                                                        : "error";
-  int kinds_fired = 0;
-  for (const auto& [kind, count] : coverage.fired) kinds_fired += count > 0;
-  int goals_reached = 0;
-  for (const auto& [goal, value] : coverage.goals)
-    goals_reached += value == "reached";
+  Result<GateTally> tally = RunEntries(&*runs, *file, *parsed, out);
+  if (!tally.ok()) return fail(tally.status());
   if (!parsed->junit_path.empty()) {
-    report::JunitSuite suite{.name = "memwal-gate", .seconds = wall};
-    for (const EntryRun& run : runs) suite.cases.push_back(EntryCase(run));
-    report::JunitCase c{.classname = "memwal-gate.coverage",
-                        .name = "coverage"};
-    if (!whole || !all_ran) {
-      c.result = report::JunitCase::Result::kSkipped;
-      c.message = "a subset of the portfolio: coverage not judged";
-    } else if (!coverage.findings.empty()) {
-      c.result = report::JunitCase::Result::kFailed;
-      c.message = coverage.findings.front();
-      for (const std::string& f : coverage.findings) c.body += f + "\n";
-    }
-    suite.cases.push_back(c);
-    const Status written = report::WriteFileAtomically(
-        parsed->junit_path, report::JunitXml({suite}));
-    if (!written.ok()) {
-      err << "memwal-check gate: " << written.message() << "\n";
-      return kExitUsage;
-    }
+    const Status written = WriteGateJunit(parsed->junit_path, *runs, *tally);
+    if (!written.ok()) return fail(written);
   }
   if (parsed->json) {
-    json entries = json::array();
-    for (const EntryRun& run : runs) {
-      entries.push_back(json{{"name", run.entry->name},
-                             {"outcome", run.outcome},
-                             {"expected", Expected(*run.entry)},
-                             {"got", run.got},
-                             {"why", run.why},
-                             {"states", run.states},
-                             {"transitions", run.transitions},
-                             {"cases", run.cases},
-                             {"seconds", run.seconds},
-                             {"output", run.dir}});
-    }
-    out << json{{"verdict", verdict},
-                {"entries", entries},
-                {"coverage", json{{"judged", whole},
-                                  {"fired", coverage.fired},
-                                  {"goals", coverage.goals},
-                                  {"findings", coverage.findings}}},
-                {"seconds", wall},
-                {"entry_seconds", entry_seconds},
-                {"jobs", parsed->jobs}}
-               .dump(1)
-        << "\n";
-    return code;
-  }
-  for (const std::string& finding : coverage.findings) out << finding << "\n";
-  if (whole && all_ran) {
-    out << "coverage: " << kinds_fired << " of " << model::kActionKinds
-        << " actions fired, " << goals_reached << " of "
-        << model::AllGoals().size() << " goals reached across the portfolio\n";
+    PrintGateJson(out, *runs, *tally, parsed->jobs);
   } else {
-    out << (all_ran ? "coverage: not judged (a subset of the portfolio)\n"
-                    : "coverage: not judged (--fail-fast stopped the run)\n");
+    PrintGateSummary(out, *tally, *parsed);
   }
-  out << "time: " << Seconds(wall) << " wall, " << Seconds(entry_seconds)
-      << " in entries (" << parsed->jobs << " at a time)\n";
-  if (!parsed->junit_path.empty())
-    out << "junit: " << parsed->junit_path << "\n";
-  out << "verdict: " << verdict << "\n";
-  return code;
+  return tally->code;
 }
 
 int RunPropertiesCommand(const std::vector<std::string>& args,
