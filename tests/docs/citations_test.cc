@@ -11,19 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "read_all.h"
+
 namespace memwal {
 namespace {
 
 namespace fs = std::filesystem;
 
 const fs::path kRoot = MEMWAL_SOURCE_DIR;
-
-std::string ReadAll(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 // Section numbers of the "## §n" / "### §n.m" headings of docs/lance-facts.md.
 std::set<std::string> FactHeadings() {

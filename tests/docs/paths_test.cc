@@ -19,6 +19,8 @@
 #include <string>
 #include <vector>
 
+#include "read_all.h"
+
 namespace memwal {
 namespace {
 
@@ -30,13 +32,6 @@ const fs::path kBuild = MEMWAL_BINARY_DIR;
 constexpr const char* kTops[] = {"base",  "bench", "checker", "cmake",
                                  "docs",  "fuzz",  "impl",    "inspect",
                                  "model", "spec",  "tests",   "examples"};
-
-std::string ReadAll(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 bool IsPlaceholder(const std::string& component) {
   bool upper = false;

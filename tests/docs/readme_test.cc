@@ -20,6 +20,7 @@
 #include "checker/engine/liveness.h"
 #include "checker/lockstep/refinement.h"
 #include "model/invariants.h"
+#include "read_all.h"
 
 namespace memwal {
 namespace {
@@ -27,13 +28,6 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kRoot = MEMWAL_SOURCE_DIR;
-
-std::string ReadAll(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 std::vector<std::string> Lines(const std::string& text) {
   std::vector<std::string> lines;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "checker/cli/commands.h"
+#include "read_all.h"
 
 namespace memwal {
 namespace {
@@ -78,13 +79,6 @@ std::string WithoutSeconds(const std::string& markdown) {
     out += row + "\n";
   }
   return out;
-}
-
-std::string ReadAll(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
 }
 
 TEST(VariantsTable, CommittedTableMatchesARun) {
