@@ -646,12 +646,19 @@ Status CheckState(const Options& options, const model::State& state,
   return Status::Ok();
 }
 
-Status Run(const Options& options, std::ostream& out, Counts* counts,
-           std::vector<json>* findings) {
+// This process's own directory under the temporary directory, where the query
+// server runs and the state tables are written.
+fs::path MakeScratch() {
   const fs::path scratch =
       fs::temp_directory_path() /
       (std::string("memwal-lance-diff-").append(std::to_string(getpid())));
   fs::create_directories(scratch);
+  return scratch;
+}
+
+Status Run(const Options& options, std::ostream& out, Counts* counts,
+           std::vector<json>* findings) {
+  const fs::path scratch = MakeScratch();
   MEMWAL_ASSIGN_OR_RETURN(
       std::unique_ptr<QueryServer> server,
       QueryServer::Start(options.lancedb, scratch.string()));
@@ -764,10 +771,7 @@ Status RunCorpus(const Options& options, Counts* counts,
                  std::vector<json>* findings) {
   MEMWAL_ASSIGN_OR_RETURN(const std::vector<fs::path> traces,
                           CorpusTraces(options.corpus));
-  const fs::path scratch =
-      fs::temp_directory_path() /
-      (std::string("memwal-lance-diff-").append(std::to_string(getpid())));
-  fs::create_directories(scratch);
+  const fs::path scratch = MakeScratch();
   MEMWAL_ASSIGN_OR_RETURN(
       std::unique_ptr<QueryServer> server,
       QueryServer::Start(options.lancedb, scratch.string()));
