@@ -478,26 +478,4 @@ Result<bool> World::Retirable(uint32_t shard, uint64_t generation) const {
                          options_.protocol);
 }
 
-std::optional<Protocol> ParseProtocol(std::string_view name) {
-  if (name == "derived") return Protocol::kDerived;
-  if (name == "advance") return Protocol::kAdvance;
-  if (name == "unconditional") return Protocol::kUnconditional;
-  if (name == "legacy") return Protocol::kLegacy;
-  return std::nullopt;
-}
-
-std::optional<ReadMode> ParseReadMode(std::string_view name) {
-  if (name == "strict") return ReadMode::kStrict;
-  if (name == "min") return ReadMode::kMin;
-  if (name == "single-index") return ReadMode::kSingleIndex;
-  return std::nullopt;
-}
-
-std::optional<GcMode> ParseGcMode(std::string_view name) {
-  if (name == "atomic") return GcMode::kAtomic;
-  if (name == "stale-read") return GcMode::kStaleRead;
-  if (name == "recheck") return GcMode::kRecheck;
-  return std::nullopt;
-}
-
 }  // namespace memwal::impl

@@ -353,11 +353,6 @@ class World {
   Annotation annotation_;
 };
 
-// Parses "derived" / "advance" / "unconditional" / "legacy" etc.
-std::optional<Protocol> ParseProtocol(std::string_view name);
-std::optional<ReadMode> ParseReadMode(std::string_view name);
-std::optional<GcMode> ParseGcMode(std::string_view name);
-
 }  // namespace memwal::impl
 
 #endif  // MEMWAL_IMPL_WORLD_H_

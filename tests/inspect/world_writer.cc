@@ -4,6 +4,7 @@
 // reverse-direction probe of tests/fixtures/lancedb/REVERSE.md (does LanceDB
 // open what our directory store writes?).
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include "impl/directory_store.h"
@@ -30,7 +31,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string protocol_name = argc == 3 ? argv[2] : "legacy";
-  const auto protocol = memwal::impl::ParseProtocol(protocol_name);
+  std::optional<memwal::impl::Protocol> protocol;
+  if (protocol_name == "legacy") protocol = memwal::impl::Protocol::kLegacy;
+  if (protocol_name == "derived") protocol = memwal::impl::Protocol::kDerived;
   if (!protocol.has_value()) {
     std::cerr << "inspect_world_writer: unknown protocol " << protocol_name
               << "\n";
