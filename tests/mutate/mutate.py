@@ -310,7 +310,8 @@ def main():
                         help="write the score's summary (score line, counts, source commit, "
                              "binary digest, command) to FILE (docs/mutation-score.json) and "
                              "the README's mutation-score block from it; only for a complete "
-                             "run over every generated mutant with the gate file")
+                             "run in one invocation with the gate file, over every generated "
+                             "mutant or a seeded --sample (then it says so)")
     parser.add_argument("--readme", default=os.path.join(ROOT, "README.md"),
                         help="the README whose mutation-score block --write-score rewrites")
     parser.add_argument("--check-readme", action="store_true",
@@ -328,10 +329,10 @@ def main():
         return 0
     if not 1 <= options.jobs <= 2:
         fail("--jobs: 1 or 2 (the machine has 2 cores)")
-    if options.write_score and (options.only or options.sample or options.every > 1 or
-                                options.report_only or options.resume):
-        fail("--write-score: only a complete run over every mutant in one invocation (no "
-             "--only, --sample, --every, --resume or --report-only)")
+    if options.write_score and (options.only or options.every > 1 or options.report_only or
+                                options.resume):
+        fail("--write-score: only a complete run in one invocation, over every mutant or a "
+             "seeded --sample (no --only, --every, --resume or --report-only)")
     judge = read_judge(options.judge)
     if options.write_score and not is_gate_file(options.judge):
         fail("--write-score: the score is the gate file's (memwal-check gate), not a list's")
@@ -511,7 +512,7 @@ def main():
     print(f"report: {out}/mutate.json, {out}/mutate.txt")
     refuted = report["refuted"]
     if options.write_score:
-        if report["run"] != "complete":
+        if report["run"].startswith("partial"):
             fail(f"--write-score: the run is not complete ({report['run']}); nothing written")
         if refuted:
             fail("--write-score: an argued-equivalent mutant was killed; nothing written")
@@ -749,7 +750,8 @@ NOT_MEASURED = {"measured": False,
 
 def score_summary(report, digest):
     head, dirty = source_commit()
-    return {"measured": True, "score_line": score_line(report),
+    return {"measured": True, "run": report["run"], "score_line": score_line(report),
+            "sample": report["counts"].get("sample"),
             "percent": report["score"]["percent"], "killed": report["score"]["killed"],
             "non_equivalent": report["score"]["non_equivalent"],
             "counts": report["counts"], "judged": report["judged"],
@@ -769,10 +771,19 @@ def readme_block(score):
                 "and writes this paragraph from its result.")
     else:
         c = score["counts"]
-        body = (f"Mutation score of `./memwal check`: **{score['percent']}%** "
-                f"({score['killed']} killed of {score['non_equivalent']} non-equivalent "
-                f"mutants; {c['generated']} generated, {c['unreached']} reached by no entry, "
-                f"{c['equivalent']} argued equivalent), measured by `{score['command']}` on "
+        if score.get("sample"):
+            what = (f"a seeded sample of {score['sample']} of the {c['generated']} generated "
+                    f"mutants, not the full score: {score['killed']} killed of "
+                    f"{score['non_equivalent']} non-equivalent; of the sample, "
+                    f"{c['unreached']} reached by no entry, {c['equivalent']} argued "
+                    f"equivalent")
+        else:
+            what = (f"{score['killed']} killed of {score['non_equivalent']} non-equivalent "
+                    f"mutants; {c['generated']} generated, {c['unreached']} reached by no "
+                    f"entry, {c['equivalent']} argued equivalent")
+        body = (f"Mutation score of `./memwal check`"
+                f"{' (a sample)' if score.get('sample') else ''}: **{score['percent']}%** "
+                f"({what}), measured by `{score['command']}` on "
                 f"commit {score['source_commit']}"
                 f"{' with local changes' if score['source_dirty'] else ''} ({score['date']}). "
                 f"Its survivors, each with its reason, are in docs/mutation-score.json.")

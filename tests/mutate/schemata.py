@@ -509,7 +509,17 @@ class FileMutator:
     def generate(self, excluded, next_id, mutants):
         """Numbers the live sites from next_id, appends their mutants; returns the text."""
         roots = self.nest(excluded)
-        seen = {}  # (function, mutation, text) -> sites so far: the site's ordinal
+        # A site's ordinal among the function's sites of one mutation and text, counted over
+        # every site found (the compiler's drops and the nesting's skips included), so that a
+        # dropped site never renumbers the others and a key never moves to another site.
+        seen, ordinals = {}, {}
+        for s in self.sites:
+            original = " ".join(self.text(s.lo, s.hi).split())
+            for _, description, _ in s.alternatives:
+                position = (s.lo, s.hi, s.rank, description)
+                if position not in ordinals:
+                    site = (s.function, description, original[:100])
+                    ordinals[position] = seen[site] = seen.get(site, 0) + 1
         for s in self.sites:
             if not getattr(s, "live", False):
                 continue
@@ -517,8 +527,7 @@ class FileMutator:
             original = " ".join(self.text(s.lo, s.hi).split())
             for fmt, description, operator in s.alternatives:
                 s.ids.append(next_id)
-                site = (s.function, description, original[:100])
-                ordinal = seen[site] = seen.get(site, 0) + 1
+                ordinal = ordinals[(s.lo, s.hi, s.rank, description)]
                 mutants.append({
                     "id": next_id, "file": self.rel, "line": line,
                     "column": s.lo - self.line_starts[line - 1] + 1,

@@ -141,9 +141,12 @@ def readme(options, work):
                           not_measured])
     assert code == 0, (code, err)
     # --write-score refuses a run that is not the full one.
-    code, out, err = run(["--write-score", os.path.join(work, "w.json"), "--sample", "3",
+    code, out, err = run(["--write-score", os.path.join(work, "w.json"), "--only", "3",
                           "--binary", options.binary, "--mutants", options.mutants])
     assert code == 2 and "--write-score" in err, (code, err)
+    sample = dict(score, sample=300)
+    assert "not the full score" in mutate.readme_block(sample)
+    assert "sample" not in mutate.readme_block(score)
     print("readme: a hand-edited figure, a figure outside the block and a figure without a "
           "measured score file each fail the check")
 
