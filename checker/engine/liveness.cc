@@ -459,11 +459,10 @@ void ExpandLayerChunk(const model::Config& config, const Frames& frames,
       expansion.enabled = FairEnabledAmong(config, state, actions);
       expansion.goal = Discharged(config, state);
       if (windowed) {
-        actions.erase(std::remove_if(actions.begin(), actions.end(),
-                                     [](const Action& a) {
-                                       return !InContinuation(a);
-                                     }),
-                      actions.end());
+        actions.erase(
+            std::remove_if(actions.begin(), actions.end(),
+                           [](const Action& a) { return !InContinuation(a); }),
+            actions.end());
       }
       expansion.next.resize(actions.size() + (windowed ? 0 : 1));
       for (std::size_t a = 0; a < actions.size(); ++a) {
