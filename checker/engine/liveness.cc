@@ -599,6 +599,10 @@ class LayerSweep {
       sweep_.stopped_by = InterruptName().data();
       return SweepEnd::kStopped;
     }
+    if (options_.cancel != nullptr && options_.cancel->load()) {
+      sweep_.stopped_by = "cancelled";
+      return SweepEnd::kStopped;
+    }
     if (OverMemory(options_)) {
       sweep_.stopped_by = "memory-limit";
       return SweepEnd::kStopped;
@@ -1029,6 +1033,9 @@ std::optional<std::string> GraphBuild::Build(const LivenessOptions& options) {
     }
     if ((++expanded & 1023) == 0 && Interrupted())
       return std::string(InterruptName());
+    if ((expanded & 1023) == 0 && options.cancel != nullptr &&
+        options.cancel->load())
+      return "cancelled";
     if ((expanded & 1023) == 0 && OverMemory(options)) return "memory-limit";
     ExpandNode(state, windowed);
     if (discovered_ > options.max_states || discovered_ + 1 >= kMaxNodes)
