@@ -304,6 +304,15 @@ bool MayLiftFair(const FairGraph& quotient, const Frames& frames,
   return (whole_orbits & ~taken & ~kGoalBit & ((1u << kNoClass) - 1)) == 0;
 }
 
+// Whether node `n` has an edge to a node of the SCC `in_scc`.
+bool HasEdgeWithin(const FairGraph& graph, uint32_t n,
+                   const std::vector<bool>& in_scc) {
+  for (uint32_t e = graph.begin[n]; e < graph.begin[n + 1]; ++e) {
+    if (in_scc[FairGraph::Target(graph.edges[e])]) return true;
+  }
+  return false;
+}
+
 // Does some SCC of `graph` without goal states hold a fair cycle of the
 // concrete graph (R72, and with symmetry R73's lift)? *over_budget: the
 // memory limit was passed while lifting.
@@ -318,6 +327,12 @@ bool HasFairCycle(const FairGraph& graph, const EdgeFrames& edge_frame,
       [&](const std::vector<uint32_t>& members,
           const std::vector<bool>& in_scc) {
         if (found || *over_budget) return;
+        if (members.size() == 1 && !HasEdgeWithin(graph, members[0], in_scc)) {
+          // A lone state, no edge inside: every lift is a lone state whose
+          // classes are these renamed, fair (a dead end) when there are none.
+          found = (graph.enabled[members[0]] & ~kGoalBit) == 0;
+          return;
+        }
         if (!MayLiftFair(graph, frames, members, in_scc)) return;
         const Product product =
             Lift(graph, edge_frame, frames, members, in_scc);
