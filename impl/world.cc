@@ -303,8 +303,8 @@ Status World::CopyBasedFiles(const pb::Manifest& manifest,
       MEMWAL_ASSIGN_OR_RETURN(const std::string base, base_of(data.base_id()));
       MEMWAL_RETURN_IF_ERROR(copy(base, "data/" + data.path()));
     }
-    if (fragment.has_deletion_file() &&
-        fragment.deletion_file().has_base_id()) {
+    // (Without a deletion file, deletion_file() is the default: no base.)
+    if (fragment.deletion_file().has_base_id()) {
       MEMWAL_ASSIGN_OR_RETURN(const std::string base,
                               base_of(fragment.deletion_file().base_id()));
       MEMWAL_RETURN_IF_ERROR(copy(
