@@ -18,6 +18,13 @@
 //   updated_fragments) retries when the Update moved rows (new fragments in
 //   REWRITE_ROWS mode) or rewrote a replaced field; new fragments of a
 //   REWRITE_COLUMNS Update are unrelated inserts and meet nothing.
+// - A Rewrite retries against a Delete that removed or wrote a deletion file
+//   for (updated_fragments) one of its fragments (check_rewrite_txn).
+// - UpdateBases is incompatible with another adding the same non-zero id,
+//   the same name or the same path (check_add_bases_txn).
+// - Config keys (upsert_key_conflict): a key one side upserts and the other
+//   upserts or deletes is incompatible, also against an Overwrite's
+//   config_upsert_values; two deletions of one key are not.
 // - A DataOverlay of a fragment an Update left in place retries only when the
 //   Update moved rows out of it (Lance then compares the moved rows with the
 //   overlay's coverage; these overlays cover their whole fragment, so they
@@ -73,6 +80,45 @@ Transaction UpdateInPlace(uint64_t fragment, bool new_fragments,
   if (new_fragments) op->add_new_fragments()->set_id(9);
   op->set_update_mode(mode);
   op->add_fields_modified(field_modified);
+  return t;
+}
+
+Transaction DeleteRowsOf(uint64_t fragment) {
+  Transaction t;
+  t.set_read_version(3);
+  t.mutable_delete_()->add_updated_fragments()->set_id(fragment);
+  return t;
+}
+
+// A base with `name` ("": none).
+Transaction AddBase(uint32_t id, const std::string& name,
+                    const std::string& path) {
+  Transaction t;
+  t.set_read_version(3);
+  auto* base = t.mutable_update_bases()->add_new_bases();
+  base->set_id(id);
+  if (!name.empty()) base->set_name(name);
+  base->set_path(path);
+  return t;
+}
+
+// An UpdateConfig upserting (value) or deleting (no value) config key `key`.
+Transaction ConfigKey(const std::string& key, bool upsert) {
+  Transaction t;
+  t.set_read_version(3);
+  auto* entry =
+      t.mutable_update_config()->mutable_config_updates()->add_update_entries();
+  entry->set_key(key);
+  if (upsert) entry->set_value("v");
+  return t;
+}
+
+Transaction OverwriteUpserting(const std::string& key) {
+  Transaction t;
+  t.set_read_version(3);
+  t.mutable_overwrite()->add_fragments()->set_id(0);
+  t.mutable_overwrite()->mutable_config_upsert_values()->insert(
+      {key, std::string("v")});
   return t;
 }
 
@@ -135,6 +181,28 @@ std::vector<Cell> Cells() {
        UpdateInPlace(1, false, kRows, 1), 'C'},
       {"DataOverlay against a column rewrite with inserts", overlay,
        UpdateInPlace(1, true, kColumns, 0), 'C'},
+      {"Rewrite against a Delete of rows of its fragment",
+       table::Representative(table::kRewrite, mine), DeleteRowsOf(1), 'R'},
+      {"Rewrite against a Delete of rows of another fragment",
+       table::Representative(table::kRewrite, mine), DeleteRowsOf(2), 'C'},
+      {"UpdateBases adding one base id twice", AddBase(5, "", "p"),
+       AddBase(5, "", "q"), 'I'},
+      {"UpdateBases adding base id 0 twice (no id)", AddBase(0, "", "p"),
+       AddBase(0, "", "q"), 'C'},
+      {"UpdateBases adding one base name twice", AddBase(5, "n", "p"),
+       AddBase(6, "n", "q"), 'I'},
+      {"UpdateBases adding other bases", AddBase(5, "n", "p"),
+       AddBase(6, "m", "q"), 'C'},
+      {"UpdateConfig upserting a key an Overwrite upserts",
+       ConfigKey("k", true), OverwriteUpserting("k"), 'I'},
+      {"UpdateConfig upserting a key an Overwrite does not",
+       ConfigKey("k", true), OverwriteUpserting("j"), 'C'},
+      {"UpdateConfig deleting a key another upserts", ConfigKey("k", false),
+       ConfigKey("k", true), 'I'},
+      {"UpdateConfig upserting a key another deletes", ConfigKey("k", true),
+       ConfigKey("k", false), 'I'},
+      {"UpdateConfigs deleting one key", ConfigKey("k", false),
+       ConfigKey("k", false), 'C'},
   };
 }
 
