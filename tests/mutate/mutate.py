@@ -206,7 +206,10 @@ def describe(entry):
     return " ".join(entry["args"])
 
 
-def build(build_dir):
+def build(build_dir, targets):
+    """Builds `targets` (memwal-check-mutant, and conformance-test-mutant for a judge list's
+    `test` lines; the gate file's rule-properties entry runs inside memwal-check-mutant) in
+    build_dir, configuring it first (Release, ccache when present) if it is new."""
     cache = os.path.join(build_dir, "CMakeCache.txt")
     os.makedirs(build_dir, exist_ok=True)
     log = os.path.join(build_dir, "mutate-build.log")
@@ -221,7 +224,7 @@ def build(build_dir):
                 fail(f"configuring {build_dir} failed (see {log})")
         print(f"building {build_dir} (log: {log})", file=sys.stderr, flush=True)
         code = subprocess.call(["nice", "-n", "5", "cmake", "--build", build_dir, "-j2",
-                                "--target", "memwal-check-mutant", "conformance-test-mutant"],
+                                "--target"] + targets,
                                stdout=out, stderr=subprocess.STDOUT)
     if code != 0:
         fail(f"building the mutant schemata failed (see {log})")
@@ -343,7 +346,8 @@ def main():
     elif options.list and options.mutants:
         binary, mutants_path = None, options.mutants
     else:
-        binary, mutants_path = build(options.build_dir)
+        binary, mutants_path = build(options.build_dir, ["memwal-check-mutant"] + (
+            [] if is_gate_file(options.judge) else ["conformance-test-mutant"]))
     with open(mutants_path) as f:
         schemata = json.load(f)
     mutants = schemata["mutants"]

@@ -592,10 +592,14 @@ def syntax_errors(compiler, flags, path, rel):
 
 
 def write_if_changed(path, text):
+    """Writes `text` to `path` unless it holds it already; then it only touches the file, so
+    that make sees the outputs newer than their inputs and does not run this command again
+    (in every target that uses the outputs, and on every later build) when nothing changed."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
     if os.path.exists(path):
         with open(path) as f:
             if f.read() == text:
+                os.utime(path)
                 return
     with open(path + ".tmp", "w") as f:
         f.write(text)
