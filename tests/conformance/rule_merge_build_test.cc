@@ -148,6 +148,21 @@ TEST(RuleFunctions, AMergeDroppingAFieldDropsItsIndexAndPrunesRewrittenFiles) {
   EXPECT_NE(impl::FindMemWalIndex(built.after.index_section), nullptr);
 }
 
+TEST(RuleFunctions, AMergeDroppingTheFirstIndexedFieldKeepsTheOtherIndexWhole) {
+  const Built built = BuildMerge([](Transaction::Merge* merge) {
+    merge->mutable_schema()->DeleteSubrange(0, 1);  // field 0 leaves
+  });
+  EXPECT_EQ(Named(built.after, "idx_0"), nullptr);
+  const auto* before = Named(built.before, "idx_1");
+  const auto* after = Named(built.after, "idx_1");
+  ASSERT_NE(after, nullptr);
+  EXPECT_EQ(after->uuid().uuid(), before->uuid().uuid());
+  EXPECT_EQ(Covers(*after), Covers(*before));
+  EXPECT_NE(impl::FindMemWalIndex(built.after.index_section), nullptr);
+  EXPECT_EQ(built.after.index_section.indices_size(),
+            built.before.index_section.indices_size() - 1);
+}
+
 // Lance assigns the rows of an appended fragment without row ids the next
 // stable row ids in order, from next_row_id up [P §10.1]. (World's own
 // fragments hold one row each, so only a fragment of several rows tells
