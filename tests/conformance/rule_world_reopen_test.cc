@@ -3,8 +3,9 @@
 // with) is the same table: the same versions, each with the same live
 // fragments, progress, catch-up positions, feature bits, operation, system
 // index uuid and max_fragment_id; the same rows and deleted rows; the same
-// flushed and retired SSTables per shard, in the same shard order; and the
-// reopened table takes the next commit. The gate's entries never leave the
+// flushed and retired SSTables per shard, in the same shard order; the
+// reopened World has the options it was opened with, takes the next commit
+// and clones into a table of its own. The gate's entries never leave the
 // in-memory store, so this is the one check of the directory round trip it
 // runs (tests/impl/roundtrip_test.cc has more, outside the gate).
 #include <gtest/gtest.h>
@@ -94,8 +95,18 @@ TEST(RuleFunctions, ATableWrittenToADirectoryReopensAsTheSameTable) {
     Result<World> reopened = World::OpenFrom(*directory, options);
     ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
     ExpectSameTable(world, *reopened);
+    EXPECT_EQ(reopened->options().shards, options.shards);
+    EXPECT_EQ(reopened->options().indexes, options.indexes);
+    EXPECT_EQ(reopened->options().seed, options.seed);
     Publish(*reopened, reopened->BeginAppend());
     Publish(world, world.BeginAppend());
+    EXPECT_EQ(reopened->ReadRows()->fragments, world.ReadRows()->fragments);
+    // The reopened World clones into a table of its own, leaving the opened
+    // one as it was.
+    const std::string opened_root = reopened->table_root();
+    ASSERT_TRUE(reopened->ShallowClone().ok());
+    ASSERT_TRUE(world.ShallowClone().ok());
+    EXPECT_NE(reopened->table_root(), opened_root);
     EXPECT_EQ(reopened->ReadRows()->fragments, world.ReadRows()->fragments);
   }
   std::filesystem::remove_all(root);
