@@ -424,38 +424,6 @@ void ReplaceMemWalIndex(const pb::MemWalIndexDetails& details, uint64_t version,
   MEMWAL_ASSERT(index->uuid().uuid().size() == 16);
 }
 
-Result<std::set<std::string>> CoverageChangedNames(
-    const pb::IndexSection& before, const pb::IndexSection& after) {
-  MEMWAL_ASSIGN_OR_RETURN(const Segments old_segments, UserSegments(before));
-  MEMWAL_ASSIGN_OR_RETURN(const Segments new_segments, UserSegments(after));
-  std::set<std::string> changed;
-  for (const auto& [name, list] : new_segments) {
-    const auto it = old_segments.find(name);
-    if (it == old_segments.end() || it->second != list) changed.insert(name);
-  }
-  return changed;
-}
-
-Result<bool> WithdrawCoverageInvalidatedAfterBuild(
-    const std::set<std::string>& changed, uint64_t version,
-    const UuidSource& new_uuid, pb::IndexSection* section) {
-  if (changed.empty()) return false;
-  const pb::IndexMetadata* index = FindMemWalIndex(*section);
-  if (index == nullptr) return false;
-  MEMWAL_ASSIGN_OR_RETURN(pb::MemWalIndexDetails details,
-                          UnpackMemWalDetails(*index));
-  auto* entries = details.mutable_index_catchup();
-  bool removed = false;
-  for (int k = entries->size() - 1; k >= 0; --k) {
-    if (changed.count(entries->Get(k).index_name()) == 0) continue;
-    entries->DeleteSubrange(k, 1);
-    removed = true;
-  }
-  if (!removed) return false;
-  ReplaceMemWalIndex(details, version, new_uuid, section);
-  return true;
-}
-
 Result<std::optional<ReadVersionState>> ReadStateFor(Protocol protocol,
                                                      const Snapshot* read) {
   if (read == nullptr) return std::optional<ReadVersionState>();
@@ -513,17 +481,6 @@ Result<ManifestFile> BuildManifest(const BuildInput& input) {
     return Refuse("the head has only one MemWAL catch-up bit");
   }
   MEMWAL_RETURN_IF_ERROR(ApplyActivation(input, &file));
-  if (input.migrate != nullptr) {
-    // Lance: migrate_indices, then withdraw what it narrowed [P §4.1 step 6].
-    const pb::IndexSection built = file.index_section;
-    (*input.migrate)(&file.index_section);
-    MEMWAL_ASSIGN_OR_RETURN(const std::set<std::string> changed,
-                            CoverageChangedNames(built, file.index_section));
-    MEMWAL_RETURN_IF_ERROR(WithdrawCoverageInvalidatedAfterBuild(
-                               changed, file.manifest.version(),
-                               *input.new_uuid, &file.index_section)
-                               .status());
-  }
   MEMWAL_ASSERT(file.manifest.version() == current.version() + 1);
   return file;
 }

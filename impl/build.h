@@ -25,11 +25,6 @@ namespace memwal::impl {
 using UuidSource =
     std::function<std::string()>;  // Fresh 16 raw bytes per call.
 
-// A metadata migration run on the built index section (Lance: migrate_indices
-// after build_manifest [P §4.1 step 6]). It may narrow a segment's bitmap
-// keeping its uuid, or fill in file lists and timestamps.
-using IndexMigration = std::function<void(pb::IndexSection*)>;
-
 struct BuildInput {
   Protocol protocol = Protocol::kDerived;
   BugSet bugs;
@@ -39,8 +34,6 @@ struct BuildInput {
   const pb::Transaction* transaction = nullptr;
   std::string transaction_file;
   const UuidSource* new_uuid = nullptr;
-  // Run after the build, followed by the withdraw step; nullptr = none.
-  const IndexMigration* migrate = nullptr;
   // The writer_version stamped into the new manifest (impl/format.h).
   std::string_view writer = kWriterVersion;
 };
@@ -65,20 +58,6 @@ bool RequiresCatchup(Protocol protocol, const pb::Manifest& manifest);
 // new_mem_wal_index_meta) and stamping `version`.
 void ReplaceMemWalIndex(const pb::MemWalIndexDetails& details, uint64_t version,
                         const UuidSource& new_uuid, pb::IndexSection* section);
-
-// Lance: withdraw_coverage_invalidated_after_build [P §4.1 step 6, §6.3.1].
-// Removes the index_catchup entries of `changed` names; only if one was
-// removed is the system index rewritten (fresh uuid, stamped `version`).
-// Returns whether it was.
-Result<bool> WithdrawCoverageInvalidatedAfterBuild(
-    const std::set<std::string>& changed, uint64_t version,
-    const UuidSource& new_uuid, pb::IndexSection* section);
-
-// Names whose coverage identity (uuid + bitmap of each segment, spec R2)
-// differs between two index sections; file lists, timestamps and details do
-// not count.
-Result<std::set<std::string>> CoverageChangedNames(
-    const pb::IndexSection& before, const pb::IndexSection& after);
 
 // ReadVersionState for a derivation, or nullopt when Lance would not load it
 // (R33).

@@ -273,7 +273,12 @@ Result<ConflictClass> RewriteRow(const pb::Transaction& self,
   const FragmentIds mine = RewrittenBy(self);
   switch (committed.operation_case()) {
     case Op::kDelete:
-      return Meets(mine, DeletedBy(committed)) ? kRetry : kOk;
+      // Lance: the fragments a Delete removed or wrote a deletion file for
+      // (its updated_fragments): a rewrite of either would drop the deletion.
+      return Meets(mine, DeletedBy(committed)) ||
+                     Meets(mine, UpdatedBy(committed))
+                 ? kRetry
+                 : kOk;
     case Op::kUpdate:
       return Meets(mine, UpdatedBy(committed)) ? kRetry : kOk;
     case Op::kRewrite:

@@ -94,30 +94,6 @@ uint64_t ExclusionWatermark(const VersionView& head, const std::string& shard,
   return watermark;
 }
 
-Result<std::optional<std::string>> ResolveSingleIndex(
-    const pb::IndexSection& section, int32_t field,
-    const std::set<std::string>& maintained) {
-  std::set<std::string> names;  // Deduplicates the segments of one index.
-  for (const pb::IndexMetadata& index : section.indices()) {
-    if (IsMemWalIndex(index)) continue;
-    if (std::find(index.fields().begin(), index.fields().end(), field) !=
-        index.fields().end()) {
-      names.insert(index.name());
-    }
-  }
-  if (names.size() > 1) {
-    std::string list;
-    for (const std::string& name : names)
-      list += (list.empty() ? "" : ", ") + name;
-    return Status::InvalidArgument("field " + std::to_string(field) +
-                                   " is covered by more than one index (" +
-                                   list + "); a MemWAL query uses one");
-  }
-  if (names.empty() || maintained.count(*names.begin()) == 0)
-    return std::optional<std::string>();
-  return std::optional<std::string>(*names.begin());
-}
-
 bool Retirable(const std::vector<const VersionView*>& retained,
                const std::string& shard, uint64_t generation,
                Protocol protocol) {

@@ -41,18 +41,6 @@ uint64_t ExclusionWatermark(const VersionView& head, const std::string& shard,
                             const std::vector<std::string>& query,
                             Protocol protocol, ReadMode mode, BugSet bugs);
 
-// lancedb resolve_single_index [P §8.1], for one query arm searching the column
-// `field`: the segments of the index section whose fields contain `field` are
-// deduplicated by index name (one logical index has many segments); more than
-// one distinct index is InvalidArgument (the query would need more than one
-// index); the name is returned only if the MemWAL maintains it
-// (`maintained_indexes`). nullopt is the fallback: no index on the column, or
-// one the MemWAL does not maintain, which then caps no watermark (the plain
-// scan's compaction watermark applies). System indexes are never candidates.
-Result<std::optional<std::string>> ResolveSingleIndex(
-    const pb::IndexSection& section, int32_t field,
-    const std::set<std::string>& maintained);
-
 // R12: may SSTable (shard, generation) be deleted, given every retained
 // version?
 bool Retirable(const std::vector<const VersionView*>& retained,

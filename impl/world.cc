@@ -282,6 +282,38 @@ void DropBases(ManifestFile* file) {
 
 }  // namespace
 
+Status World::CopyBasedFiles(const pb::Manifest& manifest,
+                             const std::string& root) {
+  const auto base_of = [&](uint32_t id) -> Result<std::string> {
+    for (const pb::BasePath& base : manifest.base_paths()) {
+      if (base.id() == id) return base.path();
+    }
+    return Status::Corruption("no base path " + std::to_string(id));
+  };
+  const auto copy = [&](const std::string& from,
+                        const std::string& path) -> Status {
+    const auto it = store_.objects().find(from + path);
+    if (it == store_.objects().end())
+      return Status::Corruption("the clone source has no " + from + path);
+    return store_.PutShared(root + path, it->second);
+  };
+  for (const pb::DataFragment& fragment : manifest.fragments()) {
+    for (const pb::DataFile& data : fragment.files()) {
+      if (!data.has_base_id()) continue;
+      MEMWAL_ASSIGN_OR_RETURN(const std::string base, base_of(data.base_id()));
+      MEMWAL_RETURN_IF_ERROR(copy(base, "data/" + data.path()));
+    }
+    // (Without a deletion file, deletion_file() is the default: no base.)
+    if (fragment.deletion_file().has_base_id()) {
+      MEMWAL_ASSIGN_OR_RETURN(const std::string base,
+                              base_of(fragment.deletion_file().base_id()));
+      MEMWAL_RETURN_IF_ERROR(copy(
+          base, DeletionFilePath(fragment.id(), fragment.deletion_file())));
+    }
+  }
+  return Status::Ok();
+}
+
 Status World::DeepClone() {
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
   const std::string source = table_root_;
@@ -310,6 +342,9 @@ Status World::DeepClone() {
     for (const auto& [path, blob] : copies)
       MEMWAL_RETURN_IF_ERROR(store_.PutShared(table_root_ + path, blob));
   }
+  // ... and so are the files a shallow-cloned source keeps under its base
+  // paths: the clone owns a copy of every file its version names.
+  MEMWAL_RETURN_IF_ERROR(CopyBasedFiles(head.file->manifest, table_root_));
   MEMWAL_ASSIGN_OR_RETURN(
       const Blob transaction_blob,
       WriteTransactionFile(&table, name, *file.transaction));

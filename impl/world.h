@@ -309,6 +309,9 @@ class World {
       uint32_t shard) const;
   Status Begin(pb::Transaction transaction);
   Status InitTable();
+  // Copies the data and deletion files `manifest` keeps under its base paths
+  // into `root` (a deep clone's table).
+  Status CopyBasedFiles(const pb::Manifest& manifest, const std::string& root);
   Status InitShards();
   Status RebuildStore(const wire::WorldState& state);
   Result<pb::ShardManifest> LatestShardManifest(uint32_t shard) const;

@@ -11,14 +11,16 @@
 namespace memwal::model {
 namespace {
 
+// A shard's rows are kGenerationsMax consecutive bits (RowBit): they move
+// as one group.
 RowSet PermuteRows(RowSet rows, const Permutation& p) {
-  RowSet out = 0;
+  constexpr unsigned kGroup = (1u << kGenerationsMax) - 1;
+  unsigned out = 0;
   for (int s = 0; s < kShardsMax; ++s) {
-    for (int g = 1; g <= kGenerationsMax; ++g) {
-      if (rows & RowBit(s, g)) out |= RowBit(p.shards[s], g);
-    }
+    out |= ((static_cast<unsigned>(rows) >> (s * kGenerationsMax)) & kGroup)
+           << (p.shards[s] * kGenerationsMax);
   }
-  return out;
+  return static_cast<RowSet>(out);
 }
 
 IndexSet PermuteIndexes(IndexSet set, const Permutation& p) {
@@ -48,19 +50,32 @@ bool TxnNamesShard(OpKind kind) {
   return kind == OpKind::kCompactSsTable || kind == OpKind::kRecordProgress;
 }
 
-void PermuteVersion(const Version& in, const Permutation& p, Version* out) {
-  *out = in;
+// *out holds a copy of `in`: only what the permutation moves is written.
+void PermuteVersion(const Version& in, const Permutation& p, bool shards,
+                    bool indexes, Version* out) {
+  if (indexes) {
+    for (int i = 0; i < kIndexesMax; ++i)
+      out->segments[p.indexes[i]] = in.segments[i];
+  }
   for (int i = 0; i < kIndexesMax; ++i) {
-    out->segments[p.indexes[i]] = in.segments[i];
     for (int s = 0; s < kShardsMax; ++s)
       out->catchup[p.indexes[i]][p.shards[s]] = in.catchup[i][s];
   }
-  for (int s = 0; s < kShardsMax; ++s)
-    out->compacted[p.shards[s]] = in.compacted[s];
-  if (OpNamesIndex(in.op.kind))
+  if (shards) {
+    for (int s = 0; s < kShardsMax; ++s)
+      out->compacted[p.shards[s]] = in.compacted[s];
+  }
+  if (indexes && OpNamesIndex(in.op.kind))
     out->op.index = PermuteIndexName(in.op.index, p);
-  if (in.op.progress_generation > 0)
+  if (shards && in.op.progress_generation > 0)
     out->op.progress_shard = p.shards[in.op.progress_shard];
+}
+
+bool IdentityOn(const uint8_t* order, int n) {
+  for (int k = 0; k < n; ++k) {
+    if (order[k] != k) return false;
+  }
+  return true;
 }
 
 void Factorials(int n, std::vector<std::vector<uint8_t>>* out) {
@@ -97,27 +112,37 @@ std::string SymmetryNote(const Config& config) {
 
 State Permute(const State& state, const Permutation& p) {
   State out = state;
+  const bool shards = !IdentityOn(p.shards.data(), kShardsMax);
+  const bool indexes = !IdentityOn(p.indexes.data(), kIndexesMax);
+  if (!shards && !indexes) {
+    Canonicalize(&out);
+    return out;
+  }
   for (int v = 0; v < state.version_count; ++v)
-    PermuteVersion(state.versions[v], p, &out.versions[v]);
+    PermuteVersion(state.versions[v], p, shards, indexes, &out.versions[v]);
   for (int t = 0; t < state.inflight_count; ++t) {
     const Txn& in = state.inflight[t];
     Txn& txn = out.inflight[t];
     if (TxnNamesShard(in.kind)) txn.shard = p.shards[in.shard];
     if (OpNamesIndex(in.kind)) txn.index = p.indexes[in.index];
   }
-  for (int s = 0; s < kShardsMax; ++s) {
-    out.flushed[p.shards[s]] = state.flushed[s];
-    out.retired[p.shards[s]] = state.retired[s];
+  if (shards) {
+    for (int s = 0; s < kShardsMax; ++s) {
+      out.flushed[p.shards[s]] = state.flushed[s];
+      out.retired[p.shards[s]] = state.retired[s];
+    }
+    out.pending = PermuteRows(state.pending, p);
+    out.deleted = PermuteRows(state.deleted, p);
+    for (int f = 0; f < kFragmentsMax; ++f)
+      out.rows[f] = PermuteRows(state.rows[f], p);
   }
-  out.pending = PermuteRows(state.pending, p);
-  out.deleted = PermuteRows(state.deleted, p);
-  for (int f = 0; f < kFragmentsMax; ++f)
-    out.rows[f] = PermuteRows(state.rows[f], p);
   for (int s = 0; s < kShardsMax; ++s) {
     for (int g = 1; g <= kGenerationsMax; ++g) {
       const int from = s * kGenerationsMax + g - 1;
       const int to = p.shards[s] * kGenerationsMax + g - 1;
-      out.retire_cover[to] = PermuteIndexes(state.retire_cover[from], p);
+      out.retire_cover[to] = indexes
+                                 ? PermuteIndexes(state.retire_cover[from], p)
+                                 : state.retire_cover[from];
     }
   }
   Canonicalize(&out);

@@ -31,9 +31,8 @@ struct FragmentMap {
   std::array<uint8_t, kFragmentsMax> to{};
   FragmentSet Map(FragmentSet set) const {
     FragmentSet out = 0;
-    for (int f = 0; f < kFragmentsMax; ++f) {
-      if (Contains(set, f)) out |= FragmentSet(1u << to[f]);
-    }
+    for (unsigned left = set; left != 0; left &= left - 1)
+      out |= FragmentSet(1u << to[__builtin_ctz(left)]);
     return out;
   }
 };
@@ -112,37 +111,49 @@ void ForEachSet(State* state, Visit visit) {
 // transaction names alone) into the lowest of them, its rows the union.
 // Whether any merged.
 bool MergeAlike(State* state) {
-  bool merged = false;
-  std::array<std::bitset<128>, kFragmentsMax> signature{};
-  int bit = 0;
-  ForEachSet(state, [&](FragmentSet* set) {
-    for (int f = 0; f < kFragmentsMax; ++f) {
-      if (Contains(*set, f)) signature[f].set(bit);
+  // Byte f of `differ`: the fragments some set holds without f, or holds f
+  // without; byte f of kSpread[in] is 0xff when f is in `in`.
+  static constexpr auto kSpread = [] {
+    std::array<uint64_t, 256> spread{};
+    for (unsigned in = 0; in < 256; ++in) {
+      for (int f = 0; f < kFragmentsMax; ++f)
+        if ((in >> f) & 1u) spread[in] |= uint64_t{0xff} << (8 * f);
     }
-    ++bit;
+    return spread;
+  }();
+  static_assert(kFragmentsMax == 8 && sizeof(FragmentSet) == 1);
+  uint64_t differ = 0;
+  FragmentSet named = 0;
+  ForEachSet(state, [&](FragmentSet* set) {
+    const FragmentSet in = *set;
+    named |= in;
+    differ |= (uint64_t{in} * 0x0101010101010101ull) ^ kSpread[in];
   });
-  MEMWAL_ASSERT(bit + 2 * kInflightMax <= 128);
+  // A fragment an in-flight transaction names is like no other.
+  FragmentSet alone = 0;
   for (int t = 0; t < state->inflight_count; ++t) {
     const Txn& txn = state->inflight[t];
     if (!NamesFragment(txn.kind)) continue;
-    signature[txn.fragment].set(bit++);
+    alone |= FragmentSet(1u << txn.fragment);
     if (txn.kind == OpKind::kRewriteFragments)
-      signature[txn.second_fragment].set(bit++);
+      alone |= FragmentSet(1u << txn.second_fragment);
   }
-  for (int f = 0; f < kFragmentsMax; ++f) {
-    if (signature[f].none()) continue;
-    for (int r = 0; r < f; ++r) {
-      if (signature[r] != signature[f]) continue;
-      state->rows[r] |= state->rows[f];
-      state->rows[f] = 0;
-      const FragmentSet away = FragmentSet(~(1u << f));
-      ForEachSet(state, [away](FragmentSet* set) { *set &= away; });
-      signature[f].reset();
-      merged = true;
-      break;
-    }
+  const FragmentSet mergeable = named & FragmentSet(~alone);
+  FragmentSet away = 0;
+  for (int f = 1; f < kFragmentsMax; ++f) {
+    if (!Contains(mergeable, f)) continue;
+    // The lowest fragment alike (never itself merged away).
+    const auto differs = static_cast<FragmentSet>(differ >> (8 * f));
+    const unsigned like = mergeable & FragmentSet(~differs) & ((1u << f) - 1);
+    if (like == 0) continue;
+    const int r = __builtin_ctz(like);
+    state->rows[r] |= state->rows[f];
+    state->rows[f] = 0;
+    away |= FragmentSet(1u << f);
   }
-  return merged;
+  if (away == 0) return false;
+  ForEachSet(state, [away](FragmentSet* set) { *set &= FragmentSet(~away); });
+  return true;
 }
 
 // A version other than the head that no in-flight transaction read is read
@@ -157,14 +168,16 @@ void Summarize(const Config& config, int oldest_read, State* state) {
   std::array<bool, 256> read{};
   for (int t = 0; t < state->inflight_count; ++t)
     read[state->inflight[t].read_version] = true;
-  std::array<Version, kVersionsMax> out{};
+  // In place: version v is read before slot count <= v is written.
+  std::array<Version, kVersionsMax>& out = state->versions;
   int count = 0;
   int past = -1;  // the merged retained version before oldest_read
   for (int v = 0; v < state->version_count; ++v) {
     const Version& version = state->versions[v];
     if (v + 1 == state->version_count || read[version.number] ||
         InstallsMemWal(version.op.kind)) {
-      out[count++] = version;
+      if (count != v) out[count] = version;
+      ++count;
       continue;
     }
     Version projected{.number = version.number,
@@ -190,7 +203,7 @@ void Summarize(const Config& config, int oldest_read, State* state) {
       out[past].compacted[s] =
           std::min(out[past].compacted[s], projected.compacted[s]);
   }
-  state->versions = out;
+  for (int v = count; v < state->version_count; ++v) out[v] = Version{};
   state->version_count = static_cast<uint8_t>(count);
 }
 
@@ -208,22 +221,24 @@ void FoldVersions(const Config& config, State* state) {
   for (int t = 0; t < state->inflight_count; ++t)
     oldest_read = std::min<int>(oldest_read, state->inflight[t].read_version);
   Summarize(config, oldest_read, state);
-  std::array<Version, kVersionsMax> kept{};
+  // In place: version v is read before slot count <= v is written.
+  std::array<Version, kVersionsMax>& kept = state->versions;
   std::array<uint8_t, 256> number_of{};
   int count = 0;
   for (int v = 0; v < state->version_count; ++v) {
     if (!Keeps(*state, v, oldest_read)) continue;
-    kept[count] = state->versions[v];
+    const uint8_t number = state->versions[v].number;
+    if (count != v) kept[count] = state->versions[v];
     // An op is read only by the rebase of a transaction that read an older
     // version (R30) and, for a re-install, by the reinstalls bound (R39).
-    if (state->versions[v].number <= oldest_read &&
+    if (number <= oldest_read &&
         kept[count].op.kind != OpKind::kReinstallMemWal)
       kept[count].op = Op{};
-    number_of[state->versions[v].number] = static_cast<uint8_t>(count + 1);
+    number_of[number] = static_cast<uint8_t>(count + 1);
     kept[count].number = static_cast<uint8_t>(count + 1);
     ++count;
   }
-  state->versions = kept;
+  for (int v = count; v < state->version_count; ++v) kept[v] = Version{};
   state->version_count = static_cast<uint8_t>(count);
   for (int t = 0; t < state->inflight_count; ++t) {
     Txn& txn = state->inflight[t];

@@ -393,14 +393,29 @@ Wire RunChild(const model::Config& config, const engine::Options& search,
   Wire wire{};
   wire.start_kb = ResidentKb();
   const Clock::time_point start = Clock::now();
+  // Depth first, the liveness pass runs beside the one-thread search, as
+  // `check --mode dfs` runs it (checker/cli/check.cc).
+  std::atomic<bool> cancel{false};
+  engine::LivenessResult live;
+  const auto run_liveness = [&] {
+    const Clock::time_point live_start = Clock::now();
+    live = engine::CheckLiveness(
+        config,
+        engine::LivenessOptions{.threads = search.threads, .cancel = &cancel});
+    wire.liveness_seconds = SecondsSince(live_start);
+  };
+  const bool beside = liveness && search.order == engine::Order::kDfs;
+  std::thread pass;
+  if (beside) pass = std::thread(run_liveness);
   const engine::SearchResult result =
       engine::Search(lockstep::LockstepSetup{.config = config}, search);
   std::string verdict(engine::Name(result.verdict));
+  if (beside) {
+    if (result.verdict != engine::Verdict::kOk) cancel.store(true);
+    pass.join();
+  }
   if (liveness && result.verdict == engine::Verdict::kOk) {
-    const Clock::time_point live_start = Clock::now();
-    const engine::LivenessResult live = engine::CheckLiveness(
-        config, engine::LivenessOptions{.threads = search.threads});
-    wire.liveness_seconds = SecondsSince(live_start);
+    if (!beside) run_liveness();
     wire.liveness_states = live.states;
     if (!live.complete) verdict = "incomplete (liveness)";
     if (live.complete && !live.holds) verdict = "violation (liveness)";

@@ -2,6 +2,7 @@
 #include "checker/cli/check.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
@@ -340,17 +341,22 @@ int ExitCode(engine::Verdict verdict) {
   return kExitUsage;
 }
 
-// Runs the liveness check after a complete, clean safety search, under the
-// same state and memory budgets.
-void RunLiveness(const CheckOptions& check, const RunOptions& run,
-                 engine::SearchResult* result) {
-  const engine::LivenessResult live = engine::CheckLiveness(
-      check.config,
-      engine::LivenessOptions{.max_states = check.explore.liveness_max_states,
-                              .memory_limit_mb = run.memory_limit_mb,
-                              .symmetry = run.symmetry,
-                              .layered = run.layered,
-                              .threads = run.threads});
+// The liveness pass's options: the run's state and memory budgets.
+engine::LivenessOptions LivenessOptionsOf(const CheckOptions& check,
+                                          const RunOptions& run) {
+  return engine::LivenessOptions{
+      .max_states = check.explore.liveness_max_states,
+      .memory_limit_mb = run.memory_limit_mb,
+      .symmetry = run.symmetry,
+      .layered = run.layered,
+      .threads = run.threads};
+}
+
+// Puts the liveness pass's result, run after (or beside) a complete, clean
+// safety search, into *result.
+void ApplyLiveness(const CheckOptions& check, const RunOptions& run,
+                   const engine::LivenessResult& live,
+                   engine::SearchResult* result) {
   result->stats.liveness_states = live.states;
   result->stats.liveness_bytes = live.bytes;
   result->stats.liveness_layers = live.layers;
@@ -486,6 +492,22 @@ Result<CheckRun> RunCheckSearch(const CheckOptions& given,
   engine::Options search = SearchOptionsOf(check, run);
   const bool terminal = &err == &std::cerr && isatty(2);
   if (terminal) search.status = &err;
+  // Lockstep depth first (one thread): the liveness pass judges the model's
+  // graph, which the implementation cannot change, so it runs beside the
+  // search on the other cores and is kept only when the search ends ok, as
+  // if it had run after it (the same verdict with any timing).
+  const bool beside = !run.scale_out.active() && run.liveness &&
+                      !check.model_only && run.order == engine::Order::kDfs;
+  std::atomic<bool> cancel{false};
+  engine::LivenessResult live_beside;
+  std::thread liveness;
+  if (beside) {
+    engine::LivenessOptions options = LivenessOptionsOf(check, run);
+    options.cancel = &cancel;
+    liveness = std::thread([&live_beside, &check, options] {
+      live_beside = engine::CheckLiveness(check.config, options);
+    });
+  }
   if (run.scale_out.active()) {
     MEMWAL_ASSIGN_OR_RETURN(
         engine::DistributedResult levels,
@@ -496,10 +518,19 @@ Result<CheckRun> RunCheckSearch(const CheckOptions& given,
   } else {
     done.result = engine::Search(SetupOf(check, run), search);
   }
+  if (beside) {
+    if (done.result.verdict != engine::Verdict::kOk) cancel.store(true);
+    liveness.join();
+  }
   if (!rank0) return done;
   NoteSearchDone(done.result);
-  if (run.liveness && done.result.verdict == engine::Verdict::kOk)
-    RunLiveness(check, run, &done.result);
+  if (run.liveness && done.result.verdict == engine::Verdict::kOk) {
+    ApplyLiveness(check, run,
+                  beside ? live_beside
+                         : engine::CheckLiveness(check.config,
+                                                 LivenessOptionsOf(check, run)),
+                  &done.result);
+  }
   if (done.result.violation && HasTrace(*done.result.violation)) {
     MEMWAL_ASSIGN_OR_RETURN(
         const Written written,

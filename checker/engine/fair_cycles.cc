@@ -100,6 +100,7 @@ void ForEachScc(const FairGraph& graph, const SccVisitor& visit,
   };
   std::vector<Frame> calls;
   std::vector<bool> in_scc(count, false);
+  std::vector<uint32_t> members;  // of the SCC found last
   uint32_t visits = 0;
   std::size_t peak = 0;
   for (uint32_t root = 0; root < count; ++root) {
@@ -126,7 +127,7 @@ void ForEachScc(const FairGraph& graph, const SccVisitor& visit,
       if (!calls.empty())
         low[calls.back().node] = std::min(low[calls.back().node], low[n]);
       if (low[n] != index[n]) continue;
-      std::vector<uint32_t> members;
+      members.clear();
       uint32_t m = 0;
       do {
         m = stack.back();

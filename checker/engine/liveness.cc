@@ -71,6 +71,14 @@ class NodeMap {
     *added = true;
     return next;
   }
+  // Whether `fingerprint` has a number (reads only).
+  bool Contains(uint64_t fingerprint) const {
+    if (keys_.empty()) return false;
+    for (std::size_t k = Home(fingerprint);; k = (k + 1) & (keys_.size() - 1)) {
+      if (numbers_[k] == kEmpty) return false;
+      if (keys_[k] == fingerprint) return true;
+    }
+  }
   std::size_t bytes() const {
     return keys_.capacity() * sizeof(uint64_t) +
            numbers_.capacity() * sizeof(uint32_t);
@@ -296,6 +304,15 @@ bool MayLiftFair(const FairGraph& quotient, const Frames& frames,
   return (whole_orbits & ~taken & ~kGoalBit & ((1u << kNoClass) - 1)) == 0;
 }
 
+// Whether node `n` has an edge to a node of the SCC `in_scc`.
+bool HasEdgeWithin(const FairGraph& graph, uint32_t n,
+                   const std::vector<bool>& in_scc) {
+  for (uint32_t e = graph.begin[n]; e < graph.begin[n + 1]; ++e) {
+    if (in_scc[FairGraph::Target(graph.edges[e])]) return true;
+  }
+  return false;
+}
+
 // Does some SCC of `graph` without goal states hold a fair cycle of the
 // concrete graph (R72, and with symmetry R73's lift)? *over_budget: the
 // memory limit was passed while lifting.
@@ -310,6 +327,12 @@ bool HasFairCycle(const FairGraph& graph, const EdgeFrames& edge_frame,
       [&](const std::vector<uint32_t>& members,
           const std::vector<bool>& in_scc) {
         if (found || *over_budget) return;
+        if (members.size() == 1 && !HasEdgeWithin(graph, members[0], in_scc)) {
+          // A lone state, no edge inside: every lift is a lone state whose
+          // classes are these renamed, fair (a dead end) when there are none.
+          found = (graph.enabled[members[0]] & ~kGoalBit) == 0;
+          return;
+        }
         if (!MayLiftFair(graph, frames, members, in_scc)) return;
         const Product product =
             Lift(graph, edge_frame, frames, members, in_scc);
@@ -395,36 +418,67 @@ struct LayerExpansion {
 // States a chunk of the layered pass holds.
 constexpr uint32_t kChunk = 4096;
 
-// The representative of `next`'s orbit into *out, with its fingerprint and
-// the position of the permutation that maps `next` to it.
+// The representative of `next`'s orbit into *out: its fingerprint, the
+// position of the permutation that maps `next` to it, and its encoding (in
+// *encoding; packed later, only when the state is new).
 void ToRepresentative(const Frames& frames, const State& next, LayerStep* out,
                       std::string* encoding) {
-  State rep;
-  std::size_t k = 0;
-  if (frames.size() > 1) {
-    k = model::CanonicalPosition(frames.list(), next, encoding);
-    out->print = model::Hash64(*encoding);
-    if (k != 0) rep = model::Permute(next, frames.list()[k]);
-  } else {
-    out->print = model::Fingerprint(next);
-  }
+  // One permutation: the encoding of `next` itself, whose hash is
+  // model::Fingerprint(next).
+  const std::size_t k = model::CanonicalPosition(frames.list(), next, encoding);
+  out->print = model::Hash64(*encoding);
   out->frame = static_cast<uint8_t>(k);
-  Pack(k == 0 ? next : rep, &out->packed);
+}
+
+// The fair classes enabled in `state` (FairEnabled) from its enabled
+// actions, already listed.
+uint32_t FairEnabledAmong(const model::Config& config, const State& state,
+                          const std::vector<Action>& actions) {
+  uint32_t mask = 0;
+  for (const Action& action : actions) {
+    const uint32_t c = FairClass(action);
+    if (c != kNoClass) mask |= 1u << c;
+  }
+  const model::Config relaxed = Unbounded(config);
+  for (int i = 0; i < config.bounds.indexes; ++i) {
+    if ((mask >> (kOptimizeClass + i)) & 1u) continue;
+    if (model::IsEnabled(relaxed, state, Action{model::OptimizeIndex{i}}))
+      mask |= 1u << (kOptimizeClass + i);
+  }
+  return mask;
 }
 
 // Expands records[k] into (*expansions)[k] for every k, on `threads` threads
-// each taking a contiguous slice.
+// each taking a contiguous slice. A successor is packed only when `known`
+// (which reads the parts, unchanged while the threads run) does not already
+// hold it: most edges lead to a known state.
+template <typename Known>
 void ExpandLayerChunk(const model::Config& config, const Frames& frames,
                       bool windowed, const std::vector<std::string>& records,
-                      int threads, std::vector<LayerExpansion>* expansions) {
+                      int threads, const Known& known,
+                      std::vector<LayerExpansion>* expansions) {
   auto slice = [&](std::size_t begin, std::size_t end) {
     State state;
     std::vector<Action> actions;
     std::string encoding;
+    const auto finish = [&](LayerStep* next) {
+      if (known(*next))
+        next->packed.clear();
+      else
+        PackEncoding(encoding, &next->packed);
+    };
     for (std::size_t k = begin; k < end; ++k) {
       MEMWAL_ASSERT(Unpack(records[k], &state));
       LayerExpansion& expansion = (*expansions)[k];
-      EnabledSteps(config, state, windowed, &actions);
+      model::EnabledActions(config, state, &actions);
+      expansion.enabled = FairEnabledAmong(config, state, actions);
+      expansion.goal = Discharged(config, state);
+      if (windowed) {
+        actions.erase(
+            std::remove_if(actions.begin(), actions.end(),
+                           [](const Action& a) { return !InContinuation(a); }),
+            actions.end());
+      }
       expansion.next.resize(actions.size() + (windowed ? 0 : 1));
       for (std::size_t a = 0; a < actions.size(); ++a) {
         LayerStep& next = expansion.next[a];
@@ -434,6 +488,7 @@ void ExpandLayerChunk(const model::Config& config, const Frames& frames,
         next.layer = windowed ? LayerOf(config, after) : 0;
         next.fair_class = FairClass(actions[a]);
         next.into = false;
+        finish(&next);
       }
       if (!windowed) {
         State folded = state;
@@ -443,9 +498,8 @@ void ExpandLayerChunk(const model::Config& config, const Frames& frames,
         next.layer = LayerOf(config, folded);
         next.fair_class = kNoClass;
         next.into = true;
+        finish(&next);
       }
-      expansion.enabled = FairEnabled(config, state);
-      expansion.goal = Discharged(config, state);
     }
   };
   const std::size_t count = records.size();
@@ -477,6 +531,7 @@ uint32_t AddPacked(Part* part, uint64_t print, std::string_view packed,
   bool added = false;
   const uint32_t n = part->nodes.Find(print, part->size, &added);
   if (!added) return n;
+  MEMWAL_ASSERT(!packed.empty());  // packed unless known before (Expand)
   ++part->size;
   ++*discovered;
   part->queue.Push(packed);
@@ -519,6 +574,7 @@ class LayerSweep {
       LayerStep init;
       std::string encoding;
       ToRepresentative(frames_, model::Init(config_.bounds), &init, &encoding);
+      PackEncoding(encoding, &init.packed);
       AddPacked(&bounded, init.print, init.packed, &sweep_.states);
       sweep_.end = Expand(bounded, 0, false);
       ++sweep_.layers;
@@ -556,6 +612,10 @@ class LayerSweep {
   std::optional<SweepEnd> Stop() {
     if (Interrupted()) {
       sweep_.stopped_by = InterruptName().data();
+      return SweepEnd::kStopped;
+    }
+    if (options_.cancel != nullptr && options_.cancel->load()) {
+      sweep_.stopped_by = "cancelled";
       return SweepEnd::kStopped;
     }
     if (OverMemory(options_)) {
@@ -636,6 +696,16 @@ class LayerSweep {
   // graph when `windowed` is false) and tests its SCCs.
   SweepEnd Expand(Part& part, uint64_t layer, bool windowed) {
     Layer built(frames_.size());
+    // Is the successor already a node (AddNode then adds nothing)?
+    const auto known = [&](const LayerStep& next) {
+      if ((windowed || next.into) && (next.into || next.layer != layer)) {
+        const auto it = later_.find(next.layer);
+        return it != later_.end() &&
+               it->second.nodes.Contains(next.print ^ kWindowedTag);
+      }
+      return part.nodes.Contains(windowed ? next.print ^ kWindowedTag
+                                          : next.print);
+    };
     for (uint32_t n = 0; n < part.size;) {
       if (const std::optional<SweepEnd> stop = Stop()) return *stop;
       // A chunk of the queue, expanded by the threads, then merged in order:
@@ -645,7 +715,7 @@ class LayerSweep {
         return *stop;
       expansions_.resize(count);
       ExpandLayerChunk(config_, frames_, windowed, records_, options_.threads,
-                       &expansions_);
+                       known, &expansions_);
       if (MemoryExhausted()) {  // a thread ended its slice early
         sweep_.stopped_by = "memory-limit";
         return SweepEnd::kStopped;
@@ -707,17 +777,7 @@ uint32_t FairClass(const Action& action) {
 uint32_t FairEnabled(const model::Config& config, const State& state) {
   std::vector<Action> actions;
   model::EnabledActions(config, state, &actions);
-  uint32_t mask = 0;
-  for (const Action& action : actions) {
-    const uint32_t c = FairClass(action);
-    if (c != kNoClass) mask |= 1u << c;
-  }
-  const model::Config relaxed = Unbounded(config);
-  for (int i = 0; i < config.bounds.indexes; ++i) {
-    if (model::IsEnabled(relaxed, state, Action{model::OptimizeIndex{i}}))
-      mask |= 1u << (kOptimizeClass + i);
-  }
-  return mask;
+  return FairEnabledAmong(config, state, actions);
 }
 
 State Step(const model::Config& config, const State& state,
@@ -988,6 +1048,9 @@ std::optional<std::string> GraphBuild::Build(const LivenessOptions& options) {
     }
     if ((++expanded & 1023) == 0 && Interrupted())
       return std::string(InterruptName());
+    if ((expanded & 1023) == 0 && options.cancel != nullptr &&
+        options.cancel->load())
+      return "cancelled";
     if ((expanded & 1023) == 0 && OverMemory(options)) return "memory-limit";
     ExpandNode(state, windowed);
     if (discovered_ > options.max_states || discovered_ + 1 >= kMaxNodes)

@@ -30,6 +30,7 @@
 #ifndef MEMWAL_CHECKER_ENGINE_LIVENESS_H_
 #define MEMWAL_CHECKER_ENGINE_LIVENESS_H_
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -59,6 +60,9 @@ struct LivenessOptions {
   // Threads expanding each chunk of a layer (the result does not depend on
   // it).
   int threads = 1;
+  // Set by another thread: stop soon, stopped_by "cancelled" (the caller
+  // that runs the pass beside a search discards it when the search fails).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct LivenessResult {

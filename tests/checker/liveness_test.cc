@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -56,6 +57,18 @@ TEST(Liveness, StopsIncompleteWhenTheStateBudgetRunsOut) {
       engine::CheckLiveness(ConfigWith(model::TinyBounds()), 1000);
   EXPECT_FALSE(result.complete);
   EXPECT_EQ(result.stopped_by, "max-states");
+}
+
+// check --mode dfs runs the pass beside the search and cancels it when the
+// search fails (checker/cli/check.cc).
+TEST(Liveness, StopsIncompleteAsCancelledWhenItsCancelFlagIsSet) {
+  const std::atomic<bool> cancel{true};
+  const engine::LivenessResult result = engine::CheckLiveness(
+      ConfigWith(model::TinyBounds()),
+      engine::LivenessOptions{.max_states = 10'000'000, .cancel = &cancel});
+  EXPECT_FALSE(result.complete);
+  EXPECT_EQ(result.stopped_by, "cancelled");
+  EXPECT_LT(result.states, 244324u);
 }
 
 TEST(Liveness, StopsIncompleteWhenTheResidentSetPassesTheMemoryLimit) {

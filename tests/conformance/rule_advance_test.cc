@@ -277,5 +277,35 @@ TEST(RuleFunctions, AZeroClaimForAShardWithoutProgressIsRefused) {
       << with.status().ToString();
 }
 
+// Lance refuses a catch-up advance on a table without __lance_mem_wal: there
+// is no system index to record it in. The property above always gives a
+// system index (the model's table always has one), so this pins the refusal.
+TEST(RuleFunctions, AnAdvanceOnATableWithoutTheSystemIndexIsRefused) {
+  impl::AdvanceInput input;
+  input.head_requires_catchup = true;
+  input.has_system_index = false;
+  input.before[IndexName(0)] = {
+      impl::Segment{.uuid = Uuid(1), .covers = Fragments(1)}};
+  input.after = input.before;
+  input.new_compacted = {{ShardName(0), 1}};
+  impl::Advances advances;
+  auto* advance = advances.Add();
+  advance->set_index_name(IndexName(0));
+  advance->add_expected_index_segment_uuids()->set_uuid(Uuid(1));
+  advance->set_expected_fragment_bitmap(
+      impl::EncodeFragmentBitmap(Fragments(1)));
+  advance->set_inspected_fragments(impl::EncodeFragmentBitmap(Fragments(1)));
+  auto* claim = advance->add_caught_up_generations();
+  claim->mutable_shard_id()->set_uuid(ShardName(0));
+  claim->set_generation(1);
+  const Result<impl::CatchupTable> got =
+      impl::ApplyAdvances(input, advances, impl::BugSet());
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.status().ToString().find("__lance_mem_wal"), std::string::npos)
+      << got.status().ToString();
+  input.has_system_index = true;
+  EXPECT_TRUE(impl::ApplyAdvances(input, advances, impl::BugSet()).ok());
+}
+
 }  // namespace
 }  // namespace memwal

@@ -4,8 +4,10 @@
 // DataOverlay, and lancedb's single-index resolution on the read side.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -68,6 +70,89 @@ ManifestFile MakeHead() {
   return head;
 }
 
+// Test-only: Lance's post-build steps that World never runs (memwal-check does
+// not simulate migrate_indices, and lancedb's single-index resolution is read
+// only by its own tests here), kept beside their tests rather than in impl/.
+
+// A metadata migration run on the built index section (Lance: migrate_indices
+// after build_manifest [P §4.1 step 6]). It may narrow a segment's bitmap
+// keeping its uuid, or fill in file lists and timestamps.
+using IndexMigration = std::function<void(pb::IndexSection*)>;
+
+// Lance: withdraw_coverage_invalidated_after_build [P §4.1 step 6, §6.3.1].
+// Removes the index_catchup entries of `changed` names; only if one was
+// removed is the system index rewritten (fresh uuid, stamped `version`).
+// Returns whether it was.
+Result<bool> WithdrawCoverageInvalidatedAfterBuild(
+    const std::set<std::string>& changed, uint64_t version,
+    const UuidSource& new_uuid, pb::IndexSection* section) {
+  if (changed.empty()) return false;
+  const pb::IndexMetadata* index = FindMemWalIndex(*section);
+  if (index == nullptr) return false;
+  MEMWAL_ASSIGN_OR_RETURN(pb::MemWalIndexDetails details,
+                          UnpackMemWalDetails(*index));
+  auto* entries = details.mutable_index_catchup();
+  bool removed = false;
+  for (int k = entries->size() - 1; k >= 0; --k) {
+    if (changed.count(entries->Get(k).index_name()) == 0) continue;
+    entries->DeleteSubrange(k, 1);
+    removed = true;
+  }
+  if (!removed) return false;
+  ReplaceMemWalIndex(details, version, new_uuid, section);
+  return true;
+}
+
+// Names whose coverage identity (uuid + bitmap of each segment, spec R2)
+// differs between two index sections; file lists, timestamps and details do
+// not count.
+Result<std::set<std::string>> CoverageChangedNames(
+    const pb::IndexSection& before, const pb::IndexSection& after) {
+  MEMWAL_ASSIGN_OR_RETURN(const Segments old_segments, UserSegments(before));
+  MEMWAL_ASSIGN_OR_RETURN(const Segments new_segments, UserSegments(after));
+  std::set<std::string> changed;
+  for (const auto& [name, list] : new_segments) {
+    const auto it = old_segments.find(name);
+    if (it == old_segments.end() || it->second != list) changed.insert(name);
+  }
+  return changed;
+}
+
+// lancedb resolve_single_index [P §8.1], for one query arm searching the column
+// `field`: the segments of the index section whose fields contain `field` are
+// deduplicated by index name (one logical index has many segments); more than
+// one distinct index is InvalidArgument (the query would need more than one
+// index); the name is returned only if the MemWAL maintains it
+// (`maintained`). nullopt is the fallback: no index on the column, or one the
+// MemWAL does not maintain, which then caps no watermark (the plain scan's
+// compaction watermark applies). System indexes are never candidates.
+Result<std::optional<std::string>> ResolveSingleIndex(
+    const pb::IndexSection& section, int32_t field,
+    const std::set<std::string>& maintained) {
+  std::set<std::string> names;  // Deduplicates the segments of one index.
+  for (const pb::IndexMetadata& index : section.indices()) {
+    if (IsMemWalIndex(index)) continue;
+    if (std::find(index.fields().begin(), index.fields().end(), field) !=
+        index.fields().end()) {
+      names.insert(index.name());
+    }
+  }
+  if (names.size() > 1) {
+    std::string list;
+    for (const std::string& name : names)
+      list += (list.empty() ? "" : ", ") + name;
+    return Status::InvalidArgument("field " + std::to_string(field) +
+                                   " is covered by more than one index (" +
+                                   list + "); a MemWAL query uses one");
+  }
+  if (names.empty() || maintained.count(*names.begin()) == 0)
+    return std::optional<std::string>();
+  return std::optional<std::string>(*names.begin());
+}
+
+// BuildManifest of `t` on `file`; with `migrate`, then Lance's migrate_indices
+// and the withdraw of what it narrowed [P §4.1 step 6], as Lance runs them
+// after build_manifest.
 Result<ManifestFile> Build(const ManifestFile& file, const pb::Transaction& t,
                            const IndexMigration* migrate = nullptr) {
   const Snapshot head{std::make_shared<const ManifestFile>(file)};
@@ -77,14 +162,26 @@ Result<ManifestFile> Build(const ManifestFile& file, const pb::Transaction& t,
     uuid[0] = static_cast<char>(++*counter);
     return uuid;
   };
-  return BuildManifest(BuildInput{.protocol = Protocol::kDerived,
-                                  .bugs = {},
-                                  .head = &head,
-                                  .read = &head,
-                                  .transaction = &t,
-                                  .transaction_file = "5-x.txn",
-                                  .new_uuid = &uuids,
-                                  .migrate = migrate});
+  MEMWAL_ASSIGN_OR_RETURN(
+      ManifestFile built,
+      BuildManifest(BuildInput{.protocol = Protocol::kDerived,
+                               .bugs = {},
+                               .head = &head,
+                               .read = &head,
+                               .transaction = &t,
+                               .transaction_file = "5-x.txn",
+                               .new_uuid = &uuids}));
+  if (migrate != nullptr) {
+    const pb::IndexSection before = built.index_section;
+    (*migrate)(&built.index_section);
+    MEMWAL_ASSIGN_OR_RETURN(const std::set<std::string> changed,
+                            CoverageChangedNames(before, built.index_section));
+    MEMWAL_RETURN_IF_ERROR(
+        WithdrawCoverageInvalidatedAfterBuild(changed, built.manifest.version(),
+                                              uuids, &built.index_section)
+            .status());
+  }
+  return built;
 }
 
 pb::MemWalIndexDetails DetailsOf(const ManifestFile& file) {

@@ -509,6 +509,7 @@ class FileMutator:
     def generate(self, excluded, next_id, mutants):
         """Numbers the live sites from next_id, appends their mutants; returns the text."""
         roots = self.nest(excluded)
+        seen = {}  # (function, mutation, text) -> sites so far: the site's ordinal
         for s in self.sites:
             if not getattr(s, "live", False):
                 continue
@@ -516,18 +517,31 @@ class FileMutator:
             original = " ".join(self.text(s.lo, s.hi).split())
             for fmt, description, operator in s.alternatives:
                 s.ids.append(next_id)
+                site = (s.function, description, original[:100])
+                ordinal = seen[site] = seen.get(site, 0) + 1
                 mutants.append({
                     "id": next_id, "file": self.rel, "line": line,
                     "column": s.lo - self.line_starts[line - 1] + 1,
                     "function": s.function, "operator": operator, "mutation": description,
                     "original": original[:160],
-                    "key": f"{self.rel}|{s.function}|{description}|{original[:100]}"})
+                    "key": key_of(self.rel, s.function, ordinal, description,
+                                  original[:100])})
                 next_id += 1
         for s in self.sites:
             s.live = False
         text = ('#include "mutant_switch.h"\n#line 1 "' + self.rel + '"\n' +
                 self.render(0, len(self.src), roots))
         return text, next_id
+
+
+def key_of(rel, function, ordinal, mutation, original):
+    """A mutant's key (tests/mutate/equivalent.tsv and gaps.tsv): file, function, the ordinal of
+    its site among the function's sites of this mutation of this text (1 for the first from the
+    top), the mutation and the site's text. One key names one mutant of one site; it does not
+    depend on line numbers or ids, and it changes (so its .tsv row is refused until re-judged)
+    when a site of the same text and mutation is added above it in the function. `original` is
+    the site's text with its whitespace collapsed, cut at 100 characters."""
+    return f"{rel}|{function}|#{ordinal}|{mutation}|{original}"
 
 
 def innermost_on_lines(fm, lines):

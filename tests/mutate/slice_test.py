@@ -45,7 +45,7 @@ def main():
         [sys.executable, os.path.join(HERE, "mutate.py"), "--binary", options.binary,
          "--mutants", options.mutants, "--judge", judge, "--out", out,
          "--only", ",".join(map(str, ids)), "--min-timeout", "60", "--equivalent",
-         os.devnull], capture_output=True, text=True)
+         os.devnull, "--gaps", os.devnull], capture_output=True, text=True)
     print(result.stdout)
     print(result.stderr, file=sys.stderr)
     assert result.returncode == 0, f"mutate.py exited {result.returncode}"
