@@ -5,6 +5,9 @@
 #include <memory>
 #include <string_view>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "impl/format.h"
 
 namespace memwal::impl {
@@ -41,6 +44,18 @@ void MemoryStore::Changed(const std::string& path) {
   if (InVersions(path)) versions_epoch_ = NextEpoch();
 }
 
+// The digest is a sum of one 128-bit hash per object (the bytes' hash seeded
+// by the path's), so an object is added or removed in any order.
+void MemoryStore::Count(const std::string& path, const std::string& bytes,
+                        int sign) {
+  if (InWal(path)) return;
+  const XXH128_hash_t hash = XXH3_128bits_withSeed(
+      bytes.data(), bytes.size(), XXH3_64bits(path.data(), path.size()));
+  const uint64_t factor = static_cast<uint64_t>(static_cast<int64_t>(sign));
+  table_digest_.first += factor * hash.low64;
+  table_digest_.second += factor * hash.high64;
+}
+
 MemoryStore::Objects& MemoryStore::Own() {
   MEMWAL_ASSERT(objects_ != nullptr);
   // use_count is exact here: another owner is another store, and a store is
@@ -63,22 +78,37 @@ Status MemoryStore::PutIfAbsent(const std::string& path, std::string bytes) {
       path, std::make_shared<const std::string>(std::move(bytes)));
   MEMWAL_ASSERT(inserted);
   MEMWAL_ASSERT(it->second != nullptr);
+  Count(path, *it->second, 1);
   Changed(path);
   return Status::Ok();
 }
 
 Status MemoryStore::Put(const std::string& path, std::string bytes) {
   MEMWAL_ASSERT(!path.empty());
-  Own()[path] = std::make_shared<const std::string>(std::move(bytes));
+  Blob& slot = Own()[path];
+  if (slot != nullptr) Count(path, *slot, -1);
+  slot = std::make_shared<const std::string>(std::move(bytes));
+  Count(path, *slot, 1);
   Changed(path);
   return Status::Ok();
 }
 
 Status MemoryStore::PutShared(const std::string& path, Blob blob) {
   MEMWAL_ASSERT(!path.empty() && blob != nullptr);
-  Own()[path] = std::move(blob);
+  Blob& slot = Own()[path];
+  if (slot != nullptr) Count(path, *slot, -1);
+  slot = std::move(blob);
+  Count(path, *slot, 1);
   Changed(path);
   return Status::Ok();
+}
+
+void MemoryStore::ShareIdentical(const std::string& path, Blob blob) {
+  MEMWAL_ASSERT(blob != nullptr);
+  const auto found = objects_->find(path);
+  MEMWAL_ASSERT(found != objects_->end() && *found->second == *blob);
+  if (found->second == blob) return;
+  Own()[path] = std::move(blob);
 }
 
 Result<std::vector<std::string>> MemoryStore::List(
@@ -92,7 +122,9 @@ Result<std::vector<std::string>> MemoryStore::List(
 }
 
 Status MemoryStore::Delete(const std::string& path) {
-  if (objects_->count(path) == 0) return Status::NotFound(path);
+  const auto found = objects_->find(path);
+  if (found == objects_->end()) return Status::NotFound(path);
+  Count(path, *found->second, -1);
   Own().erase(path);
   Changed(path);
   return Status::Ok();

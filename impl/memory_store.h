@@ -29,6 +29,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "impl/store.h"
@@ -52,6 +53,11 @@ class MemoryStore final : public Store {
   // Put of `blob`'s bytes that shares the blob instead of copying it (so the
   // decodings cached by blob address serve both paths).
   Status PutShared(const std::string& path, Blob blob);
+  // Puts `blob` at `path`, which holds the same bytes (asserted) in another
+  // blob: the contents, and so the epochs, stay; only which shared copy holds
+  // them changes (the checker gives byte-identical tables one copy, so that
+  // its decodings kept by blob address serve both).
+  void ShareIdentical(const std::string& path, Blob blob);
 
   // Every object, in path order.
   const std::map<std::string, Blob>& objects() const { return *objects_; }
@@ -59,6 +65,11 @@ class MemoryStore final : public Store {
   uint64_t table_epoch() const { return table_epoch_; }
   uint64_t wal_epoch() const { return wal_epoch_; }
   uint64_t versions_epoch() const { return versions_epoch_; }
+  // A digest of the table's part (every object outside the MemWAL's part, path
+  // and bytes), kept as it changes, whatever the order of the changes: equal
+  // parts have equal digests (unequal ones almost never do: a caller that
+  // acts on equality compares the bytes).
+  std::pair<uint64_t, uint64_t> table_digest() const { return table_digest_; }
   // Whether `path` belongs to the MemWAL's part.
   static bool InWal(const std::string& path);
   // Whether `path` is in a `_versions/` directory.
@@ -69,6 +80,9 @@ class MemoryStore final : public Store {
   static uint64_t NextEpoch();
   // After a change of `path`: new numbers for the store and its part.
   void Changed(const std::string& path);
+  // Adds (`sign` 1) or removes (`sign` -1) an object of the table's part from
+  // table_digest_ (nothing for the MemWAL's).
+  void Count(const std::string& path, const std::string& bytes, int sign);
   // The map to change: this store's own (copied first if another store shares
   // it).
   Objects& Own();
@@ -77,6 +91,7 @@ class MemoryStore final : public Store {
   uint64_t table_epoch_ = NextEpoch();
   uint64_t wal_epoch_ = NextEpoch();
   uint64_t versions_epoch_ = NextEpoch();
+  std::pair<uint64_t, uint64_t> table_digest_{0, 0};
 };
 
 }  // namespace memwal::impl

@@ -208,6 +208,7 @@ std::optional<Finding> StepLockstep(const LockstepSetup& setup,
       detail += " (implementation: " + world->last_reason() + ")";
     return Mismatch(detail);
   }
+  ShareIdenticalTable(world);
   if (std::optional<Finding> finding =
           CheckPublishedVersionLoads(action, *outcome, *world)) {
     return finding;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -801,6 +802,65 @@ void KeepDecodedTable(const model::Config& config, impl::World* world) {
                 .thread = std::this_thread::get_id(),
                 .entry = CachedTable(config, *world)});
   world->set_annotation({&kTableMemoOwner, std::move(memo)});
+}
+
+// Byte-identical tables reached by different paths (two orders of the same
+// steps) hold equal bytes in different blobs, so the decodings kept by blob
+// address (above, and impl's) would be made again for each. Found by the
+// store's digest of its table's part (impl::MemoryStore::table_digest: every
+// object outside the MemWAL's part, path and bytes: the table, its archive
+// and its clone sources; the WAL is decoded by its own blobs) and confirmed
+// on the bytes themselves, the first such table's blobs are given to the
+// later ones. What a World holds is unchanged (the same bytes at the same
+// paths, impl::MemoryStore::ShareIdentical), so no check reads anything but
+// its own bytes; only the decodings are shared.
+void ShareIdenticalTable(impl::World* world) {
+  const TableMemo* kept = TableMemoOf(*world);
+  if (kept != nullptr && kept->epoch == world->store().versions_epoch() &&
+      kept->root == world->table_root())
+    return;  // the table the parent's check decoded: already shared
+  // As VersionCache: two generations; an entry is the first store met with
+  // the digest (a copy: it shares its objects, and keeps them alive).
+  thread_local impl::TwoGenerations<std::string, impl::MemoryStore, 100'000>
+      first_met;
+  const std::pair<uint64_t, uint64_t> digest = world->store().table_digest();
+  std::string key(sizeof(digest.first) * 2, '\0');
+  std::memcpy(key.data(), &digest.first, sizeof(digest.first));
+  std::memcpy(key.data() + sizeof(digest.first), &digest.second,
+              sizeof(digest.second));
+  const impl::MemoryStore* first = first_met.Find(key);
+  if (first == nullptr) {
+    first_met.Put(key, world->store());
+    return;
+  }
+  // The bytes decide: the two table parts, object by object (a digest that
+  // collided shares nothing).
+  const auto& mine = world->store().objects();
+  const auto& theirs = first->objects();
+  if (&mine == &theirs) return;
+  std::vector<std::pair<std::string, impl::Blob>> shared;
+  auto a = mine.begin();
+  auto b = theirs.begin();
+  // Objects of the MemWAL's part may differ (and are asked about only then).
+  while (a != mine.end() || b != theirs.end()) {
+    const int order = a == mine.end()     ? 1
+                      : b == theirs.end() ? -1
+                                          : a->first.compare(b->first);
+    if (order != 0) {
+      auto& only = order < 0 ? a : b;
+      if (!impl::MemoryStore::InWal(only->first)) return;
+      ++only;
+      continue;
+    }
+    if (a->second != b->second && !impl::MemoryStore::InWal(a->first)) {
+      if (*a->second != *b->second) return;
+      shared.emplace_back(a->first, b->second);
+    }
+    ++a;
+    ++b;
+  }
+  for (auto& [path, blob] : shared)
+    world->mutable_store()->ShareIdentical(path, std::move(blob));
 }
 
 namespace {

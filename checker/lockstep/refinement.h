@@ -141,6 +141,12 @@ struct Finding {
 // it decode only the manifests they add.
 void KeepDecodedTable(const model::Config& config, impl::World* world);
 
+// Gives `world`'s table (every object outside the MemWAL's part) the blobs of
+// the byte-identical table this thread met before, if any: the same bytes at
+// the same paths, so that decodings kept by blob address serve it. Only when
+// the table changed since the decoding kept with `world`.
+void ShareIdenticalTable(impl::World* world);
+
 // After a step: evaluates every model invariant on the implementation's
 // abstraction (reported first; ReadsMissNoRows with the served SSTables
 // decided by the implementation's reader, World::Watermarks for the shapes of

@@ -123,6 +123,44 @@ TEST(MemoryStore, PutSharedStoresTheBlobItselfAsANewChange) {
   EXPECT_NE(store.epoch(), before);
 }
 
+TEST(MemoryStore, TheTableDigestIsOfTheTablePartsBytesInAnyOrder) {
+  MemoryStore one;
+  ASSERT_TRUE(one.Put("t0/_versions/1.manifest", "m1").ok());
+  ASSERT_TRUE(one.PutIfAbsent("t0/data/a.lance", "rows").ok());
+  ASSERT_TRUE(one.Put("t0/_mem_wal/s/manifest/1", "wal one").ok());
+  MemoryStore two;
+  ASSERT_TRUE(two.Put("t0/_mem_wal/s/manifest/1", "wal two").ok());
+  ASSERT_TRUE(two.PutIfAbsent("t0/data/a.lance", "rows").ok());
+  ASSERT_TRUE(two.Put("t0/_versions/1.manifest", "old").ok());
+  EXPECT_NE(one.table_digest(), two.table_digest());
+  // Overwritten, then the MemWAL's part changed: only the table's part counts.
+  ASSERT_TRUE(two.Put("t0/_versions/1.manifest", "m1").ok());
+  EXPECT_EQ(one.table_digest(), two.table_digest());
+  // Moved to another path (the bytes shared), then deleted: back again.
+  ASSERT_TRUE(two.PutShared("archive/t0/_versions/1.manifest",
+                            *two.Get("t0/_versions/1.manifest"))
+                  .ok());
+  EXPECT_NE(one.table_digest(), two.table_digest());
+  ASSERT_TRUE(two.Delete("archive/t0/_versions/1.manifest").ok());
+  EXPECT_EQ(one.table_digest(), two.table_digest());
+  EXPECT_NE(one.table_digest(), MemoryStore().table_digest());
+}
+
+TEST(MemoryStore, ShareIdenticalSwapsTheBlobButNotTheContentsOrEpochs) {
+  MemoryStore store;
+  ASSERT_TRUE(store.Put("t0/_versions/1.manifest", "m1").ok());
+  MemoryStore other;
+  ASSERT_TRUE(other.Put("t0/_versions/1.manifest", "m1").ok());
+  const Blob theirs = *other.Get("t0/_versions/1.manifest");
+  const MemoryStore before = store;
+  store.ShareIdentical("t0/_versions/1.manifest", theirs);
+  EXPECT_EQ(*store.Get("t0/_versions/1.manifest"), theirs);
+  EXPECT_NE(*before.Get("t0/_versions/1.manifest"), theirs);  // its own map
+  EXPECT_EQ(store.epoch(), before.epoch());
+  EXPECT_EQ(store.versions_epoch(), before.versions_epoch());
+  EXPECT_EQ(store.table_digest(), before.table_digest());
+}
+
 TEST(MemoryStore, ListReturnsExactlyThePrefixInOrder) {
   MemoryStore store;
   for (const char* path : {"a/2", "a/1", "b/1", "a0"})
