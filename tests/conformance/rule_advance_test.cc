@@ -233,6 +233,22 @@ RC_GTEST_PROP(RuleFunctions,
   }
 }
 
+// One advance of index 0 over segment 1 covering fragment 1, claiming
+// generation 1 of shard 0.
+impl::Advances AdvanceOfShard0ToGeneration1() {
+  impl::Advances out;
+  auto* advance = out.Add();
+  advance->set_index_name(IndexName(0));
+  advance->add_expected_index_segment_uuids()->set_uuid(Uuid(1));
+  advance->set_expected_fragment_bitmap(
+      impl::EncodeFragmentBitmap(Fragments(1)));
+  advance->set_inspected_fragments(impl::EncodeFragmentBitmap(Fragments(1)));
+  auto* claim = advance->add_caught_up_generations();
+  claim->mutable_shard_id()->set_uuid(ShardName(0));
+  claim->set_generation(1);
+  return out;
+}
+
 // Lance refuses a claim that names a shard without compaction progress, an
 // explicit zero claim too. The model cannot express that claim (R34 skips a
 // zero), so the property above never writes one, and this pins the
@@ -247,18 +263,9 @@ TEST(RuleFunctions, AZeroClaimForAShardWithoutProgressIsRefused) {
   input.after = input.before;
   input.new_compacted = {{ShardName(0), 1}};  // shard 1: no progress
   const auto advances = [](bool zero_claim_for_shard_1) {
-    impl::Advances out;
-    auto* advance = out.Add();
-    advance->set_index_name(IndexName(0));
-    advance->add_expected_index_segment_uuids()->set_uuid(Uuid(1));
-    advance->set_expected_fragment_bitmap(
-        impl::EncodeFragmentBitmap(Fragments(1)));
-    advance->set_inspected_fragments(impl::EncodeFragmentBitmap(Fragments(1)));
-    auto* claim = advance->add_caught_up_generations();
-    claim->mutable_shard_id()->set_uuid(ShardName(0));
-    claim->set_generation(1);
+    impl::Advances out = AdvanceOfShard0ToGeneration1();
     if (zero_claim_for_shard_1) {
-      claim = advance->add_caught_up_generations();
+      auto* claim = out.Mutable(0)->add_caught_up_generations();
       claim->mutable_shard_id()->set_uuid(ShardName(1));
       claim->set_generation(0);
     }
@@ -288,16 +295,7 @@ TEST(RuleFunctions, AnAdvanceOnATableWithoutTheSystemIndexIsRefused) {
       impl::Segment{.uuid = Uuid(1), .covers = Fragments(1)}};
   input.after = input.before;
   input.new_compacted = {{ShardName(0), 1}};
-  impl::Advances advances;
-  auto* advance = advances.Add();
-  advance->set_index_name(IndexName(0));
-  advance->add_expected_index_segment_uuids()->set_uuid(Uuid(1));
-  advance->set_expected_fragment_bitmap(
-      impl::EncodeFragmentBitmap(Fragments(1)));
-  advance->set_inspected_fragments(impl::EncodeFragmentBitmap(Fragments(1)));
-  auto* claim = advance->add_caught_up_generations();
-  claim->mutable_shard_id()->set_uuid(ShardName(0));
-  claim->set_generation(1);
+  const impl::Advances advances = AdvanceOfShard0ToGeneration1();
   const Result<impl::CatchupTable> got =
       impl::ApplyAdvances(input, advances, impl::BugSet());
   ASSERT_FALSE(got.ok());

@@ -731,16 +731,16 @@ def table(report):
     lines.append("")
     lines.append("survivors and unreached mutants (not killed):")
     lines.append(f"{'id':>5}  {'where':28} {'verdict':9} {'mutation':44} reason")
-    for r in report["survivors"]:
+    def row(r, verdict_width, reason_width=None):
         where = f"{r['file']}:{r['line']}"
-        lines.append(f"{r['id']:5}  {where:28} {r['verdict']:9} {r['mutation'][:44]:44} "
-                     f"{r['reason']}")
+        verdict = r["verdict"][:verdict_width]
+        return (f"{r['id']:5}  {where:28} {verdict:{verdict_width}} {r['mutation'][:44]:44} "
+                f"{r['reason'][:reason_width]}")
+
+    lines.extend(row(r, 9) for r in report["survivors"])
     lines.append("")
     lines.append(f"argued equivalent ({len(report['equivalent'])}; tests/mutate/equivalent.tsv):")
-    for r in report["equivalent"]:
-        where = f"{r['file']}:{r['line']}"
-        lines.append(f"{r['id']:5}  {where:28} {r['verdict'][:20]:20} {r['mutation'][:44]:44} "
-                     f"{r['reason'][:120]}")
+    lines.extend(row(r, 20, 120) for r in report["equivalent"])
     return "\n".join(lines) + "\n"
 
 
