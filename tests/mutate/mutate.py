@@ -3,8 +3,8 @@
 
 1. Builds the mutant schemata in the Release build ./memwal uses (build/, or --build-dir):
    tests/mutate/schemata.py writes the schemata of impl/'s catch-up, read, build, advance,
-   conflict, commit and world code into the build tree, compiled once into memwal-check-mutant
-   (and conformance-test-mutant). impl/ itself is never edited.
+   conflict, commit and world code into the build tree, compiled once into memwal-check-mutant.
+   impl/ itself is never edited.
 2. Runs the judge on the unmutated binary (MEMWAL_MUTANT=0) with MEMWAL_MUTANT_REACHED set,
    two entries at a time: every entry must exit as expected, and the switches it evaluates are
    the reached mutants. An unreached mutant is reported as such and not run.
@@ -25,10 +25,9 @@ Keys of the .tsv files name one mutant of one site (schemata.py key_of; --list p
 row whose key names no mutant, or several, is refused with exit 2.
 
 The judge is the gate file (gate.txt, `memwal-check gate`; each entry runs alone with
---entry), or a file of entries, one a line: the expected exit code, then memwal-check's
-arguments (`--out DIR` is added to `check` lines), or `test PATH ARGS` for a test binary of the
-build (conformance_test runs as conformance-test-mutant). Default: gate.txt once it exists,
-else tests/mutate/gate.txt. Results are appended to OUT/results.jsonl as they come, so
+--entry), or, for the tool's own tests, a file of entries, one a line: the expected exit code,
+then memwal-check's arguments (`--out DIR` is added to `check` lines). Default: gate.txt.
+Results are appended to OUT/results.jsonl as they come, so
 --resume continues a cut-off run of the same binary.
 """
 import argparse
@@ -48,7 +47,6 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RC_PARAMS = "seed=18 max_success=1000"
-TEST_BINARIES = {"conformance_test": "conformance-test-mutant"}
 
 
 def fail(message):
@@ -57,11 +55,8 @@ def fail(message):
 
 
 def default_judge():
-    """The gate file (memwal-check gate) once it exists, else tests/mutate/gate.txt."""
-    gate = os.path.join(ROOT, "gate.txt")
-    if os.path.exists(gate) and is_gate_file(gate):
-        return gate
-    return os.path.join(ROOT, "tests/mutate/gate.txt")
+    """The gate file of memwal-check gate: the one portfolio ./memwal check runs."""
+    return os.path.join(ROOT, "gate.txt")
 
 
 def is_gate_file(path):
@@ -134,10 +129,6 @@ def read_reasons(path, by_key):
 
 def command_of(entry, binary, out_dir):
     args = entry["args"]
-    if args[0] == "test":
-        name = os.path.basename(args[1])
-        path = os.path.join(os.path.dirname(binary), TEST_BINARIES.get(name, name))
-        return [path] + args[2:]
     command = [binary] + args
     if args[0] in ("check", "gate"):
         command += ["--out", out_dir]
@@ -207,9 +198,8 @@ def describe(entry):
 
 
 def build(build_dir, targets):
-    """Builds `targets` (memwal-check-mutant, and conformance-test-mutant for a judge list's
-    `test` lines; the gate file's rule-properties entry runs inside memwal-check-mutant) in
-    build_dir, configuring it first (Release, ccache when present) if it is new."""
+    """Builds `targets` (memwal-check-mutant: the gate file's rule-properties entry runs inside
+    it) in build_dir, configuring it first (Release, ccache when present) if it is new."""
     cache = os.path.join(build_dir, "CMakeCache.txt")
     os.makedirs(build_dir, exist_ok=True)
     log = os.path.join(build_dir, "mutate-build.log")
@@ -346,8 +336,7 @@ def main():
     elif options.list and options.mutants:
         binary, mutants_path = None, options.mutants
     else:
-        binary, mutants_path = build(options.build_dir, ["memwal-check-mutant"] + (
-            [] if is_gate_file(options.judge) else ["conformance-test-mutant"]))
+        binary, mutants_path = build(options.build_dir, ["memwal-check-mutant"])
     with open(mutants_path) as f:
         schemata = json.load(f)
     mutants = schemata["mutants"]
