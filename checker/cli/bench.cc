@@ -21,6 +21,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -395,27 +396,24 @@ Wire RunChild(const model::Config& config, const engine::Options& search,
   const Clock::time_point start = Clock::now();
   // Depth first, the liveness pass runs beside the one-thread search, as
   // `check --mode dfs` runs it (checker/cli/check.cc).
-  std::atomic<bool> cancel{false};
-  engine::LivenessResult live;
-  const auto run_liveness = [&] {
-    const Clock::time_point live_start = Clock::now();
-    live = engine::CheckLiveness(
-        config,
-        engine::LivenessOptions{.threads = search.threads, .cancel = &cancel});
-    wire.liveness_seconds = SecondsSince(live_start);
-  };
+  const engine::LivenessOptions live_options{.threads = search.threads};
   const bool beside = liveness && search.order == engine::Order::kDfs;
-  std::thread pass;
-  if (beside) pass = std::thread(run_liveness);
+  std::optional<engine::LivenessBeside> pass;
+  if (beside) pass.emplace(config, live_options);
   const engine::SearchResult result =
       engine::Search(lockstep::LockstepSetup{.config = config}, search);
   std::string verdict(engine::Name(result.verdict));
+  engine::LivenessResult live;
   if (beside) {
-    if (result.verdict != engine::Verdict::kOk) cancel.store(true);
-    pass.join();
+    live = pass->Finish(result.verdict == engine::Verdict::kOk);
+    wire.liveness_seconds = pass->seconds();
   }
   if (liveness && result.verdict == engine::Verdict::kOk) {
-    if (!beside) run_liveness();
+    if (!beside) {
+      const Clock::time_point live_start = Clock::now();
+      live = engine::CheckLiveness(config, live_options);
+      wire.liveness_seconds = SecondsSince(live_start);
+    }
     wire.liveness_states = live.states;
     if (!live.complete) verdict = "incomplete (liveness)";
     if (live.complete && !live.holds) verdict = "violation (liveness)";

@@ -2,9 +2,9 @@
 #include "checker/cli/check.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -498,16 +498,8 @@ Result<CheckRun> RunCheckSearch(const CheckOptions& given,
   // if it had run after it (the same verdict with any timing).
   const bool beside = !run.scale_out.active() && run.liveness &&
                       !check.model_only && run.order == engine::Order::kDfs;
-  std::atomic<bool> cancel{false};
-  engine::LivenessResult live_beside;
-  std::thread liveness;
-  if (beside) {
-    engine::LivenessOptions options = LivenessOptionsOf(check, run);
-    options.cancel = &cancel;
-    liveness = std::thread([&live_beside, &check, options] {
-      live_beside = engine::CheckLiveness(check.config, options);
-    });
-  }
+  std::optional<engine::LivenessBeside> liveness;
+  if (beside) liveness.emplace(check.config, LivenessOptionsOf(check, run));
   if (run.scale_out.active()) {
     MEMWAL_ASSIGN_OR_RETURN(
         engine::DistributedResult levels,
@@ -518,15 +510,14 @@ Result<CheckRun> RunCheckSearch(const CheckOptions& given,
   } else {
     done.result = engine::Search(SetupOf(check, run), search);
   }
-  if (beside) {
-    if (done.result.verdict != engine::Verdict::kOk) cancel.store(true);
-    liveness.join();
-  }
+  const engine::LivenessResult* live_beside =
+      beside ? &liveness->Finish(done.result.verdict == engine::Verdict::kOk)
+             : nullptr;
   if (!rank0) return done;
   NoteSearchDone(done.result);
   if (run.liveness && done.result.verdict == engine::Verdict::kOk) {
     ApplyLiveness(check, run,
-                  beside ? live_beside
+                  beside ? *live_beside
                          : engine::CheckLiveness(check.config,
                                                  LivenessOptionsOf(check, run)),
                   &done.result);

@@ -3,6 +3,7 @@
 #include "checker/engine/liveness.h"
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <map>
 #include <optional>
@@ -843,6 +844,29 @@ std::string Explain(const model::Config& config, const State& at_loop,
 }
 
 }  // namespace
+
+LivenessBeside::LivenessBeside(const model::Config& config,
+                               LivenessOptions options) {
+  options.cancel = &cancel_;
+  thread_ = std::thread([this, config, options] {
+    const auto start = std::chrono::steady_clock::now();
+    result_ = CheckLiveness(config, options);
+    seconds_ =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+  });
+}
+
+LivenessBeside::~LivenessBeside() {
+  if (thread_.joinable()) Finish(false);
+}
+
+const LivenessResult& LivenessBeside::Finish(bool search_ok) {
+  MEMWAL_ASSERT(thread_.joinable());
+  if (!search_ok) cancel_.store(true);
+  thread_.join();
+  return result_;
+}
 
 LivenessResult CheckLiveness(const model::Config& config, uint64_t max_states) {
   return CheckLiveness(config, LivenessOptions{.max_states = max_states});

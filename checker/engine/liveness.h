@@ -34,6 +34,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "base/status.h"
@@ -111,6 +112,31 @@ model::State Step(const model::Config& config, const model::State& state,
 LivenessResult CheckLiveness(const model::Config& config,
                              const LivenessOptions& options);
 LivenessResult CheckLiveness(const model::Config& config, uint64_t max_states);
+
+// The liveness pass on its own thread, beside a safety search of the same
+// configuration (check and bench, depth first in lockstep): the pass judges
+// the model's graph, which the search cannot change, so its result is the one
+// a pass run after a clean search would give. Finish joins it, cancelling it
+// first when the search did not end ok (the result is then discarded).
+class LivenessBeside {
+ public:
+  LivenessBeside(const model::Config& config, LivenessOptions options);
+  ~LivenessBeside();
+  LivenessBeside(const LivenessBeside&) = delete;
+  LivenessBeside& operator=(const LivenessBeside&) = delete;
+
+  // Waits for the pass; `search_ok`: the search ended ok, else the pass is
+  // cancelled. Called once.
+  const LivenessResult& Finish(bool search_ok);
+  // The pass's own wall time, valid after Finish.
+  double seconds() const { return seconds_; }
+
+ private:
+  std::atomic<bool> cancel_{false};
+  LivenessResult result_{};
+  double seconds_ = 0;
+  std::thread thread_;
+};
 
 // Replays a recorded lasso on the model: every step enabled, the state after
 // the last step equal to the state after `loop` steps (with loop < size), no

@@ -750,13 +750,19 @@ const TableMemo* TableMemoOf(const impl::World& world) {
   return static_cast<const TableMemo*>(annotation.value.get());
 }
 
+// Whether `kept` is the decoding of `world`'s table as it is now (not an
+// ancestor's); `same_thread`: and filled on this thread.
+bool IsCurrent(const TableMemo* kept, const impl::World& world,
+               bool same_thread) {
+  return kept != nullptr && kept->epoch == world.store().versions_epoch() &&
+         kept->root == world.table_root() &&
+         (!same_thread || kept->thread == std::this_thread::get_id());
+}
+
 std::shared_ptr<TableEntry> CachedTable(const model::Config& config,
                                         const impl::World& world) {
   const TableMemo* kept = TableMemoOf(world);
-  if (kept != nullptr && kept->epoch == world.store().versions_epoch() &&
-      kept->thread == std::this_thread::get_id() &&
-      kept->root == world.table_root())
-    return kept->entry;
+  if (IsCurrent(kept, world, /*same_thread=*/true)) return kept->entry;
   // Else the table kept with this World is an ancestor's (read-only here):
   // its decodings of the blobs this table still has serve.
   const TableEntry* base = kept == nullptr ? nullptr : kept->entry.get();
@@ -792,10 +798,7 @@ std::shared_ptr<TableEntry> CachedTable(const model::Config& config,
 
 void KeepDecodedTable(const model::Config& config, impl::World* world) {
   const TableMemo* kept = TableMemoOf(*world);
-  if (kept != nullptr && kept->epoch == world->store().versions_epoch() &&
-      kept->thread == std::this_thread::get_id() &&
-      kept->root == world->table_root())
-    return;
+  if (IsCurrent(kept, *world, /*same_thread=*/true)) return;
   auto memo = std::make_shared<TableMemo>(
       TableMemo{.epoch = world->store().versions_epoch(),
                 .root = world->table_root(),
@@ -816,8 +819,7 @@ void KeepDecodedTable(const model::Config& config, impl::World* world) {
 // its own bytes; only the decodings are shared.
 void ShareIdenticalTable(impl::World* world) {
   const TableMemo* kept = TableMemoOf(*world);
-  if (kept != nullptr && kept->epoch == world->store().versions_epoch() &&
-      kept->root == world->table_root())
+  if (IsCurrent(kept, *world, /*same_thread=*/false))
     return;  // the table the parent's check decoded: already shared
   // As VersionCache: two generations; an entry is the first store met with
   // the digest (a copy: it shares its objects, and keeps them alive).

@@ -71,6 +71,20 @@ TEST(Liveness, StopsIncompleteAsCancelledWhenItsCancelFlagIsSet) {
   EXPECT_LT(result.states, 244324u);
 }
 
+TEST(Liveness, ThePassBesideASearchGivesWhatThePassAfterItGives) {
+  const model::Config config = ConfigWith(model::TinyBounds());
+  const engine::LivenessOptions options{.max_states = 10'000'000};
+  engine::LivenessBeside beside(config, options);
+  const engine::LivenessResult after = engine::CheckLiveness(config, options);
+  const engine::LivenessResult& got = beside.Finish(/*search_ok=*/true);
+  EXPECT_TRUE(got.complete);
+  EXPECT_EQ(got.holds, after.holds);
+  EXPECT_EQ(got.states, after.states);
+  EXPECT_EQ(got.edges, after.edges);
+  EXPECT_EQ(got.states, 244324u);
+  EXPECT_GT(beside.seconds(), 0.0);
+}
+
 TEST(Liveness, StopsIncompleteWhenTheResidentSetPassesTheMemoryLimit) {
   const engine::LivenessResult result = engine::CheckLiveness(
       ConfigWith(model::TinyBounds()),
