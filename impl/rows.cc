@@ -77,15 +77,6 @@ Status RangeIds(uint64_t start, uint64_t end, const std::set<uint64_t>& holes,
   return Status::Ok();
 }
 
-std::string RootOf(const std::string& root, const pb::Manifest& manifest,
-                   bool has_base, uint32_t base_id) {
-  if (!has_base) return root;
-  for (const pb::BasePath& base : manifest.base_paths()) {
-    if (base.id() == base_id) return base.path();
-  }
-  return root + "<no base path " + std::to_string(base_id) + ">/";
-}
-
 Result<std::set<uint64_t>> DecodeDeletionBitmap(std::string_view bytes) {
   MEMWAL_ASSIGN_OR_RETURN(const Coverage offsets, DecodeFragmentBitmap(bytes));
   if (!offsets.has_value()) return Corrupt("deletion file is empty");
@@ -219,6 +210,15 @@ std::string DeletionFilePath(uint64_t fragment, const pb::DeletionFile& file) {
   return "_deletions/" + std::to_string(fragment) + "-" +
          std::to_string(file.read_version()) + "-" + std::to_string(file.id()) +
          "." + suffix;
+}
+
+std::string RootOf(const std::string& root, const pb::Manifest& manifest,
+                   bool has_base, uint32_t base_id) {
+  if (!has_base) return root;
+  for (const pb::BasePath& base : manifest.base_paths()) {
+    if (base.id() == base_id) return base.path();
+  }
+  return root + "<no base path " + std::to_string(base_id) + ">/";
 }
 
 std::string DataFilePath(const std::string& root, const pb::Manifest& manifest,

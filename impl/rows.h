@@ -52,6 +52,11 @@ Result<std::vector<uint64_t>> DecodeRowIdSequence(std::string_view bytes);
 // `_deletions/{fragment}-{read_version}-{id}.{bin|arrow}` [P §10.2].
 std::string DeletionFilePath(uint64_t fragment, const pb::DeletionFile& file);
 
+// The directory a file of `manifest` lives under: `root`, or the base path
+// its base id names (a path that holds nothing when no base path has that id).
+std::string RootOf(const std::string& root, const pb::Manifest& manifest,
+                   bool has_base, uint32_t base_id);
+
 // A fragment's rows as its bytes say.
 struct FragmentRows {
   // Physical rows, in row order: the row file's decoding, shared (a data file

@@ -284,12 +284,6 @@ void DropBases(ManifestFile* file) {
 
 Status World::CopyBasedFiles(const pb::Manifest& manifest,
                              const std::string& root) {
-  const auto base_of = [&](uint32_t id) -> Result<std::string> {
-    for (const pb::BasePath& base : manifest.base_paths()) {
-      if (base.id() == id) return base.path();
-    }
-    return Status::Corruption("no base path " + std::to_string(id));
-  };
   const auto copy = [&](const std::string& from,
                         const std::string& path) -> Status {
     const auto it = store_.objects().find(from + path);
@@ -300,15 +294,14 @@ Status World::CopyBasedFiles(const pb::Manifest& manifest,
   for (const pb::DataFragment& fragment : manifest.fragments()) {
     for (const pb::DataFile& data : fragment.files()) {
       if (!data.has_base_id()) continue;
-      MEMWAL_ASSIGN_OR_RETURN(const std::string base, base_of(data.base_id()));
-      MEMWAL_RETURN_IF_ERROR(copy(base, "data/" + data.path()));
+      MEMWAL_RETURN_IF_ERROR(copy(RootOf(root, manifest, true, data.base_id()),
+                                  "data/" + data.path()));
     }
     // (Without a deletion file, deletion_file() is the default: no base.)
     if (fragment.deletion_file().has_base_id()) {
-      MEMWAL_ASSIGN_OR_RETURN(const std::string base,
-                              base_of(fragment.deletion_file().base_id()));
-      MEMWAL_RETURN_IF_ERROR(copy(
-          base, DeletionFilePath(fragment.id(), fragment.deletion_file())));
+      MEMWAL_RETURN_IF_ERROR(
+          copy(RootOf(root, manifest, true, fragment.deletion_file().base_id()),
+               DeletionFilePath(fragment.id(), fragment.deletion_file())));
     }
   }
   return Status::Ok();
