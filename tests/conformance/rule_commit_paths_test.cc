@@ -16,7 +16,9 @@
 // - a MemWAL install rebased over a committed progress record keeps the
 //   progress of every shard (also one it did not read) and is re-minted at
 //   the head it rebased onto; rebased over a commit without progress it keeps
-//   the entry and the read version it was built with;
+//   the entry and the read version it was built with; a shard it carries takes
+//   the higher generation; the installed version removes the system index it
+//   replaces, once;
 // - stable row ids, once a table has them, stay on when its last fragment is
 //   deleted (Lance asks write_manifest_file for them while the reader word
 //   has the bit);
@@ -214,6 +216,42 @@ TEST(RuleFunctions, AnInstallRebasedOverProgressKeepsEveryShardsAndIsReMinted) {
       impl::FindMemWalIndex(HeadOf(world).file->index_section);
   ASSERT_NE(system, nullptr);
   EXPECT_EQ(system->dataset_version(), progress_version);
+}
+
+TEST(RuleFunctions, AnInstallRebasedOverNewerProgressOfItsShardTakesIt) {
+  World world = Created(impl::Options{
+      .protocol = impl::Protocol::kUnconditional, .shards = 1, .seed = 9});
+  ASSERT_TRUE(world.FlushMemTable(0).ok());
+  ASSERT_TRUE(world.FlushMemTable(0).ok());
+  Publish(world, world.BeginCompactSsTable(0, true));   // generation 1
+  Publish(world, world.BeginCompactSsTable(0, false));  // 2's data pass
+  // The installer carries generation 1; generation 2 is recorded after.
+  ASSERT_TRUE(world.BeginReinstallMemWal().ok());
+  Publish(world, world.BeginRecordProgress(0));
+  ASSERT_EQ(world.ReadVersion(HeadNumber(world))->compacted.at(0), 2u);
+  const auto outcome = world.Commit(0);
+  ASSERT_TRUE(outcome.ok());
+  ASSERT_EQ(*outcome, impl::Outcome::kPublished) << world.last_reason();
+  EXPECT_EQ(world.ReadVersion(HeadNumber(world))->compacted.at(0), 2u);
+}
+
+TEST(RuleFunctions, AnInstallRemovesTheSystemIndexItReplacesOnce) {
+  World world = Created(impl::Options{
+      .protocol = impl::Protocol::kUnconditional, .shards = 1, .seed = 9});
+  ASSERT_TRUE(world.FlushMemTable(0).ok());
+  Publish(world, world.BeginCompactSsTable(0, true));
+  const std::string replaced =
+      world.ReadVersion(HeadNumber(world))->mem_wal_index_uuid;
+  Publish(world, world.BeginReinstallMemWal());
+  const impl::TableVersion head = *world.ReadVersion(HeadNumber(world));
+  ASSERT_TRUE(head.transaction != nullptr);
+  ASSERT_TRUE(head.transaction->has_create_index());
+  std::vector<std::string> removed;
+  for (const auto& index : head.transaction->create_index().removed_indices())
+    removed.push_back(index.uuid().uuid());
+  ASSERT_EQ(removed.size(), 1u);
+  EXPECT_EQ(removed.front(), replaced);
+  EXPECT_NE(head.mem_wal_index_uuid, replaced);
 }
 
 TEST(RuleFunctions, AnInstallRebasedOverAnAppendKeepsItsReadVersion) {

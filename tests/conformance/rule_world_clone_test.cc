@@ -6,8 +6,10 @@
 //   base path of the manifest has and never 0 (Lance's "no base"); every data
 //   file of the clone without a base of its own names it, and each data file
 //   is found under the root its base path names (or the clone's own root);
+//   every index names the base its files are under;
 // - a deep clone owns a copy of every file: its manifest has no base paths
-//   and no data file names one, and each data file is under its own root.
+//   and no data file or index names one, and each data file is under its
+//   own root.
 #include <gtest/gtest.h>
 
 #include <set>
@@ -83,6 +85,9 @@ TEST(RuleFunctions, ACloneOfACloneNamesEachSourceByItsOwnBasePath) {
     for (const impl::pb::DataFile& data : fragment.files())
       EXPECT_TRUE(data.has_base_id()) << data.path();
   }
+  for (const impl::pb::IndexMetadata& index :
+       head.file->index_section.indices())
+    EXPECT_TRUE(index.has_base_id()) << index.name();
   ExpectEveryDataFileFound(world);
   // A deep clone of it owns every file.
   ASSERT_TRUE(world.DeepClone().ok());
@@ -93,6 +98,9 @@ TEST(RuleFunctions, ACloneOfACloneNamesEachSourceByItsOwnBasePath) {
     for (const impl::pb::DataFile& data : fragment.files())
       EXPECT_FALSE(data.has_base_id()) << data.path();
   }
+  for (const impl::pb::IndexMetadata& index :
+       deep.file->index_section.indices())
+    EXPECT_FALSE(index.has_base_id()) << index.name();
   ExpectEveryDataFileFound(world);
 }
 
