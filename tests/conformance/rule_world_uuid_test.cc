@@ -15,6 +15,10 @@
 // - the reader takes a table to require index catch-up exactly when both
 //   feature words carry the catch-up bit (128), whatever other bits they
 //   carry (Lance's deletion-file bit 1 among them);
+// - a Restore never hands out a fragment id or a stable row id again: the
+//   restored version's max_fragment_id and next_row_id are at least the
+//   head's (Lance: fragment ids and row ids are never reused); it refuses the
+//   head itself and a version that is not retained;
 // - a published outcome leaves no refusal reason behind (lockstep prints
 //   last_reason() beside a mismatched outcome, so a stale one misleads).
 #include <gtest/gtest.h>
@@ -256,6 +260,36 @@ TEST(RuleFunctions, TheReaderSeesCatchupRequiredOnlyWithTheBitInBothWords) {
           << "reader word " << reader << ", writer word " << writer;
     }
   }
+}
+
+TEST(RuleFunctions, ARestoreNeverMovesFragmentOrRowIdsBack) {
+  World world = Created(impl::Options{.shards = 1, .seed = 6});
+  Publish(world, world.BeginAppend());
+  const uint64_t old = world.Versions()->back();
+  Publish(world, world.BeginAppend());
+  Publish(world, world.BeginAppend());
+  impl::PrefixedStore table(world.mutable_store(), world.table_root());
+  const auto head = impl::LoadHead(table);
+  ASSERT_TRUE(head.ok());
+  const uint64_t max_fragment_id = head->file->manifest.max_fragment_id();
+  const uint64_t next_row_id = head->file->manifest.next_row_id();
+  const auto refused = world.Restore(head->version());
+  EXPECT_FALSE(refused.ok() && *refused == impl::Outcome::kPublished);
+  const auto missing = world.Restore(head->version() + 7);
+  EXPECT_FALSE(missing.ok() && *missing == impl::Outcome::kPublished);
+  const auto restored = world.Restore(old);
+  ASSERT_TRUE(restored.ok());
+  ASSERT_EQ(*restored, impl::Outcome::kPublished) << world.last_reason();
+  const auto after = impl::LoadHead(table);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->version(), head->version() + 1);
+  EXPECT_GE(after->file->manifest.max_fragment_id(), max_fragment_id);
+  EXPECT_GE(after->file->manifest.next_row_id(), next_row_id);
+  // The next fragment gets a new id.
+  Publish(world, world.BeginAppend());
+  const auto appended = world.ReadVersion(world.Versions()->back());
+  ASSERT_TRUE(appended.ok());
+  EXPECT_GT(*appended->live.rbegin(), max_fragment_id);
 }
 
 }  // namespace
