@@ -365,12 +365,32 @@ std::string ManifestProblem(const World& world, const impl::ManifestFile& file,
     return "version 1 was not written by this implementation";
   if (Bytes(format, 1) != "lance" || Bytes(format, 2) != "2.1")
     return "data_format is not lance 2.1";
+  if (file.manifest.version() == 1) {
+    // A new table hands out stable row ids 0, 1, ... to its rows, and
+    // next_row_id is the next of them.
+    std::set<uint64_t> row_ids;
+    for (const impl::pb::DataFragment& fragment : file.manifest.fragments()) {
+      const Result<impl::FragmentRows> rows = impl::ReadFragmentRows(
+          world.store(), world.table_root(), file.manifest, fragment);
+      if (!rows.ok()) return "version 1: " + rows.status().ToString();
+      row_ids.insert(rows->row_ids.begin(), rows->row_ids.end());
+    }
+    const uint64_t n = row_ids.size();
+    if (n != 0 && (*row_ids.begin() != 0 || *row_ids.rbegin() != n - 1))
+      return "version 1's row ids are not 0.." + std::to_string(n - 1);
+    if (file.manifest.next_row_id() != n)
+      return "version 1 has " + std::to_string(n) + " rows and next_row_id " +
+             std::to_string(file.manifest.next_row_id());
+  }
   for (const impl::pb::IndexMetadata& index : file.index_section.indices()) {
     if (!index.has_index_version() || index.index_version() != 0)
       return "index " + index.name() + " does not carry index_version 0";
   }
   std::vector<std::string> keys;
+  std::set<int32_t> ids;  // Lance's Schema::validate: no id twice.
   for (const auto& field : file.manifest.fields()) {
+    if (!ids.insert(field.id()).second)
+      return "two schema fields have id " + std::to_string(field.id());
     Wire wire;
     if (!Parse(field.SerializeAsString(), &wire))
       return "a schema field is not a message";
@@ -409,7 +429,8 @@ std::string MemWalProblem(const World& world) {
   impl::PrefixedStore table(const_cast<impl::MemoryStore*>(&world.store()),
                             world.table_root());
   const Result<impl::Snapshot> head = impl::LoadHead(table);
-  if (!head.ok()) return "";  // A head Lance refuses is lockstep's business.
+  // The walk has no foreign half-set writer, so every head loads.
+  if (!head.ok()) return "the head does not load: " + head.status().ToString();
   return ManifestProblem(world, *head->file, flushed);
 }
 
@@ -523,6 +544,26 @@ TEST(RuleFunctions, ACallerAdvanceWithAnUnknownOfferIsRefused) {
     EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument) << offer;
   }
   EXPECT_EQ(world.inflight_count(), 0u);
+}
+
+// The reason World gives is the last step's (the lockstep's findings quote
+// it): an env step that publishes without a commit verdict clears the one an
+// earlier commit left.
+TEST(RuleFunctions, AForeignHalfSetLeavesNoEarlierCommitsReason) {
+  Result<World> created = World::Create(impl::Options{});
+  ASSERT_TRUE(created.ok());
+  World world = std::move(created).value();
+  ASSERT_TRUE(world.FlushMemTable(0).ok());
+  ASSERT_TRUE(world.BeginCompactSsTable(0, true).ok());
+  ASSERT_TRUE(world.BeginCompactSsTable(0, true).ok());
+  ASSERT_TRUE(world.Commit(0).ok());
+  // The second compaction of generation 1 is stale: refused, with a reason.
+  const Result<impl::Outcome> stale = world.Commit(0);
+  ASSERT_TRUE(stale.ok());
+  ASSERT_EQ(*stale, impl::Outcome::kRefused);
+  ASSERT_FALSE(world.last_reason().empty());
+  ASSERT_TRUE(world.ForeignHalfSet().ok());
+  EXPECT_EQ(world.last_reason(), "");
 }
 
 }  // namespace
