@@ -31,13 +31,16 @@
 #include <google/protobuf/unknown_field_set.h>
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "impl/directory_store.h"
 #include "impl/format.h"
 #include "impl/lance_export.h"
 #include "impl/rows.h"
@@ -564,6 +567,32 @@ TEST(RuleFunctions, AForeignHalfSetLeavesNoEarlierCommitsReason) {
   ASSERT_FALSE(world.last_reason().empty());
   ASSERT_TRUE(world.ForeignHalfSet().ok());
   EXPECT_EQ(world.last_reason(), "");
+}
+
+// A shard's manifests are the files of its manifest/ directory: a file in a
+// directory below it is not one (its last name would parse as a version, a
+// second file of that version), so reading the shard refuses it as it refuses
+// any unexpected file. (World took it as a manifest until this test.) Not a
+// RuleFunctions property: it writes a directory, and the gate runs none.
+TEST(MemWalFiles, AFileNestedInAShardsManifestDirectoryIsRefused) {
+  const World world = *World::Create(impl::Options{});
+  const std::string root = std::filesystem::temp_directory_path().string() +
+                           "/memwal-nested-" + std::to_string(::getpid());
+  std::filesystem::remove_all(root);
+  Result<impl::DirectoryStore> directory = impl::DirectoryStore::Open(root);
+  ASSERT_TRUE(directory.ok());
+  ASSERT_TRUE(world.WriteTo(&*directory).ok());
+  const std::string first = impl::ShardManifestPath(world.shard_uuid(0), 1);
+  const std::string nested = impl::ShardManifestDir(world.shard_uuid(0)) +
+                             "manifest/old/" +
+                             first.substr(first.rfind('/') + 1);
+  const Result<impl::Blob> bytes = directory->Get(first);
+  ASSERT_TRUE(bytes.ok());
+  ASSERT_TRUE(directory->Put(nested, **bytes).ok());
+  const Result<World> opened = World::OpenFrom(*directory, world.options());
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  EXPECT_EQ(opened->ReadWal().status().code(), StatusCode::kCorruption);
+  std::filesystem::remove_all(root);
 }
 
 }  // namespace
