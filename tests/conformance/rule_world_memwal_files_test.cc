@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "impl/build.h"
 #include "impl/directory_store.h"
 #include "impl/format.h"
 #include "impl/lance_export.h"
@@ -567,6 +568,35 @@ TEST(RuleFunctions, AForeignHalfSetLeavesNoEarlierCommitsReason) {
   ASSERT_FALSE(world.last_reason().empty());
   ASSERT_TRUE(world.ForeignHalfSet().ok());
   EXPECT_EQ(world.last_reason(), "");
+}
+
+// max_fragment_id is a high-water mark (Lance never hands a fragment id out
+// twice): a Merge (LanceDB's add-columns; World commits none) whose fragment
+// list leaves out the head's highest fragment keeps it.
+TEST(RuleFunctions, AMergeWithoutTheHighestFragmentKeepsMaxFragmentId) {
+  World world = *World::Create(impl::Options{});
+  ASSERT_TRUE(world.BeginAppend().ok());
+  ASSERT_TRUE(world.Commit(0).ok());
+  const impl::PrefixedStore table(world.mutable_store(), world.table_root());
+  const Result<impl::Snapshot> head = impl::LoadHead(table);
+  ASSERT_TRUE(head.ok());
+  ASSERT_EQ(head->file->manifest.fragments_size(), 2);
+  ASSERT_EQ(head->file->manifest.max_fragment_id(), 1u);
+  impl::pb::Transaction merge;
+  merge.set_read_version(head->version());
+  *merge.mutable_merge()->add_fragments() = head->file->manifest.fragments(0);
+  *merge.mutable_merge()->mutable_schema() = head->file->manifest.fields();
+  const impl::UuidSource uuids = [] { return std::string(16, 'u'); };
+  impl::BuildInput input;
+  input.head = &*head;
+  input.read = &*head;
+  input.transaction = &merge;
+  input.transaction_file = "merge.txn";
+  input.new_uuid = &uuids;
+  const Result<impl::ManifestFile> built = impl::BuildManifest(input);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  EXPECT_EQ(built->manifest.fragments_size(), 1);
+  EXPECT_EQ(built->manifest.max_fragment_id(), 1u);
 }
 
 // A shard's manifests are the files of its manifest/ directory: a file in a
