@@ -389,6 +389,12 @@ std::string ManifestProblem(const World& world, const impl::ManifestFile& file,
   for (const impl::pb::IndexMetadata& index : file.index_section.indices()) {
     if (!index.has_index_version() || index.index_version() != 0)
       return "index " + index.name() + " does not carry index_version 0";
+    // LanceDB reads a user index's type off its details' url (one without
+    // is listed as Unknown and skipped).
+    if (!impl::IsMemWalIndex(index) &&
+        index.index_details().type_url() != impl::kBTreeIndexDetailsUrl)
+      return "index " + index.name() + " has details '" +
+             index.index_details().type_url() + "', not a BTree's";
   }
   std::vector<std::string> keys;
   std::set<int32_t> ids;  // Lance's Schema::validate: no id twice.
@@ -547,6 +553,29 @@ TEST(RuleFunctions, ACallerAdvanceWithAnUnknownOfferIsRefused) {
     const Status refused = world.BeginCallerAdvance(0, offer);
     EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument) << offer;
   }
+  EXPECT_EQ(world.inflight_count(), 0u);
+}
+
+// The other-index offer adds an advance for another index: a table with one
+// index has none, and the offer is refused rather than naming the same index
+// twice.
+TEST(RuleFunctions, TheOtherIndexOfferNeedsASecondIndex) {
+  World world = *World::Create(impl::Options{
+      .protocol = impl::Protocol::kAdvance, .shards = 1, .indexes = 1});
+  const auto publish = [&world] {
+    const Result<impl::Outcome> outcome = world.Commit(0);
+    ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+    ASSERT_EQ(*outcome, impl::Outcome::kPublished) << world.last_reason();
+  };
+  ASSERT_TRUE(world.BeginActivate().ok());
+  publish();
+  ASSERT_TRUE(world.FlushMemTable(0).ok());
+  ASSERT_TRUE(world.BeginCompactSsTable(0, true).ok());
+  publish();
+  World oldest = world;  // The repair carries an advance to offer on.
+  ASSERT_TRUE(oldest.BeginCallerAdvance(0, 1).ok());
+  EXPECT_EQ(world.BeginCallerAdvance(0, 0).code(),
+            StatusCode::kFailedPrecondition);
   EXPECT_EQ(world.inflight_count(), 0u);
 }
 
