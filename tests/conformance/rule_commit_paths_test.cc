@@ -12,7 +12,8 @@
 //   that moves no row does not (impl/conflicts.cc UpdateRow);
 // - config keys: a config replaced wholesale meets every key the other side
 //   upserts (incompatible); two DataReplacements retry only on the same
-//   fragment and field;
+//   fragment and field; two UpdateBases meet on a name only when both name
+//   one (an empty name is a name);
 // - a repair that only records catch-up names its index (a transaction
 //   property): it retries against another build or repair of that index, not
 //   of another;
@@ -31,6 +32,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -134,6 +136,18 @@ Transaction ReplacementOf(uint64_t fragment, int32_t field) {
   return t;
 }
 
+// UpdateBases adding base `id` at `path`, with `name` when it has a value.
+Transaction BaseOf(uint32_t id, std::optional<std::string> name,
+                   const std::string& path) {
+  Transaction t;
+  t.set_read_version(3);
+  auto* base = t.mutable_update_bases()->add_new_bases();
+  base->set_id(id);
+  if (name.has_value()) base->set_name(*name);
+  base->set_path(path);
+  return t;
+}
+
 struct Cell {
   std::string what;
   Transaction pending;
@@ -195,6 +209,11 @@ TEST(RuleFunctions, TheCommitPathsConflictRowsAnswerAsDocumented) {
        ReplacementOf(1, 0), ReplacementOf(1, 0), 'R'},
       {"a replacement against one of another field in its fragment",
        ReplacementOf(1, 0), ReplacementOf(1, 1), 'C'},
+      {"a base named \"\" against an unnamed base", BaseOf(5, "", "p"),
+       BaseOf(6, std::nullopt, "q"), 'C'},
+      {"an unnamed base against a base named \"\"",
+       BaseOf(5, std::nullopt, "p"), BaseOf(6, "", "q"), 'C'},
+      {"two bases named \"\"", BaseOf(5, "", "p"), BaseOf(6, "", "q"), 'I'},
   };
   for (Cell& cell : cells) {
     const Result<impl::ConflictClass> got =
