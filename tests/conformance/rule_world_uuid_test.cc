@@ -197,6 +197,33 @@ TEST(RuleFunctions, AReopenedTableDrawsUuidsItDoesNotHoldYet) {
   }
 }
 
+TEST(RuleFunctions, ATableReopenedTwiceDrawsUuidsNeitherEarlierWriterDrew) {
+  const impl::Options options{.shards = 1, .indexes = 1, .seed = 13};
+  World world = Created(options);
+  ScratchDirectory first("twice-1");
+  World second = Reopened(world, options, first);
+  // Progress records draw more uuids (transaction, file name, a re-minted
+  // system index) than they add files.
+  for (int k = 0; k < 4; ++k) {
+    ASSERT_TRUE(second.FlushMemTable(0).ok());
+    Publish(second, second.BeginCompactSsTable(0, false));
+    Publish(second, second.BeginRecordProgress(0));
+  }
+  const std::set<std::string> held = UuidsOf(second);
+  const uint64_t head = second.Versions()->back();
+  ScratchDirectory again("twice-2");
+  World third = Reopened(second, options, again);
+  for (int k = 0; k < 3; ++k) Publish(third, third.BeginAppend());
+  for (uint64_t number = head + 1; number <= third.Versions()->back();
+       ++number) {
+    const auto version = third.ReadVersion(number);
+    ASSERT_TRUE(version.ok());
+    EXPECT_EQ(held.count(version->transaction->uuid()), 0u)
+        << "version " << number << " reuses transaction uuid "
+        << version->transaction->uuid();
+  }
+}
+
 TEST(RuleFunctions, AReopenedTableNumbersItsShardsAsItsWriterDid) {
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     const impl::Options options{.shards = 3, .seed = seed};
