@@ -308,6 +308,16 @@ TEST(RuleFunctions, AnInstallRemovesTheSystemIndexItReplacesOnce) {
   ASSERT_EQ(removed.size(), 1u);
   EXPECT_EQ(removed.front(), replaced);
   EXPECT_NE(head.mem_wal_index_uuid, replaced);
+  // A foreign writer's reset names the index it replaces itself: still once.
+  ASSERT_TRUE(world.ResetMemWal().ok());
+  const impl::TableVersion reset = *world.ReadVersion(HeadNumber(world));
+  ASSERT_TRUE(reset.transaction != nullptr);
+  ASSERT_TRUE(reset.transaction->has_create_index());
+  removed.clear();
+  for (const auto& index : reset.transaction->create_index().removed_indices())
+    removed.push_back(index.uuid().uuid());
+  ASSERT_EQ(removed.size(), 1u);
+  EXPECT_EQ(removed.front(), head.mem_wal_index_uuid);
 }
 
 TEST(RuleFunctions, AnInstallRebasedOverAnAppendKeepsItsReadVersion) {
