@@ -404,6 +404,10 @@ std::string ManifestProblem(const World& world, const impl::ManifestFile& file,
     Wire wire;
     if (!Parse(field.SerializeAsString(), &wire))
       return "a schema field is not a message";
+    // Lance's Field.type (1): an int64 column is a LEAF (2); PARENT (0) is a
+    // struct or list holding children.
+    if (Varint(wire, 1) != 2 || Bytes(wire, 5) != "int64")
+      return "field " + field.name() + " is not an int64 leaf";
     const std::optional<uint64_t> key = Varint(wire, 12);
     const std::optional<uint64_t> position = Varint(wire, 13);
     if (!key || !position || *key > 1)
