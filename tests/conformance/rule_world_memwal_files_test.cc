@@ -632,6 +632,54 @@ TEST(RuleFunctions, AMergeWithoutTheHighestFragmentKeepsMaxFragmentId) {
   EXPECT_EQ(built->manifest.max_fragment_id(), 1u);
 }
 
+// Activation on a table that carries catch-up positions from the beta
+// protocol but no compaction progress clears them and rewrites the system
+// index (Lance's require_index_catchup; its test
+// activation_clears_beta_coverage): positions no derivation made must not
+// survive into a table whose readers now trust them.
+TEST(RuleFunctions, ActivationClearsBetaCatchupPositions) {
+  World world = *World::Create(impl::Options{});
+  const impl::PrefixedStore table(world.mutable_store(), world.table_root());
+  const Result<impl::Snapshot> loaded = impl::LoadHead(table);
+  ASSERT_TRUE(loaded.ok());
+  impl::ManifestFile beta = *loaded->file;
+  impl::pb::IndexMetadata* system = impl::FindMemWalIndex(&beta.index_section);
+  ASSERT_NE(system, nullptr);
+  Result<impl::pb::MemWalIndexDetails> details =
+      impl::UnpackMemWalDetails(*system);
+  ASSERT_TRUE(details.ok());
+  ASSERT_EQ(details->compacted_sstables_size(), 0);
+  impl::pb::IndexCatchupProgress* entry = details->add_index_catchup();
+  entry->set_index_name("idx_0");
+  impl::pb::CompactedSsTable* claim = entry->add_caught_up_generations();
+  claim->mutable_shard_id()->set_uuid(world.shard_uuid(0));
+  claim->set_generation(1);
+  impl::PackMemWalDetails(*details, system);
+  const std::string beta_uuid = system->uuid().uuid();
+  const impl::Snapshot head{
+      std::make_shared<const impl::ManifestFile>(std::move(beta))};
+  impl::pb::Transaction activate;
+  activate.set_read_version(head.version());
+  activate.mutable_update_mem_wal_state()->set_require_index_catchup(true);
+  const impl::UuidSource uuids = [] { return std::string(16, 'n'); };
+  impl::BuildInput input;
+  input.head = &head;
+  input.read = &head;
+  input.transaction = &activate;
+  input.transaction_file = "activate.txn";
+  input.new_uuid = &uuids;
+  const Result<impl::ManifestFile> built = impl::BuildManifest(input);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  const impl::pb::IndexMetadata* after =
+      impl::FindMemWalIndex(built->index_section);
+  ASSERT_NE(after, nullptr);
+  const Result<impl::pb::MemWalIndexDetails> cleared =
+      impl::UnpackMemWalDetails(*after);
+  ASSERT_TRUE(cleared.ok());
+  EXPECT_EQ(cleared->index_catchup_size(), 0);
+  EXPECT_NE(after->uuid().uuid(), beta_uuid);
+}
+
 // A shard's manifests are the files of its manifest/ directory: a file in a
 // directory below it is not one (its last name would parse as a version, a
 // second file of that version), so reading the shard refuses it as it refuses
