@@ -2,8 +2,8 @@
 // step of a random walk of World actions (issue 36: no check decoded them; the
 // lockstep abstraction reads only the generations and positions it needs).
 // Each message is decoded at the wire level, by the field numbers of Lance's
-// protos (/work/shared/reference/lance-protocol.md §1.2, §1.4), not through
-// impl/proto, so a field written under a wrong number or left out is seen:
+// protos ([P §1.2], [P §1.4]), not through impl/proto, so a field written
+// under a wrong number or left out is seen:
 //
 // - shard manifests `_mem_wal/{shard}/manifest/{bit-reversed version}.binpb`:
 //   versions 1, 2, ... without a gap, each holding its own version (1), the
