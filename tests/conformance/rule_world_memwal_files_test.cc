@@ -2,8 +2,8 @@
 // step of a random walk of World actions (issue 36: no check decoded them; the
 // lockstep abstraction reads only the generations and positions it needs).
 // Each message is decoded at the wire level, by the field numbers of Lance's
-// protos (/work/shared/reference/lance-protocol.md §1.2, §1.4), not through
-// impl/proto, so a field written under a wrong number or left out is seen:
+// protos ([P §1.2], [P §1.4]), not through impl/proto, so a field written
+// under a wrong number or left out is seen:
 //
 // - shard manifests `_mem_wal/{shard}/manifest/{bit-reversed version}.binpb`:
 //   versions 1, 2, ... without a gap, each holding its own version (1), the
@@ -404,6 +404,10 @@ std::string ManifestProblem(const World& world, const impl::ManifestFile& file,
     Wire wire;
     if (!Parse(field.SerializeAsString(), &wire))
       return "a schema field is not a message";
+    // Lance's Field.type (1): an int64 column is a LEAF (2); PARENT (0) is a
+    // struct or list holding children.
+    if (Varint(wire, 1) != 2 || Bytes(wire, 5) != "int64")
+      return "field " + field.name() + " is not an int64 leaf";
     const std::optional<uint64_t> key = Varint(wire, 12);
     const std::optional<uint64_t> position = Varint(wire, 13);
     if (!key || !position || *key > 1)
@@ -626,6 +630,54 @@ TEST(RuleFunctions, AMergeWithoutTheHighestFragmentKeepsMaxFragmentId) {
   ASSERT_TRUE(built.ok()) << built.status().ToString();
   EXPECT_EQ(built->manifest.fragments_size(), 1);
   EXPECT_EQ(built->manifest.max_fragment_id(), 1u);
+}
+
+// Activation on a table that carries catch-up positions from the beta
+// protocol but no compaction progress clears them and rewrites the system
+// index (Lance's require_index_catchup; its test
+// activation_clears_beta_coverage): positions no derivation made must not
+// survive into a table whose readers now trust them.
+TEST(RuleFunctions, ActivationClearsBetaCatchupPositions) {
+  World world = *World::Create(impl::Options{});
+  const impl::PrefixedStore table(world.mutable_store(), world.table_root());
+  const Result<impl::Snapshot> loaded = impl::LoadHead(table);
+  ASSERT_TRUE(loaded.ok());
+  impl::ManifestFile beta = *loaded->file;
+  impl::pb::IndexMetadata* system = impl::FindMemWalIndex(&beta.index_section);
+  ASSERT_NE(system, nullptr);
+  Result<impl::pb::MemWalIndexDetails> details =
+      impl::UnpackMemWalDetails(*system);
+  ASSERT_TRUE(details.ok());
+  ASSERT_EQ(details->compacted_sstables_size(), 0);
+  impl::pb::IndexCatchupProgress* entry = details->add_index_catchup();
+  entry->set_index_name("idx_0");
+  impl::pb::CompactedSsTable* claim = entry->add_caught_up_generations();
+  claim->mutable_shard_id()->set_uuid(world.shard_uuid(0));
+  claim->set_generation(1);
+  impl::PackMemWalDetails(*details, system);
+  const std::string beta_uuid = system->uuid().uuid();
+  const impl::Snapshot head{
+      std::make_shared<const impl::ManifestFile>(std::move(beta))};
+  impl::pb::Transaction activate;
+  activate.set_read_version(head.version());
+  activate.mutable_update_mem_wal_state()->set_require_index_catchup(true);
+  const impl::UuidSource uuids = [] { return std::string(16, 'n'); };
+  impl::BuildInput input;
+  input.head = &head;
+  input.read = &head;
+  input.transaction = &activate;
+  input.transaction_file = "activate.txn";
+  input.new_uuid = &uuids;
+  const Result<impl::ManifestFile> built = impl::BuildManifest(input);
+  ASSERT_TRUE(built.ok()) << built.status().ToString();
+  const impl::pb::IndexMetadata* after =
+      impl::FindMemWalIndex(built->index_section);
+  ASSERT_NE(after, nullptr);
+  const Result<impl::pb::MemWalIndexDetails> cleared =
+      impl::UnpackMemWalDetails(*after);
+  ASSERT_TRUE(cleared.ok());
+  EXPECT_EQ(cleared->index_catchup_size(), 0);
+  EXPECT_NE(after->uuid().uuid(), beta_uuid);
 }
 
 // A shard's manifests are the files of its manifest/ directory: a file in a
