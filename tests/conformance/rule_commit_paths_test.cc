@@ -10,6 +10,10 @@
 // - a pending Update against a committed DataOverlay of its fragment: an
 //   in-place column rewrite and an Update that moved rows retry, an Update
 //   that moves no row does not (impl/conflicts.cc UpdateRow);
+// - config keys: a config replaced wholesale meets every key the other side
+//   upserts (incompatible); two DataReplacements retry only on the same
+//   fragment and field; two UpdateBases meet on a name only when both name
+//   one (an empty name is a name);
 // - a repair that only records catch-up names its index (a transaction
 //   property): it retries against another build or repair of that index, not
 //   of another;
@@ -28,6 +32,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -109,6 +114,40 @@ Transaction BuildOf(const std::string& index) {
   return table::Representative(table::kIndexBuild, targets);
 }
 
+// An UpdateConfig upserting `key`, replacing the whole config if `replace`.
+Transaction ConfigUpserting(const std::string& key, bool replace) {
+  Transaction t;
+  t.set_read_version(3);
+  auto* updates = t.mutable_update_config()->mutable_config_updates();
+  updates->set_replace(replace);
+  auto* entry = updates->add_update_entries();
+  entry->set_key(key);
+  entry->set_value("v");
+  return t;
+}
+
+// A DataReplacement of `field` in `fragment`.
+Transaction ReplacementOf(uint64_t fragment, int32_t field) {
+  Transaction t;
+  t.set_read_version(3);
+  auto* group = t.mutable_data_replacement()->add_replacements();
+  group->set_fragment_id(fragment);
+  group->mutable_new_file()->add_fields(field);
+  return t;
+}
+
+// UpdateBases adding base `id` at `path`, with `name` when it has a value.
+Transaction BaseOf(uint32_t id, std::optional<std::string> name,
+                   const std::string& path) {
+  Transaction t;
+  t.set_read_version(3);
+  auto* base = t.mutable_update_bases()->add_new_bases();
+  base->set_id(id);
+  if (name.has_value()) base->set_name(*name);
+  base->set_path(path);
+  return t;
+}
+
 struct Cell {
   std::string what;
   Transaction pending;
@@ -158,6 +197,23 @@ TEST(RuleFunctions, TheCommitPathsConflictRowsAnswerAsDocumented) {
        RepairOf("idx_0"), 'R'},
       {"a repair of idx_0 against a build of idx_1", RepairOf("idx_0"),
        BuildOf("idx_1"), 'C'},
+      {"a config replaced wholesale against an upsert of another key",
+       ConfigUpserting("k", true), ConfigUpserting("j", false), 'I'},
+      {"an upsert against a config replaced wholesale with another key",
+       ConfigUpserting("j", false), ConfigUpserting("k", true), 'I'},
+      {"upserts of two other keys", ConfigUpserting("j", false),
+       ConfigUpserting("k", false), 'C'},
+      {"a replacement against one of the same field in another fragment",
+       ReplacementOf(1, 0), ReplacementOf(2, 0), 'C'},
+      {"a replacement against one of the same fragment and field",
+       ReplacementOf(1, 0), ReplacementOf(1, 0), 'R'},
+      {"a replacement against one of another field in its fragment",
+       ReplacementOf(1, 0), ReplacementOf(1, 1), 'C'},
+      {"a base named \"\" against an unnamed base", BaseOf(5, "", "p"),
+       BaseOf(6, std::nullopt, "q"), 'C'},
+      {"an unnamed base against a base named \"\"",
+       BaseOf(5, std::nullopt, "p"), BaseOf(6, "", "q"), 'C'},
+      {"two bases named \"\"", BaseOf(5, "", "p"), BaseOf(6, "", "q"), 'I'},
   };
   for (Cell& cell : cells) {
     const Result<impl::ConflictClass> got =

@@ -15,6 +15,10 @@
 // - the reader takes a table to require index catch-up exactly when both
 //   feature words carry the catch-up bit (128), whatever other bits they
 //   carry (Lance's deletion-file bit 1 among them);
+// - a Restore never hands out a fragment id or a stable row id again: the
+//   restored version's max_fragment_id and next_row_id are at least the
+//   head's (Lance: fragment ids and row ids are never reused); it refuses the
+//   head itself and a version that is not retained;
 // - a published outcome leaves no refusal reason behind (lockstep prints
 //   last_reason() beside a mismatched outcome, so a stale one misleads).
 #include <gtest/gtest.h>
@@ -64,9 +68,10 @@ bool Fixed(int bit) {
 }
 
 TEST(RuleFunctions, EveryUuidWorldDrawsIsVersion4WithItsOtherBitsRandom) {
-  // The shard uuids are the first draws of a World; 16 seeds of 4 shards.
+  // The shard uuids are the first draws of a World; 16 seeds of 4 shards,
+  // the default seed 0 among them.
   std::vector<std::string> uuids;
-  for (uint64_t seed = 1; seed <= 16; ++seed) {
+  for (uint64_t seed = 0; seed < 16; ++seed) {
     const World world = Created(impl::Options{.shards = 4, .seed = seed});
     for (uint32_t shard = 0; shard < 4; ++shard)
       uuids.push_back(world.shard_uuid(shard));
@@ -78,6 +83,15 @@ TEST(RuleFunctions, EveryUuidWorldDrawsIsVersion4WithItsOtherBitsRandom) {
   }
   EXPECT_EQ(std::set<std::string>(uuids.begin(), uuids.end()).size(),
             uuids.size());
+  // Each draw looks random on its own: of its 122 free bits, between 30 and
+  // 92 are set (61 on average, a standard deviation of 5.5: the bounds are
+  // 5.6 of them away), so no draw is nil-like or all ones.
+  for (const std::string& raw : uuids) {
+    int ones = 0;
+    for (int bit = 0; bit < 128; ++bit) ones += !Fixed(bit) && Bit(raw, bit);
+    EXPECT_GE(ones, 30) << impl::UuidHex(raw);
+    EXPECT_LE(ones, 92) << impl::UuidHex(raw);
+  }
   // 64 draws: a random bit is constant, or equal to another, over all of
   // them with probability 2^-63; the draws are seeded, so this is exact.
   std::vector<int> free;
@@ -193,6 +207,33 @@ TEST(RuleFunctions, AReopenedTableDrawsUuidsItDoesNotHoldYet) {
   }
 }
 
+TEST(RuleFunctions, ATableReopenedTwiceDrawsUuidsNeitherEarlierWriterDrew) {
+  const impl::Options options{.shards = 1, .indexes = 1, .seed = 13};
+  World world = Created(options);
+  ScratchDirectory first("twice-1");
+  World second = Reopened(world, options, first);
+  // Progress records draw more uuids (transaction, file name, a re-minted
+  // system index) than they add files.
+  for (int k = 0; k < 4; ++k) {
+    ASSERT_TRUE(second.FlushMemTable(0).ok());
+    Publish(second, second.BeginCompactSsTable(0, false));
+    Publish(second, second.BeginRecordProgress(0));
+  }
+  const std::set<std::string> held = UuidsOf(second);
+  const uint64_t head = second.Versions()->back();
+  ScratchDirectory again("twice-2");
+  World third = Reopened(second, options, again);
+  for (int k = 0; k < 3; ++k) Publish(third, third.BeginAppend());
+  for (uint64_t number = head + 1; number <= third.Versions()->back();
+       ++number) {
+    const auto version = third.ReadVersion(number);
+    ASSERT_TRUE(version.ok());
+    EXPECT_EQ(held.count(version->transaction->uuid()), 0u)
+        << "version " << number << " reuses transaction uuid "
+        << version->transaction->uuid();
+  }
+}
+
 TEST(RuleFunctions, AReopenedTableNumbersItsShardsAsItsWriterDid) {
   for (uint64_t seed = 1; seed <= 6; ++seed) {
     const impl::Options options{.shards = 3, .seed = seed};
@@ -256,6 +297,36 @@ TEST(RuleFunctions, TheReaderSeesCatchupRequiredOnlyWithTheBitInBothWords) {
           << "reader word " << reader << ", writer word " << writer;
     }
   }
+}
+
+TEST(RuleFunctions, ARestoreNeverMovesFragmentOrRowIdsBack) {
+  World world = Created(impl::Options{.shards = 1, .seed = 6});
+  Publish(world, world.BeginAppend());
+  const uint64_t old = world.Versions()->back();
+  Publish(world, world.BeginAppend());
+  Publish(world, world.BeginAppend());
+  impl::PrefixedStore table(world.mutable_store(), world.table_root());
+  const auto head = impl::LoadHead(table);
+  ASSERT_TRUE(head.ok());
+  const uint64_t max_fragment_id = head->file->manifest.max_fragment_id();
+  const uint64_t next_row_id = head->file->manifest.next_row_id();
+  const auto refused = world.Restore(head->version());
+  EXPECT_FALSE(refused.ok() && *refused == impl::Outcome::kPublished);
+  const auto missing = world.Restore(head->version() + 7);
+  EXPECT_FALSE(missing.ok() && *missing == impl::Outcome::kPublished);
+  const auto restored = world.Restore(old);
+  ASSERT_TRUE(restored.ok());
+  ASSERT_EQ(*restored, impl::Outcome::kPublished) << world.last_reason();
+  const auto after = impl::LoadHead(table);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->version(), head->version() + 1);
+  EXPECT_GE(after->file->manifest.max_fragment_id(), max_fragment_id);
+  EXPECT_GE(after->file->manifest.next_row_id(), next_row_id);
+  // The next fragment gets a new id.
+  Publish(world, world.BeginAppend());
+  const auto appended = world.ReadVersion(world.Versions()->back());
+  ASSERT_TRUE(appended.ok());
+  EXPECT_GT(*appended->live.rbegin(), max_fragment_id);
 }
 
 }  // namespace
