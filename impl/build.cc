@@ -470,8 +470,13 @@ Result<ManifestFile> BuildManifest(const BuildInput& input) {
   file.manifest.clear_index_section();
   file.manifest.set_transaction_file(input.transaction_file);
   file.transaction = *input.transaction;
+  // Lance: build_manifest asks for stable row ids when the head uses them
+  // (its reader word has bit 2), so a table emptied of fragments keeps them
+  // [P §2.2 (a)].
+  const bool stable_row_ids =
+      (current.reader_feature_flags() & kFlagStableRowIds) != 0;
   MEMWAL_RETURN_IF_ERROR(
-      ApplyFeatureFlags(&file.manifest, false, false, input.bugs));
+      ApplyFeatureFlags(&file.manifest, stable_row_ids, false, input.bugs));
   // Bug bit-dropped-by-new-from-previous: the bit is not inherited from the
   // head.
   if (!input.bugs.has(Bug::kBitDroppedByNewFromPrevious)) {

@@ -166,7 +166,12 @@ World::DecodeLatestShardManifest(uint32_t shard) const {
   for (auto it = objects.lower_bound(dir);
        it != objects.end() && it->first.compare(0, dir.size(), dir) == 0;
        ++it) {
-    const std::optional<uint64_t> version = ParseShardManifestName(it->first);
+    // Only the directory's own files are manifests (a nested file would
+    // parse to the version of its last name, a second file of one version).
+    const std::optional<uint64_t> version =
+        it->first.find('/', dir.size()) == std::string::npos
+            ? ParseShardManifestName(it->first)
+            : std::nullopt;
     if (!version.has_value()) {
       return Status::Corruption("unexpected shard file " +
                                 it->first.substr(wal_root_.size()));

@@ -61,6 +61,7 @@ uint8_t* EncodeTxn(const Txn& t, uint8_t* out) {
 }
 
 constexpr std::size_t kHeaderBytes = 2 + 2 * kShardsMax + kStateMiddle + 1;
+static_assert(kHeaderBytes == kEncodedHeaderBytes);
 constexpr std::size_t kVersionBytes = kVersionPrefix + 1 + kOpBytes;
 constexpr std::size_t kTxnBytes = kTxnPrefix + 1 + kTxnMiddle;
 static_assert(kHeaderBytes + kVersionsMax * kVersionBytes +

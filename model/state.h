@@ -278,6 +278,12 @@ void AssertWellFormed(const State& state, const Bounds& bounds);
 // The canonical byte encoding: equal states encode equally, different states
 // differently.
 // The most bytes Encode writes for any state within the compile-time maxima.
+// The encoding's first bytes, before the versions: counts, shard counters,
+// the state's one-byte fields and its flags (no uuid among them).
+inline constexpr std::size_t kEncodedHeaderBytes =
+    2 + 2 * kShardsMax + 3 + kFragmentsMax + 1 + kShardsMax * kGenerationsMax +
+    1;
+
 inline constexpr std::size_t kEncodedMax =
     (2 + 2 * kShardsMax + 3 + kFragmentsMax + 1 + kShardsMax * kGenerationsMax +
      1) +

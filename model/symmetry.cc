@@ -224,18 +224,72 @@ Action Permute(const Action& action, const Permutation& p) {
       action);
 }
 
+void PermutedHeader(const State& state, const Permutation& p, uint8_t* out) {
+  // EncodeTo's first kEncodedHeaderBytes bytes of Permute(state, p), written
+  // field by field in EncodeTo's order; none of them holds a uuid, so the
+  // renaming of R3 does not change them.
+  const bool indexes = !IdentityOn(p.indexes.data(), kIndexesMax);
+  uint8_t* at = out;
+  *at++ = state.version_count;
+  *at++ = state.inflight_count;
+  uint8_t* shards = at;
+  for (int s = 0; s < kShardsMax; ++s) {
+    shards[2 * p.shards[s]] = state.flushed[s];
+    shards[2 * p.shards[s] + 1] = state.retired[s];
+  }
+  at += 2 * kShardsMax;
+  *at++ = PermuteRows(state.pending, p);
+  *at++ = state.committed;
+  *at++ = state.next_fragment;
+  for (int f = 0; f < kFragmentsMax; ++f) *at++ = PermuteRows(state.rows[f], p);
+  *at++ = PermuteRows(state.deleted, p);
+  uint8_t* cover = at;
+  for (int s = 0; s < kShardsMax; ++s) {
+    for (int g = 1; g <= kGenerationsMax; ++g) {
+      const int from = s * kGenerationsMax + g - 1;
+      const int to = p.shards[s] * kGenerationsMax + g - 1;
+      cover[to] = indexes ? PermuteIndexes(state.retire_cover[from], p)
+                          : state.retire_cover[from];
+    }
+  }
+  at += kShardsMax * kGenerationsMax;
+  *at++ = static_cast<uint8_t>(state.activated | (state.foreign_legacy << 1));
+  MEMWAL_ASSERT(at == out + kEncodedHeaderBytes);
+}
+
 std::size_t CanonicalPosition(const std::vector<Permutation>& permutations,
                               const State& state, std::string* encoding) {
+  // Every permuted state has the same encoded size, so the smallest encoding
+  // is among those with the smallest header (PermutedHeader), which costs no
+  // permuted state: only permutations tied on it are built and encoded, in
+  // list order (the first of the smallest wins, as when all were).
+  constexpr std::size_t kTried = 16;
+  MEMWAL_ASSERT(permutations.size() <= kTried);
+  uint8_t headers[kTried][kEncodedHeaderBytes];
+  std::size_t tied[kTried];
+  std::size_t ties = 0;
+  for (std::size_t k = 0; k < permutations.size(); ++k) {
+    PermutedHeader(state, permutations[k], headers[k]);
+    const int order = ties == 0 ? -1
+                                : std::memcmp(headers[k], headers[tied[0]],
+                                              kEncodedHeaderBytes);
+    if (order < 0) ties = 0;
+    if (order <= 0) tied[ties++] = k;
+  }
   // The encodings in fixed buffers (they were strings, one allocated per
   // permutation and state), compared as std::string compares: bytes as
   // unsigned, then the shorter first.
   uint8_t best[kEncodedMax];
   uint8_t candidate[kEncodedMax];
-  std::size_t best_size = EncodeTo(state, best);
-  std::size_t best_k = 0;
-  for (std::size_t k = 1; k < permutations.size(); ++k) {
-    const std::size_t size =
-        EncodeTo(Permute(state, permutations[k]), candidate);
+  const auto encode = [&](std::size_t k, uint8_t* out) {
+    return k == 0 ? EncodeTo(state, out)
+                  : EncodeTo(Permute(state, permutations[k]), out);
+  };
+  std::size_t best_k = tied[0];
+  std::size_t best_size = encode(best_k, best);
+  for (std::size_t t = 1; t < ties; ++t) {
+    const std::size_t k = tied[t];
+    const std::size_t size = encode(k, candidate);
     const int order = std::memcmp(candidate, best, std::min(size, best_size));
     if (order < 0 || (order == 0 && size < best_size)) {
       std::memcpy(best, candidate, size);

@@ -66,6 +66,10 @@ Permutation Inverse(const Permutation& permutation);
 // that Apply(Permute(x, p), Permute(a, p)) is Permute(Apply(x, a), p).
 Action Permute(const Action& action, const Permutation& permutation);
 
+// The first kEncodedHeaderBytes bytes of EncodeTo(Permute(state, p)) into
+// out, computed without the permuted state.
+void PermutedHeader(const State& state, const Permutation& p, uint8_t* out);
+
 // The position in `permutations` (a Permutations list) of the first
 // permutation whose image of `state` has the smallest encoding: the
 // canonical representative is Permute(state, permutations[position]).

@@ -592,12 +592,13 @@ void PrintLockstepText(const BenchOptions& o, const Measured& m,
     std::snprintf(
         line, sizeof(line),
         "  %s lockstep (dfs, %d threads) + liveness: %s, %llu states, %.1f s "
-        "(search %.1f s), peak %.0f MB; liveness %llu graph states, %.0f/s\n",
+        "(search %.1f s), peak %.0f MB; liveness %llu graph states in %.1f s, "
+        "%.0f/s\n",
         o.large_preset.c_str(), o.threads, m.large.verdict.c_str(),
         static_cast<unsigned long long>(m.large.states), m.large.seconds,
         m.large.search_seconds, m.large.peak_kb / 1024.0,
         static_cast<unsigned long long>(m.large.liveness_states),
-        m.large.liveness_per_s());
+        m.large.liveness_seconds, m.large.liveness_per_s());
     out << line;
   }
   if (m.default_check_seconds < 0) {
@@ -662,6 +663,9 @@ void PrintJson(const BenchOptions& o, const Measured& m, std::ostream& out) {
       {"large_peak_rss_mb", m.large.run
                                 ? nlohmann::json(m.large.peak_kb / 1024.0)
                                 : nlohmann::json(nullptr)},
+      {"large_liveness_seconds", m.large.run
+                                     ? nlohmann::json(m.large.liveness_seconds)
+                                     : nlohmann::json(nullptr)},
       {"liveness_states_per_s", m.large.run
                                     ? nlohmann::json(m.large.liveness_per_s())
                                     : nlohmann::json(nullptr)},

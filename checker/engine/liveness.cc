@@ -52,64 +52,67 @@ model::Config Unbounded(const model::Config& config) {
 }
 
 // Node numbers by fingerprint: open addressing over (fingerprint, number)
-// pairs, 12 bytes a slot, at most 70% full.
+// slots of 12 bytes each, the two side by side so that a probe costs one
+// cache line, at most 70% full.
 class NodeMap {
  public:
   // The number of `fingerprint`, or `next` (and it is added) when new.
   uint32_t Find(uint64_t fingerprint, uint32_t next, bool* added) {
-    if ((size_ + 1) * 10 > keys_.size() * 7) Grow();
+    if ((size_ + 1) * 10 > slots_.size() * 7) Grow();
     std::size_t k = Home(fingerprint);
-    for (;; k = (k + 1) & (keys_.size() - 1)) {
-      if (numbers_[k] == kEmpty) break;
-      if (keys_[k] == fingerprint) {
+    for (;; k = (k + 1) & (slots_.size() - 1)) {
+      if (slots_[k].number == kEmpty) break;
+      if (slots_[k].key == fingerprint) {
         *added = false;
-        return numbers_[k];
+        return slots_[k].number;
       }
     }
-    keys_[k] = fingerprint;
-    numbers_[k] = next;
+    slots_[k].key = fingerprint;
+    slots_[k].number = next;
     ++size_;
     *added = true;
     return next;
   }
   // Whether `fingerprint` has a number (reads only).
   bool Contains(uint64_t fingerprint) const {
-    if (keys_.empty()) return false;
-    for (std::size_t k = Home(fingerprint);; k = (k + 1) & (keys_.size() - 1)) {
-      if (numbers_[k] == kEmpty) return false;
-      if (keys_[k] == fingerprint) return true;
+    if (slots_.empty()) return false;
+    for (std::size_t k = Home(fingerprint);;
+         k = (k + 1) & (slots_.size() - 1)) {
+      if (slots_[k].number == kEmpty) return false;
+      if (slots_[k].key == fingerprint) return true;
     }
   }
-  std::size_t bytes() const {
-    return keys_.capacity() * sizeof(uint64_t) +
-           numbers_.capacity() * sizeof(uint32_t);
+  // Starts loading the slot `fingerprint` is looked up in first.
+  void Prefetch(uint64_t fingerprint) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[Home(fingerprint)]);
   }
+  std::size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
 
  private:
   static constexpr uint32_t kEmpty = UINT32_MAX;
+  struct __attribute__((packed)) Slot {
+    uint64_t key = 0;
+    uint32_t number = kEmpty;
+  };
+  static_assert(sizeof(Slot) == 12);
   std::size_t Home(uint64_t fingerprint) const {
     return static_cast<std::size_t>(fingerprint ^ (fingerprint >> 31)) &
-           (keys_.size() - 1);
+           (slots_.size() - 1);
   }
   void Grow() {
-    std::vector<uint64_t> keys;
-    std::vector<uint32_t> numbers;
-    keys.swap(keys_);
-    numbers.swap(numbers_);
-    const std::size_t slots = keys.empty() ? 1024 : 2 * keys.size();
-    keys_.assign(slots, 0);
-    numbers_.assign(slots, kEmpty);
-    for (std::size_t k = 0; k < keys.size(); ++k) {
-      if (numbers[k] == kEmpty) continue;
-      std::size_t at = Home(keys[k]);
-      while (numbers_[at] != kEmpty) at = (at + 1) & (slots - 1);
-      keys_[at] = keys[k];
-      numbers_[at] = numbers[k];
+    std::vector<Slot> old;
+    old.swap(slots_);
+    const std::size_t count = old.empty() ? 1024 : 2 * old.size();
+    slots_.assign(count, Slot{});
+    for (const Slot& slot : old) {
+      if (slot.number == kEmpty) continue;
+      std::size_t at = Home(slot.key);
+      while (slots_[at].number != kEmpty) at = (at + 1) & (count - 1);
+      slots_[at] = slot;
     }
   }
 
-  std::vector<uint64_t> keys_;
-  std::vector<uint32_t> numbers_;
+  std::vector<Slot> slots_;
   std::size_t size_ = 0;
 };
 
@@ -452,22 +455,18 @@ uint32_t FairEnabledAmong(const model::Config& config, const State& state,
 // Expands records[k] into (*expansions)[k] for every k, on `threads` threads
 // each taking a contiguous slice. A successor is packed only when `known`
 // (which reads the parts, unchanged while the threads run) does not already
-// hold it: most edges lead to a known state.
-template <typename Known>
+// hold it: most edges lead to a known state. A state's successors are all
+// built before any is looked up, their slots loaded meanwhile (`prefetch`):
+// the lookups are cache misses in a layer of millions of states.
+template <typename Known, typename Prefetch>
 void ExpandLayerChunk(const model::Config& config, const Frames& frames,
                       bool windowed, const std::vector<std::string>& records,
-                      int threads, const Known& known,
+                      int threads, const Known& known, const Prefetch& prefetch,
                       std::vector<LayerExpansion>* expansions) {
   auto slice = [&](std::size_t begin, std::size_t end) {
     State state;
     std::vector<Action> actions;
-    std::string encoding;
-    const auto finish = [&](LayerStep* next) {
-      if (known(*next))
-        next->packed.clear();
-      else
-        PackEncoding(encoding, &next->packed);
-    };
+    std::vector<std::string> encodings;  // of the state's successors
     for (std::size_t k = begin; k < end; ++k) {
       MEMWAL_ASSERT(Unpack(records[k], &state));
       LayerExpansion& expansion = (*expansions)[k];
@@ -480,26 +479,35 @@ void ExpandLayerChunk(const model::Config& config, const Frames& frames,
                            [](const Action& a) { return !InContinuation(a); }),
             actions.end());
       }
-      expansion.next.resize(actions.size() + (windowed ? 0 : 1));
+      const std::size_t steps = actions.size() + (windowed ? 0 : 1);
+      expansion.next.resize(steps);
+      if (encodings.size() < steps) encodings.resize(steps);
       for (std::size_t a = 0; a < actions.size(); ++a) {
         LayerStep& next = expansion.next[a];
         const State after = windowed ? Step(config, state, actions[a])
                                      : Plain(config, state, actions[a]);
-        ToRepresentative(frames, after, &next, &encoding);
+        ToRepresentative(frames, after, &next, &encodings[a]);
         next.layer = windowed ? LayerOf(config, after) : 0;
         next.fair_class = FairClass(actions[a]);
         next.into = false;
-        finish(&next);
+        prefetch(next);
       }
       if (!windowed) {
         State folded = state;
         model::Fold(config, &folded);
         LayerStep& next = expansion.next.back();
-        ToRepresentative(frames, folded, &next, &encoding);
+        ToRepresentative(frames, folded, &next, &encodings[steps - 1]);
         next.layer = LayerOf(config, folded);
         next.fair_class = kNoClass;
         next.into = true;
-        finish(&next);
+        prefetch(next);
+      }
+      for (std::size_t a = 0; a < steps; ++a) {
+        LayerStep& next = expansion.next[a];
+        if (known(next))
+          next.packed.clear();
+        else
+          PackEncoding(encodings[a], &next.packed);
       }
     }
   };
@@ -707,6 +715,15 @@ class LayerSweep {
       return part.nodes.Contains(windowed ? next.print ^ kWindowedTag
                                           : next.print);
     };
+    const auto prefetch = [&](const LayerStep& next) {
+      if ((windowed || next.into) && (next.into || next.layer != layer)) {
+        const auto it = later_.find(next.layer);
+        if (it != later_.end())
+          it->second.nodes.Prefetch(next.print ^ kWindowedTag);
+        return;
+      }
+      part.nodes.Prefetch(windowed ? next.print ^ kWindowedTag : next.print);
+    };
     for (uint32_t n = 0; n < part.size;) {
       if (const std::optional<SweepEnd> stop = Stop()) return *stop;
       // A chunk of the queue, expanded by the threads, then merged in order:
@@ -716,12 +733,23 @@ class LayerSweep {
         return *stop;
       expansions_.resize(count);
       ExpandLayerChunk(config_, frames_, windowed, records_, options_.threads,
-                       known, &expansions_);
+                       known, prefetch, &expansions_);
       if (MemoryExhausted()) {  // a thread ended its slice early
         sweep_.stopped_by = "memory-limit";
         return SweepEnd::kStopped;
       }
+      // The merge looks up every successor again (a state new in the chunk
+      // was not known to the threads): the slots of a few expansions ahead
+      // are loaded meanwhile.
+      constexpr uint32_t kAhead = 4;
+      for (uint32_t k = 0; k < std::min(kAhead, count); ++k) {
+        for (const LayerStep& next : expansions_[k].next) prefetch(next);
+      }
       for (uint32_t k = 0; k < count; ++k) {
+        if (k + kAhead < count) {
+          for (const LayerStep& next : expansions_[k + kAhead].next)
+            prefetch(next);
+        }
         if (const std::optional<SweepEnd> end =
                 AddNode(part, layer, windowed, expansions_[k], &built))
           return *end;

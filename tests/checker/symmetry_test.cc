@@ -102,6 +102,58 @@ TEST(Symmetry, RenamingCommutesWithEveryStepAndWithTheFold) {
   }
 }
 
+// CanonicalPosition builds only the permutations tied on the encoding's
+// header (PermutedHeader): it must pick what encoding every permuted state
+// picks, on bounded and on folded states, at the large bounds.
+TEST(Symmetry, TheHeaderShortcutPicksTheSmallestEncodingOfEveryPermutation) {
+  model::Config config;
+  config.bounds = model::LargeBounds();
+  const std::vector<model::Permutation> all =
+      model::Permutations(config.bounds, model::SymmetryOf(config));
+  ASSERT_EQ(all.size(), 4u);
+  std::vector<model::Action> actions;
+  int states = 0;
+  int shortcut = 0;
+  for (int stride = 1; stride < 48; ++stride) {
+    model::State state = model::Init(config.bounds);
+    for (int step = 0; step < 40; ++step) {
+      model::EnabledActions(config, state, &actions);
+      if (actions.empty()) break;
+      model::Outcome outcome;
+      state = model::Apply(config, state,
+                           actions[(step * stride + stride) % actions.size()],
+                           &outcome);
+      for (const bool fold : {false, true}) {
+        model::State seen = state;
+        if (fold) model::Fold(config, &seen);
+        std::string smallest;
+        std::size_t first = 0;
+        for (std::size_t k = 0; k < all.size(); ++k) {
+          std::string encoding;
+          model::Encode(k == 0 ? seen : model::Permute(seen, all[k]),
+                        &encoding);
+          uint8_t header[model::kEncodedHeaderBytes];
+          model::PermutedHeader(seen, all[k], header);
+          EXPECT_EQ(encoding.substr(0, model::kEncodedHeaderBytes),
+                    std::string(reinterpret_cast<const char*>(header),
+                                sizeof header));
+          if (k == 0 || encoding < smallest) {
+            smallest = encoding;
+            first = k;
+          }
+        }
+        std::string encoding;
+        EXPECT_EQ(model::CanonicalPosition(all, seen, &encoding), first);
+        EXPECT_EQ(encoding, smallest);
+        ++states;
+        shortcut += first != 0 ? 1 : 0;
+      }
+    }
+  }
+  EXPECT_GT(states, 1000);
+  EXPECT_GT(shortcut, 0);  // some representative is not the state itself
+}
+
 TEST(Symmetry, TheSingleIndexReaderAndEnvForeignKeepIndexesApart) {
   model::Config config;
   config.bounds = model::GateBounds();
