@@ -1,6 +1,7 @@
 // MemoryStore; see memory_store.h.
 #include "impl/memory_store.h"
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <string_view>
@@ -56,6 +57,35 @@ void MemoryStore::Count(const std::string& path, const std::string& bytes,
   table_digest_.second += factor * hash.high64;
 }
 
+std::vector<ObjectMap::Entry>::const_iterator ObjectMap::LowerBound(
+    std::string_view path) const {
+  return std::lower_bound(entries_.begin(), entries_.end(), path,
+                          [](const Entry& entry, std::string_view key) {
+                            return std::string_view(entry->first) < key;
+                          });
+}
+
+Blob ObjectMap::Set(const std::string& path, Blob blob) {
+  const auto at = LowerBound(path);
+  const std::size_t index = static_cast<std::size_t>(at - entries_.begin());
+  Entry entry = std::make_shared<const value_type>(path, std::move(blob));
+  if (at != entries_.end() && (*at)->first == path) {
+    Blob replaced = (*at)->second;
+    entries_[index] = std::move(entry);
+    return replaced;
+  }
+  entries_.insert(entries_.begin() + static_cast<std::ptrdiff_t>(index),
+                  std::move(entry));
+  return nullptr;
+}
+
+bool ObjectMap::Erase(std::string_view path) {
+  const auto at = LowerBound(path);
+  if (at == entries_.end() || (*at)->first != path) return false;
+  entries_.erase(at);
+  return true;
+}
+
 MemoryStore::Objects& MemoryStore::Own() {
   MEMWAL_ASSERT(objects_ != nullptr);
   // use_count is exact here: another owner is another store, and a store is
@@ -74,31 +104,23 @@ Result<Blob> MemoryStore::Get(const std::string& path) const {
 Status MemoryStore::PutIfAbsent(const std::string& path, std::string bytes) {
   MEMWAL_ASSERT(!path.empty());
   if (objects_->count(path) != 0) return Status::AlreadyExists(path);
-  const auto [it, inserted] = Own().try_emplace(
-      path, std::make_shared<const std::string>(std::move(bytes)));
-  MEMWAL_ASSERT(inserted);
-  MEMWAL_ASSERT(it->second != nullptr);
-  Count(path, *it->second, 1);
+  Blob blob = std::make_shared<const std::string>(std::move(bytes));
+  Count(path, *blob, 1);
+  const Blob replaced = Own().Set(path, std::move(blob));
+  MEMWAL_ASSERT(replaced == nullptr);
   Changed(path);
   return Status::Ok();
 }
 
 Status MemoryStore::Put(const std::string& path, std::string bytes) {
-  MEMWAL_ASSERT(!path.empty());
-  Blob& slot = Own()[path];
-  if (slot != nullptr) Count(path, *slot, -1);
-  slot = std::make_shared<const std::string>(std::move(bytes));
-  Count(path, *slot, 1);
-  Changed(path);
-  return Status::Ok();
+  return PutShared(path, std::make_shared<const std::string>(std::move(bytes)));
 }
 
 Status MemoryStore::PutShared(const std::string& path, Blob blob) {
   MEMWAL_ASSERT(!path.empty() && blob != nullptr);
-  Blob& slot = Own()[path];
-  if (slot != nullptr) Count(path, *slot, -1);
-  slot = std::move(blob);
-  Count(path, *slot, 1);
+  Count(path, *blob, 1);
+  const Blob replaced = Own().Set(path, std::move(blob));
+  if (replaced != nullptr) Count(path, *replaced, -1);
   Changed(path);
   return Status::Ok();
 }
@@ -108,7 +130,7 @@ void MemoryStore::ShareIdentical(const std::string& path, Blob blob) {
   const auto found = objects_->find(path);
   MEMWAL_ASSERT(found != objects_->end() && *found->second == *blob);
   if (found->second == blob) return;
-  Own()[path] = std::move(blob);
+  Own().Set(path, std::move(blob));
 }
 
 Result<std::vector<std::string>> MemoryStore::List(
@@ -125,7 +147,8 @@ Status MemoryStore::Delete(const std::string& path) {
   const auto found = objects_->find(path);
   if (found == objects_->end()) return Status::NotFound(path);
   Count(path, *found->second, -1);
-  Own().erase(path);
+  const bool erased = Own().Erase(path);
+  MEMWAL_ASSERT(erased);
   Changed(path);
   return Status::Ok();
 }

@@ -1,10 +1,11 @@
 // MemoryStore: an in-memory Store whose copy is cheap. Objects are immutable
-// shared blobs in an ordered map, and the map itself is shared between copies
-// until one of them changes (copy on write): copying a store takes a reference,
-// the first change after a copy copies the map of pointers (sharing every
-// blob). The checker copies whole worlds at every search step, and the
-// refusal tries (checker/lockstep/refusals.cc) copy one that the refused
-// actions never change. Not thread-safe; copies are independent.
+// shared blobs in an ordered map (ObjectMap), and the map itself is shared
+// between copies until one of them changes (copy on write): copying a store
+// takes a reference, the first change after a copy copies the map's vector of
+// shared (path, blob) pairs (sharing every pair, so no path is copied). The
+// checker copies whole worlds at every search step, and the refusal tries
+// (checker/lockstep/refusals.cc) copy one that the refused actions never
+// change. Not thread-safe; copies are independent.
 //
 // Epoch: a number that names the store's contents. A new store and every
 // change (Put, a PutIfAbsent that writes, a Delete that removes) take a
@@ -25,16 +26,121 @@
 #ifndef MEMWAL_IMPL_MEMORY_STORE_H_
 #define MEMWAL_IMPL_MEMORY_STORE_H_
 
+#include <compare>
+#include <cstddef>
 #include <cstdint>
-#include <map>
+#include <iterator>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "base/assert.h"
 #include "impl/store.h"
 
 namespace memwal::impl {
+
+// A store's objects: (path, blob) in path order, with std::map's read
+// interface (find, lower_bound, at, iteration over pairs). Each pair is shared
+// between the maps that hold it, so copying the map (a store's first change
+// after a World copy, at every search step) takes a reference per object
+// instead of allocating and copying every path; a change replaces one pair.
+class ObjectMap {
+ public:
+  using key_type = std::string;
+  using mapped_type = Blob;
+  using value_type = std::pair<const std::string, Blob>;
+  using Entry = std::shared_ptr<const value_type>;
+
+  class const_iterator {
+   public:
+    using iterator_category = std::random_access_iterator_tag;
+    using value_type = ObjectMap::value_type;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const value_type*;
+    using reference = const value_type&;
+
+    const_iterator() = default;
+    reference operator*() const { return **at_; }
+    pointer operator->() const { return at_->get(); }
+    reference operator[](difference_type n) const { return *at_[n]; }
+    const_iterator& operator++() {
+      ++at_;
+      return *this;
+    }
+    const_iterator operator++(int) { return const_iterator(at_++); }
+    const_iterator& operator--() {
+      --at_;
+      return *this;
+    }
+    const_iterator operator--(int) { return const_iterator(at_--); }
+    const_iterator& operator+=(difference_type n) {
+      at_ += n;
+      return *this;
+    }
+    const_iterator& operator-=(difference_type n) {
+      at_ -= n;
+      return *this;
+    }
+    friend const_iterator operator+(const_iterator it, difference_type n) {
+      return it += n;
+    }
+    friend const_iterator operator+(difference_type n, const_iterator it) {
+      return it += n;
+    }
+    friend const_iterator operator-(const_iterator it, difference_type n) {
+      return it -= n;
+    }
+    friend difference_type operator-(const_iterator a, const_iterator b) {
+      return a.at_ - b.at_;
+    }
+    friend auto operator<=>(const const_iterator&,
+                            const const_iterator&) = default;
+    friend bool operator==(const const_iterator&,
+                           const const_iterator&) = default;
+
+   private:
+    friend class ObjectMap;
+    using Base = std::vector<Entry>::const_iterator;
+    explicit const_iterator(Base at) : at_(at) {}
+    Base at_{};
+  };
+  using iterator = const_iterator;
+
+  const_iterator begin() const { return const_iterator(entries_.begin()); }
+  const_iterator end() const { return const_iterator(entries_.end()); }
+  std::size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  // The first object whose path is not less than `path`.
+  const_iterator lower_bound(std::string_view path) const {
+    return const_iterator(LowerBound(path));
+  }
+  const_iterator find(std::string_view path) const {
+    const auto at = LowerBound(path);
+    return const_iterator(
+        at != entries_.end() && (*at)->first == path ? at : entries_.end());
+  }
+  std::size_t count(std::string_view path) const {
+    return find(path) == end() ? 0 : 1;
+  }
+  // The blob at `path`, which must be there (asserted).
+  const Blob& at(std::string_view path) const {
+    const const_iterator it = find(path);
+    MEMWAL_ASSERT(it != end());
+    return it->second;
+  }
+
+  // Puts `blob` at `path` (a new pair; the one it replaces stays with the
+  // maps that share it). Returns the blob it replaced, or null.
+  Blob Set(const std::string& path, Blob blob);
+  // Removes `path`; returns whether it was there.
+  bool Erase(std::string_view path);
+
+ private:
+  std::vector<Entry>::const_iterator LowerBound(std::string_view path) const;
+  std::vector<Entry> entries_;
+};
 
 class MemoryStore final : public Store {
  public:
@@ -60,7 +166,7 @@ class MemoryStore final : public Store {
   void ShareIdentical(const std::string& path, Blob blob);
 
   // Every object, in path order.
-  const std::map<std::string, Blob>& objects() const { return *objects_; }
+  const ObjectMap& objects() const { return *objects_; }
   uint64_t epoch() const { return epoch_; }
   uint64_t table_epoch() const { return table_epoch_; }
   uint64_t wal_epoch() const { return wal_epoch_; }
@@ -76,7 +182,7 @@ class MemoryStore final : public Store {
   static bool InVersions(const std::string& path);
 
  private:
-  using Objects = std::map<std::string, Blob>;
+  using Objects = ObjectMap;
   static uint64_t NextEpoch();
   // After a change of `path`: new numbers for the store and its part.
   void Changed(const std::string& path);

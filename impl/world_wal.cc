@@ -160,7 +160,7 @@ World::DecodeLatestShardManifest(uint32_t shard) const {
   thread_local std::string dir;
   dir.assign(wal_root_);
   dir.append(ShardManifestDir(shard_uuids_[shard])).append("manifest/");
-  const std::map<std::string, Blob>& objects = store_.objects();
+  const ObjectMap& objects = store_.objects();
   uint64_t latest = 0;
   Blob blob;
   for (auto it = objects.lower_bound(dir);
