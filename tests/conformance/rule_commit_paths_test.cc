@@ -224,18 +224,8 @@ TEST(RuleFunctions, TheCommitPathsConflictRowsAnswerAsDocumented) {
   }
 }
 
-World Created(const impl::Options& options) {
-  Result<World> world = World::Create(options);
-  MEMWAL_ASSERT(world.ok());
-  return std::move(world).value();
-}
-
-void Publish(World& world, const Status& begun) {
-  ASSERT_TRUE(begun.ok()) << begun.ToString();
-  const auto outcome = world.Commit(world.inflight_count() - 1);
-  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
-  ASSERT_EQ(*outcome, impl::Outcome::kPublished) << world.last_reason();
-}
+using impl::testing::Created;
+using impl::testing::Publish;
 
 uint64_t HeadNumber(const World& world) { return world.Versions()->back(); }
 

@@ -20,18 +20,14 @@
 #include "impl/rows.h"
 #include "impl/table.h"
 #include "impl/world.h"
+#include "tests/impl/world_fixture.h"
 
 namespace memwal {
 namespace {
 
 using impl::World;
 
-void Publish(World& world, const Status& begun) {
-  ASSERT_TRUE(begun.ok()) << begun.ToString();
-  const auto outcome = world.Commit(world.inflight_count() - 1);
-  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
-  ASSERT_EQ(*outcome, impl::Outcome::kPublished) << world.last_reason();
-}
+using impl::testing::Publish;
 
 impl::Snapshot HeadOf(World& world) {
   impl::PrefixedStore table(world.mutable_store(), world.table_root());

@@ -18,18 +18,14 @@
 
 #include "impl/store.h"
 #include "impl/world.h"
+#include "tests/impl/world_fixture.h"
 
 namespace memwal {
 namespace {
 
 using impl::World;
 
-void Publish(World& world, const Status& begun) {
-  ASSERT_TRUE(begun.ok()) << begun.ToString();
-  const auto outcome = world.Commit(world.inflight_count() - 1);
-  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
-  ASSERT_EQ(*outcome, impl::Outcome::kPublished) << world.last_reason();
-}
+using impl::testing::Publish;
 
 void ExpectSameTable(const World& a, const World& b) {
   const auto versions = a.Versions();

@@ -36,24 +36,15 @@
 #include "impl/store.h"
 #include "impl/table.h"
 #include "impl/world.h"
+#include "tests/impl/world_fixture.h"
 
 namespace memwal {
 namespace {
 
 using impl::World;
 
-World Created(const impl::Options& options) {
-  Result<World> world = World::Create(options);
-  MEMWAL_ASSERT(world.ok());
-  return std::move(world).value();
-}
-
-void Publish(World& world, const Status& begun) {
-  ASSERT_TRUE(begun.ok()) << begun.ToString();
-  const auto outcome = world.Commit(world.inflight_count() - 1);
-  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
-  ASSERT_EQ(*outcome, impl::Outcome::kPublished) << world.last_reason();
-}
+using impl::testing::Created;
+using impl::testing::Publish;
 
 bool Bit(const std::string& raw, int bit) {
   return (static_cast<uint8_t>(raw[static_cast<size_t>(bit / 8)]) >>

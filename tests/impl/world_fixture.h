@@ -5,6 +5,8 @@
 #ifndef MEMWAL_TESTS_IMPL_WORLD_FIXTURE_H_
 #define MEMWAL_TESTS_IMPL_WORLD_FIXTURE_H_
 
+#include <gtest/gtest.h>
+
 #include <functional>
 
 #include "impl/commit.h"
@@ -49,6 +51,23 @@ inline void Publish(World& world, const std::function<Status()>& begin) {
   const Status status = begin();
   MEMWAL_ASSERT(status.ok());
   MEMWAL_ASSERT(CommitFirst(world) == Outcome::kPublished);
+}
+
+// The World `options` make; they are valid.
+inline World Created(const Options& options) {
+  Result<World> world = World::Create(options);
+  MEMWAL_ASSERT(world.ok());
+  return std::move(world).value();
+}
+
+// Commits the newest in-flight transaction, which a Begin that returned
+// `begun` made; fails the test, with the reason, unless both worked and it
+// published.
+inline void Publish(World& world, const Status& begun) {
+  ASSERT_TRUE(begun.ok()) << begun.ToString();
+  const auto outcome = world.Commit(world.inflight_count() - 1);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  ASSERT_EQ(*outcome, Outcome::kPublished) << world.last_reason();
 }
 
 // A foreign writer publishes head+1 = `edit`(copy of the head), recorded as an
