@@ -44,6 +44,7 @@
 #include "impl/table.h"
 #include "impl/world.h"
 #include "tests/impl/lance_conflict_table.h"
+#include "tests/impl/world_fixture.h"
 
 namespace memwal {
 namespace {
@@ -308,6 +309,16 @@ TEST(RuleFunctions, AnInstallRemovesTheSystemIndexItReplacesOnce) {
   ASSERT_EQ(removed.size(), 1u);
   EXPECT_EQ(removed.front(), replaced);
   EXPECT_NE(head.mem_wal_index_uuid, replaced);
+  // A foreign writer's reset names the index it replaces itself: still once.
+  ASSERT_TRUE(world.ResetMemWal().ok());
+  const impl::TableVersion reset = *world.ReadVersion(HeadNumber(world));
+  ASSERT_TRUE(reset.transaction != nullptr);
+  ASSERT_TRUE(reset.transaction->has_create_index());
+  removed.clear();
+  for (const auto& index : reset.transaction->create_index().removed_indices())
+    removed.push_back(index.uuid().uuid());
+  ASSERT_EQ(removed.size(), 1u);
+  EXPECT_EQ(removed.front(), head.mem_wal_index_uuid);
 }
 
 TEST(RuleFunctions, AnInstallRebasedOverAnAppendKeepsItsReadVersion) {
@@ -366,6 +377,43 @@ TEST(RuleFunctions, ACommitOverAReadVersionThatNoLongerDecodesFails) {
       table.Put(impl::VersionFileName(read), std::string(64, '\x7f')).ok());
   const uint64_t head = HeadNumber(world);
   const auto outcome = world.Commit(0);
+  EXPECT_FALSE(outcome.ok() && *outcome == impl::Outcome::kPublished);
+  EXPECT_EQ(HeadNumber(world), head);
+}
+
+// Lance's can_write_dataset: a head whose writer word carries a bit this
+// implementation does not know is not written over, even when its reader
+// word is readable.
+TEST(RuleFunctions, ACommitOverAHeadWithAnUnknownWriterBitIsRefused) {
+  World world = Created(impl::Options{.shards = 1, .seed = 4});
+  impl::testing::PublishForeign(world, [](impl::ManifestFile* file) {
+    file->manifest.set_writer_feature_flags(
+        file->manifest.writer_feature_flags() | impl::kFlagUnknown);
+  });
+  const uint64_t head = HeadNumber(world);
+  ASSERT_TRUE(world.BeginAppend().ok());
+  const auto outcome = world.Commit(0);
+  ASSERT_TRUE(outcome.ok()) << outcome.status().ToString();
+  EXPECT_EQ(*outcome, impl::Outcome::kRefused);
+  EXPECT_EQ(HeadNumber(world), head);
+}
+
+// A head whose system index details do not decode stops a commit that
+// records progress with that error, not as a protocol refusal.
+TEST(RuleFunctions, ACommitOverUndecodableSystemIndexDetailsFails) {
+  World world = Created(impl::Options{.shards = 1, .seed = 4});
+  ASSERT_TRUE(world.FlushMemTable(0).ok());
+  ASSERT_TRUE(world.BeginCompactSsTable(0, true).ok());
+  impl::testing::PublishForeign(world, [](impl::ManifestFile* file) {
+    impl::pb::IndexMetadata* system =
+        impl::FindMemWalIndex(&file->index_section);
+    MEMWAL_ASSERT(system != nullptr);
+    system->mutable_index_details()->set_value(std::string(5, '\xff'));
+  });
+  const uint64_t head = HeadNumber(world);
+  const auto outcome = world.Commit(0);
+  EXPECT_FALSE(outcome.ok() && *outcome == impl::Outcome::kRefused)
+      << "refused: " << world.last_reason();
   EXPECT_FALSE(outcome.ok() && *outcome == impl::Outcome::kPublished);
   EXPECT_EQ(HeadNumber(world), head);
 }
