@@ -39,22 +39,53 @@ bool MemoryStore::InVersions(const std::string& path) {
   return HasDirectory(path, kVersionsDir);
 }
 
-void MemoryStore::Changed(const std::string& path) {
+void MemoryStore::Changed(const ObjectMap::Facts& facts) {
   epoch_ = NextEpoch();
-  (InWal(path) ? wal_epoch_ : table_epoch_) = NextEpoch();
-  if (InVersions(path)) versions_epoch_ = NextEpoch();
+  (facts.wal ? wal_epoch_ : table_epoch_) = NextEpoch();
+  if (facts.versions) versions_epoch_ = NextEpoch();
 }
 
-// The digest is a sum of one 128-bit hash per object (the bytes' hash seeded
-// by the path's), so an object is added or removed in any order.
-void MemoryStore::Count(const std::string& path, const std::string& bytes,
+namespace {
+
+uint64_t Mix(uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+ObjectMap::Facts MemoryStore::FactsOf(const std::string& path, const Blob& blob,
+                                      bool fresh) const {
+  ObjectMap::Facts facts;
+  facts.wal = InWal(path);
+  facts.versions = InVersions(path);
+  if (facts.wal) return facts;
+  const ObjectMap::Object* same =
+      fresh ? nullptr : objects_->FindTableBlob(blob.get());
+  if (same != nullptr) {
+    facts.low = same->facts.low;
+    facts.high = same->facts.high;
+    return facts;
+  }
+  const XXH128_hash_t hash = XXH3_128bits(blob->data(), blob->size());
+  facts.low = hash.low64;
+  facts.high = hash.high64;
+  return facts;
+}
+
+// The digest is a sum of one 128-bit term per object (its bytes' hash mixed
+// with its path's), so an object is added or removed in any order, and an
+// object moved to another path (CleanupVersions' archive) is not hashed again.
+void MemoryStore::Count(const std::string& path, const ObjectMap::Facts& facts,
                         int sign) {
-  if (InWal(path)) return;
-  const XXH128_hash_t hash = XXH3_128bits_withSeed(
-      bytes.data(), bytes.size(), XXH3_64bits(path.data(), path.size()));
+  if (facts.wal) return;
+  const uint64_t seed = XXH3_64bits(path.data(), path.size());
   const uint64_t factor = static_cast<uint64_t>(static_cast<int64_t>(sign));
-  table_digest_.first += factor * hash.low64;
-  table_digest_.second += factor * hash.high64;
+  table_digest_.first += factor * Mix(facts.low ^ seed);
+  table_digest_.second += factor * Mix(facts.high ^ Mix(seed));
 }
 
 std::vector<ObjectMap::Entry>::const_iterator ObjectMap::LowerBound(
@@ -65,25 +96,34 @@ std::vector<ObjectMap::Entry>::const_iterator ObjectMap::LowerBound(
                           });
 }
 
-Blob ObjectMap::Set(const std::string& path, Blob blob) {
+const ObjectMap::Object* ObjectMap::FindTableBlob(
+    const std::string* blob) const {
+  for (const Entry& entry : entries_) {
+    if (entry->second.get() == blob && !entry->facts.wal) return entry.get();
+  }
+  return nullptr;
+}
+
+ObjectMap::Entry ObjectMap::Set(const std::string& path, Blob blob,
+                                const Facts& facts) {
   const auto at = LowerBound(path);
   const std::size_t index = static_cast<std::size_t>(at - entries_.begin());
-  Entry entry = std::make_shared<const value_type>(path, std::move(blob));
+  Entry entry = std::make_shared<const Object>(path, std::move(blob), facts);
   if (at != entries_.end() && (*at)->first == path) {
-    Blob replaced = (*at)->second;
-    entries_[index] = std::move(entry);
-    return replaced;
+    std::swap(entries_[index], entry);
+    return entry;
   }
   entries_.insert(entries_.begin() + static_cast<std::ptrdiff_t>(index),
                   std::move(entry));
   return nullptr;
 }
 
-bool ObjectMap::Erase(std::string_view path) {
+ObjectMap::Entry ObjectMap::Erase(std::string_view path) {
   const auto at = LowerBound(path);
-  if (at == entries_.end() || (*at)->first != path) return false;
+  if (at == entries_.end() || (*at)->first != path) return nullptr;
+  Entry removed = *at;
   entries_.erase(at);
-  return true;
+  return removed;
 }
 
 MemoryStore::Objects& MemoryStore::Own() {
@@ -103,12 +143,13 @@ Result<Blob> MemoryStore::Get(const std::string& path) const {
 
 Status MemoryStore::PutIfAbsent(const std::string& path, std::string bytes) {
   MEMWAL_ASSERT(!path.empty());
-  if (objects_->count(path) != 0) return Status::AlreadyExists(path);
+  if (objects_->Find(path) != nullptr) return Status::AlreadyExists(path);
   Blob blob = std::make_shared<const std::string>(std::move(bytes));
-  Count(path, *blob, 1);
-  const Blob replaced = Own().Set(path, std::move(blob));
+  const ObjectMap::Facts facts = FactsOf(path, blob, /*fresh=*/true);
+  Count(path, facts, 1);
+  const ObjectMap::Entry replaced = Own().Set(path, std::move(blob), facts);
   MEMWAL_ASSERT(replaced == nullptr);
-  Changed(path);
+  Changed(facts);
   return Status::Ok();
 }
 
@@ -118,19 +159,21 @@ Status MemoryStore::Put(const std::string& path, std::string bytes) {
 
 Status MemoryStore::PutShared(const std::string& path, Blob blob) {
   MEMWAL_ASSERT(!path.empty() && blob != nullptr);
-  Count(path, *blob, 1);
-  const Blob replaced = Own().Set(path, std::move(blob));
-  if (replaced != nullptr) Count(path, *replaced, -1);
-  Changed(path);
+  const ObjectMap::Facts facts = FactsOf(path, blob, /*fresh=*/false);
+  Count(path, facts, 1);
+  const ObjectMap::Entry replaced = Own().Set(path, std::move(blob), facts);
+  if (replaced != nullptr) Count(path, replaced->facts, -1);
+  Changed(facts);
   return Status::Ok();
 }
 
 void MemoryStore::ShareIdentical(const std::string& path, Blob blob) {
   MEMWAL_ASSERT(blob != nullptr);
-  const auto found = objects_->find(path);
-  MEMWAL_ASSERT(found != objects_->end() && *found->second == *blob);
+  const ObjectMap::Object* found = objects_->Find(path);
+  MEMWAL_ASSERT(found != nullptr && *found->second == *blob);
   if (found->second == blob) return;
-  Own().Set(path, std::move(blob));
+  const ObjectMap::Facts facts = found->facts;  // the same bytes
+  Own().Set(path, std::move(blob), facts);
 }
 
 Result<std::vector<std::string>> MemoryStore::List(
@@ -144,12 +187,11 @@ Result<std::vector<std::string>> MemoryStore::List(
 }
 
 Status MemoryStore::Delete(const std::string& path) {
-  const auto found = objects_->find(path);
-  if (found == objects_->end()) return Status::NotFound(path);
-  Count(path, *found->second, -1);
-  const bool erased = Own().Erase(path);
-  MEMWAL_ASSERT(erased);
-  Changed(path);
+  if (objects_->Find(path) == nullptr) return Status::NotFound(path);
+  const ObjectMap::Entry removed = Own().Erase(path);
+  MEMWAL_ASSERT(removed != nullptr);
+  Count(path, removed->facts, -1);
+  Changed(removed->facts);
   return Status::Ok();
 }
 

@@ -51,7 +51,21 @@ class ObjectMap {
   using key_type = std::string;
   using mapped_type = Blob;
   using value_type = std::pair<const std::string, Blob>;
-  using Entry = std::shared_ptr<const value_type>;
+  // What the store keeps beside an object, worked out once when it is put:
+  // its part (MemoryStore's epochs) and, outside the MemWAL's part, the
+  // XXH3-128 hash of its bytes (its share of MemoryStore::table_digest).
+  struct Facts {
+    bool wal = false;
+    bool versions = false;
+    uint64_t low = 0;
+    uint64_t high = 0;
+  };
+  struct Object : value_type {
+    Object(const std::string& path, Blob blob, const Facts& its_facts)
+        : value_type(path, std::move(blob)), facts(its_facts) {}
+    Facts facts;
+  };
+  using Entry = std::shared_ptr<const Object>;
 
   class const_iterator {
    public:
@@ -131,11 +145,18 @@ class ObjectMap {
     return it->second;
   }
 
+  // The object at `path`, or null.
+  const Object* Find(std::string_view path) const {
+    const auto at = LowerBound(path);
+    return at != entries_.end() && (*at)->first == path ? at->get() : nullptr;
+  }
+  // An object outside the MemWAL's part that holds `blob` itself, or null.
+  const Object* FindTableBlob(const std::string* blob) const;
   // Puts `blob` at `path` (a new pair; the one it replaces stays with the
-  // maps that share it). Returns the blob it replaced, or null.
-  Blob Set(const std::string& path, Blob blob);
-  // Removes `path`; returns whether it was there.
-  bool Erase(std::string_view path);
+  // maps that share it). Returns the object it replaced, or null.
+  Entry Set(const std::string& path, Blob blob, const Facts& facts);
+  // Removes `path`; returns the object removed, or null.
+  Entry Erase(std::string_view path);
 
  private:
   std::vector<Entry>::const_iterator LowerBound(std::string_view path) const;
@@ -184,11 +205,17 @@ class MemoryStore final : public Store {
  private:
   using Objects = ObjectMap;
   static uint64_t NextEpoch();
-  // After a change of `path`: new numbers for the store and its part.
-  void Changed(const std::string& path);
+  // The facts of `blob` put at `path`: its bytes hashed only when no object
+  // of the table's part holds the same blob (`fresh`: a blob just made, which
+  // none holds).
+  ObjectMap::Facts FactsOf(const std::string& path, const Blob& blob,
+                           bool fresh) const;
+  // After a change of an object with `facts`: new numbers for the store and
+  // its part.
+  void Changed(const ObjectMap::Facts& facts);
   // Adds (`sign` 1) or removes (`sign` -1) an object of the table's part from
   // table_digest_ (nothing for the MemWAL's).
-  void Count(const std::string& path, const std::string& bytes, int sign);
+  void Count(const std::string& path, const ObjectMap::Facts& facts, int sign);
   // The map to change: this store's own (copied first if another store shares
   // it).
   Objects& Own();
