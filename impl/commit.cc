@@ -80,7 +80,7 @@ Result<Blob> WriteTransactionFile(Store* table, const std::string& name,
 Status WriteManifestFile(Store* table, ManifestFile file, BugSet bugs,
                          const Blob& transaction_blob) {
   MEMWAL_ASSERT(table != nullptr);
-  MEMWAL_ASSERT(transaction_blob == nullptr || file.transaction.has_value());
+  MEMWAL_ASSERT(transaction_blob != nullptr && file.transaction.has_value());
   // Lance's write_manifest_file asks for stable row ids when the manifest
   // uses them already (its reader word has bit 2) [P §2.2 (b)].
   const bool stable_row_ids =
@@ -93,10 +93,7 @@ Status WriteManifestFile(Store* table, ManifestFile file, BugSet bugs,
         file.manifest.reader_feature_flags() & ~kFlagMemWalIndexCatchup);
   }
   const std::string name = VersionFileName(file.manifest.version());
-  std::string bytes =
-      transaction_blob == nullptr
-          ? EncodeManifestFileAsDecoded(&file)
-          : EncodeManifestFileAsDecoded(&file, *transaction_blob);
+  std::string bytes = EncodeManifestFileAsDecoded(&file, *transaction_blob);
   MEMWAL_ASSERT(bytes.size() > 16);
   MEMWAL_RETURN_IF_ERROR(table->PutIfAbsent(name, std::move(bytes)));
   // Decode-once: what a load would decode from the new blob is `file` (unless
@@ -107,8 +104,7 @@ Status WriteManifestFile(Store* table, ManifestFile file, BugSet bugs,
   if (!blob.ok()) return Status::Ok();
   auto decoded = std::make_shared<const ManifestFile>(std::move(file));
   SeedDecodedManifest(*blob, decoded);
-  if (transaction_blob != nullptr &&
-      CheckTransaction(*decoded->transaction).ok()) {
+  if (CheckTransaction(*decoded->transaction).ok()) {
     // Shares the manifest's decoding (the aliasing constructor keeps it).
     SeedDecodedTransaction(transaction_blob,
                            std::shared_ptr<const pb::Transaction>(

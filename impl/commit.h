@@ -49,12 +49,12 @@ Result<Blob> WriteTransactionFile(Store* table, const std::string& name,
 
 // Lance: write_manifest_file: apply_feature_flags once more (R35.5), encode,
 // then put-if-absent `_versions/{version}` (AlreadyExists if another writer
-// won). `transaction_blob`, when not null, is what WriteTransactionFile stored
-// for file.transaction: its bytes become the transaction section, and this
-// thread's loads of it take file.transaction (validated by CheckTransaction)
-// instead of decoding it.
+// won). `transaction_blob` is what WriteTransactionFile stored for
+// file.transaction (every commit writes its transaction file first): its bytes
+// become the transaction section, and this thread's loads of it take
+// file.transaction (validated by CheckTransaction) instead of decoding it.
 Status WriteManifestFile(Store* table, ManifestFile file, BugSet bugs,
-                         const Blob& transaction_blob = nullptr);
+                         const Blob& transaction_blob);
 
 // "{hex}" of a fresh uuid.
 std::string NewTransactionUuid(const UuidSource& new_uuid);

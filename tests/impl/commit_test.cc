@@ -63,11 +63,9 @@ std::function<void(Store*)> Rival(pb::Transaction op) {
     pb::Transaction t = op;
     t.set_read_version(head->version());
     file.transaction = t;
-    MEMWAL_ASSERT(table
-                      ->PutIfAbsent(std::string(kTransactionsDir) + "rival.txn",
-                                    EncodeTransaction(t))
-                      .ok());
-    MEMWAL_ASSERT(WriteManifestFile(table, std::move(file), {}).ok());
+    const Result<Blob> blob = WriteTransactionFile(table, "rival.txn", t);
+    MEMWAL_ASSERT(blob.ok());
+    MEMWAL_ASSERT(WriteManifestFile(table, std::move(file), {}, *blob).ok());
   };
 }
 
