@@ -34,6 +34,7 @@
 #include "impl/bitmap.h"
 #include "impl/build.h"
 #include "impl/catchup.h"
+#include "impl/feature_flags.h"
 #include "impl/format.h"
 #include "impl/table.h"
 #include "impl/world.h"
@@ -60,8 +61,10 @@ impl::ManifestFile HeadOfWorld(int appends) {
 }
 
 // BuildManifest of `t` on `head` (read version = head), uuids "uuuu...a", ...
-Result<impl::ManifestFile> Build(const impl::ManifestFile& head,
-                                 Transaction t) {
+Result<impl::ManifestFile> Build(
+    const impl::ManifestFile& head, Transaction t,
+    impl::BugSet bugs = impl::BugSet(),
+    impl::Protocol protocol = impl::Protocol::kDerived) {
   const impl::Snapshot snapshot{
       std::make_shared<const impl::ManifestFile>(head)};
   t.set_read_version(snapshot.version());
@@ -70,6 +73,8 @@ Result<impl::ManifestFile> Build(const impl::ManifestFile& head,
     return std::string(15, 'u') + static_cast<char>('a' + minted++);
   };
   impl::BuildInput input;
+  input.bugs = bugs;
+  input.protocol = protocol;
   input.head = &snapshot;
   input.read = &snapshot;
   input.transaction = &t;
@@ -331,6 +336,147 @@ TEST(RuleFunctions,
             "data pass of an already compacted generation 2 of shard " +
                 impl::UuidHex(shard));
   EXPECT_TRUE(pass(3).ok()) << pass(3).status().ToString();
+}
+
+// Bug invalidation-on-legacy runs the withdrawal pass on a table without the
+// bit (positions a post-8680 compactor recorded, R64): a commit that leaves
+// every index unchanged keeps them, so the system index is not rewritten;
+// one that changes idx_0 withdraws idx_0's entry alone.
+TEST(RuleFunctions,
+     TheWithdrawalOnALegacyTableRewritesTheSystemIndexOnlyForAChange) {
+  impl::ManifestFile head = HeadOfWorld(1);
+  ASSERT_FALSE(impl::RequiresCatchup(impl::Protocol::kDerived, head.manifest));
+  impl::pb::IndexMetadata* system = impl::FindMemWalIndex(&head.index_section);
+  ASSERT_NE(system, nullptr);
+  Result<impl::pb::MemWalIndexDetails> details =
+      impl::UnpackMemWalDetails(*system);
+  ASSERT_TRUE(details.ok());
+  for (const char* name : {"idx_0", "idx_1"}) {
+    auto* entry = details->add_index_catchup();
+    entry->set_index_name(name);
+    auto* position = entry->add_caught_up_generations();
+    position->mutable_shard_id()->set_uuid(std::string(16, 's'));
+    position->set_generation(1);
+  }
+  impl::PackMemWalDetails(*details, system);
+  const impl::BugSet bug(impl::BugBit(impl::Bug::kInvalidationOnLegacy));
+  const Result<impl::ManifestFile> appended =
+      Build(head, AppendOf(head.manifest.fragments(0), 1), bug);
+  ASSERT_TRUE(appended.ok()) << appended.status().ToString();
+  EXPECT_EQ(impl::FindMemWalIndex(appended->index_section)->SerializeAsString(),
+            system->SerializeAsString());
+
+  Transaction drop;
+  *drop.mutable_create_index()->add_removed_indices() = *Named(&head, "idx_0");
+  const Result<impl::ManifestFile> dropped = Build(head, drop, bug);
+  ASSERT_TRUE(dropped.ok()) << dropped.status().ToString();
+  const Result<impl::pb::MemWalIndexDetails> after =
+      impl::UnpackMemWalDetails(*impl::FindMemWalIndex(dropped->index_section));
+  ASSERT_TRUE(after.ok());
+  ASSERT_EQ(after->index_catchup_size(), 1);
+  EXPECT_EQ(after->index_catchup(0).index_name(), "idx_1");
+}
+
+// Bug index-work-per-transaction excuses an advance from the inspected-fragment
+// check only when the transaction publishes index work (a user index among
+// its new indices): a CreateIndex that carries an advance and publishes none
+// is still refused for inspecting a fragment the index does not cover.
+TEST(RuleFunctions,
+     WithoutIndexWorkAnAdvanceMustCoverWhatItInspectedEvenUnderTheBug) {
+  impl::ManifestFile head = HeadOfWorld(1);
+  head.manifest.set_reader_feature_flags(head.manifest.reader_feature_flags() |
+                                         impl::kFlagMemWalIndexCatchup);
+  head.manifest.set_writer_feature_flags(head.manifest.writer_feature_flags() |
+                                         impl::kFlagMemWalIndexCatchup);
+  const impl::pb::IndexMetadata& idx_0 = *Named(&head, "idx_0");
+  const std::set<uint64_t> covers = Covers(idx_0);
+  std::set<uint64_t> inspected = covers;
+  inspected.insert(7);
+  const auto advance_with = [&](bool publish) {
+    Transaction t;
+    auto* op = t.mutable_create_index();
+    if (publish) {
+      impl::pb::IndexMetadata* rebuilt = op->add_new_indices();
+      *rebuilt = idx_0;
+      rebuilt->mutable_uuid()->set_uuid(std::string(16, 'N'));
+      *op->add_removed_indices() = idx_0;
+      // The advance is for idx_1, whose segments this transaction leaves.
+    }
+    const impl::pb::IndexMetadata& target = *Named(&head, "idx_1");
+    auto* advance = op->add_mem_wal_index_catchup_advances();
+    advance->set_index_name("idx_1");
+    *advance->add_expected_index_segment_uuids() = target.uuid();
+    advance->set_expected_fragment_bitmap(target.fragment_bitmap());
+    std::set<uint64_t> wide = Covers(target);
+    wide.insert(7);
+    advance->set_inspected_fragments(impl::EncodeFragmentBitmap(wide));
+    return t;
+  };
+  const impl::BugSet bug(impl::BugBit(impl::Bug::kIndexWorkPerTransaction));
+  const Result<impl::ManifestFile> without =
+      Build(head, advance_with(false), bug, impl::Protocol::kAdvance);
+  ASSERT_FALSE(without.ok());
+  EXPECT_EQ(without.status().message(),
+            "catch-up advance for idx_1: does not cover every inspected "
+            "fragment");
+  const Result<impl::ManifestFile> with =
+      Build(head, advance_with(true), bug, impl::Protocol::kAdvance);
+  EXPECT_TRUE(with.ok()) << with.status().ToString();
+}
+
+// Bug progress-regresses: a progress update starts from the read version's
+// compacted_sstables for the shards it does not name, and from the head's for
+// those it names (so a stale generation is still refused); each shard is
+// listed once.
+TEST(RuleFunctions,
+     UnderProgressRegressesOnlyTheUnnamedShardsTakeTheReadVersionsProgress) {
+  const auto with_progress =
+      [](impl::ManifestFile file,
+         const std::vector<std::pair<std::string, uint64_t>>& progress) {
+        impl::pb::IndexMetadata* system =
+            impl::FindMemWalIndex(&file.index_section);
+        Result<impl::pb::MemWalIndexDetails> details =
+            impl::UnpackMemWalDetails(*system);
+        EXPECT_TRUE(details.ok());
+        details->clear_compacted_sstables();
+        for (const auto& [shard, generation] : progress) {
+          auto* entry = details->add_compacted_sstables();
+          entry->mutable_shard_id()->set_uuid(shard);
+          entry->set_generation(generation);
+        }
+        impl::PackMemWalDetails(*details, system);
+        return impl::Snapshot{
+            std::make_shared<const impl::ManifestFile>(std::move(file))};
+      };
+  const std::string a(16, 'a');
+  const std::string b(16, 'b');
+  const impl::ManifestFile world = HeadOfWorld(1);
+  const impl::Snapshot head = with_progress(world, {{a, 2}, {b, 3}});
+  const impl::Snapshot read = with_progress(world, {{a, 1}, {b, 1}});
+  const impl::UuidSource uuids = [] { return std::string(16, 'u'); };
+  impl::BuildInput input;
+  input.bugs = impl::BugSet(impl::BugBit(impl::Bug::kProgressRegresses));
+  input.head = &head;
+  input.read = &read;
+  input.new_uuid = &uuids;
+  const auto update = [&](uint64_t generation) {
+    google::protobuf::RepeatedPtrField<impl::pb::CompactedSsTable> proposed;
+    auto* entry = proposed.Add();
+    entry->mutable_shard_id()->set_uuid(b);
+    entry->set_generation(generation);
+    impl::pb::IndexSection section = head.file->index_section;
+    const Status status = impl::UpdateCompacted(proposed, input, 9, &section);
+    impl::ShardGenerations out;
+    if (!status.ok()) return std::optional<impl::ShardGenerations>();
+    const auto details = impl::MemWalDetails(section);
+    EXPECT_TRUE(details.ok() && details->has_value());
+    return std::optional<impl::ShardGenerations>(
+        impl::Generations((*details)->compacted_sstables()));
+  };
+  EXPECT_EQ(update(4), (impl::ShardGenerations{{a, 1}, {b, 4}}));
+  EXPECT_EQ(update(3), std::nullopt);  // stale against the head's 3
+  input.bugs = impl::BugSet();
+  EXPECT_EQ(update(4), (impl::ShardGenerations{{a, 2}, {b, 4}}));
 }
 
 // --- The advance protocol's refusals (R34): "catch-up advance for NAME: WHY".
