@@ -1,0 +1,73 @@
+// The environment's writers (spec section 10, env foreign) as Lance sees
+// their commits, on a World:
+//
+// - R62's MemWAL reset is lancedb's unset_lsm_write_spec (drop
+//   `__lance_mem_wal`) and a fresh initialize in one CreateIndex: its
+//   transaction removes the old system index by uuid and adds the fresh one,
+//   so a reader of the transaction file (Lance's conflict resolution) sees
+//   the replacement;
+// - last_reason() explains the last commit: after a refused commit, a
+//   foreign writer's published commit leaves no refusal reason behind.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+
+#include "impl/format.h"
+#include "impl/table.h"
+#include "impl/world.h"
+
+namespace memwal {
+namespace {
+
+impl::World NewWorld() {
+  Result<impl::World> created =
+      impl::World::Create(impl::Options{.shards = 1, .indexes = 1});
+  EXPECT_TRUE(created.ok());
+  return std::move(created).value();
+}
+
+impl::Snapshot HeadOf(impl::World* world) {
+  const impl::PrefixedStore table(world->mutable_store(), world->table_root());
+  const Result<impl::Snapshot> head = impl::LoadHead(table);
+  EXPECT_TRUE(head.ok());
+  return *head;
+}
+
+TEST(RuleFunctions,
+     AMemWalResetsTransactionRemovesTheOldSystemIndexAndAddsAFreshOne) {
+  impl::World world = NewWorld();
+  const std::string old_uuid =
+      impl::FindMemWalIndex(HeadOf(&world).file->index_section)->uuid().uuid();
+  ASSERT_TRUE(world.ResetMemWal().ok());
+  const impl::Snapshot head = HeadOf(&world);
+  ASSERT_TRUE(head.file->transaction.has_value());
+  ASSERT_TRUE(head.file->transaction->has_create_index());
+  const auto& op = head.file->transaction->create_index();
+  ASSERT_EQ(op.removed_indices_size(), 1);
+  EXPECT_EQ(op.removed_indices(0).uuid().uuid(), old_uuid);
+  EXPECT_TRUE(impl::IsMemWalIndex(op.removed_indices(0)));
+  ASSERT_EQ(op.new_indices_size(), 1);
+  EXPECT_TRUE(impl::IsMemWalIndex(op.new_indices(0)));
+  EXPECT_NE(op.new_indices(0).uuid().uuid(), old_uuid);
+  const impl::pb::IndexMetadata* system =
+      impl::FindMemWalIndex(head.file->index_section);
+  ASSERT_NE(system, nullptr);
+  EXPECT_EQ(system->uuid().uuid(), op.new_indices(0).uuid().uuid());
+}
+
+TEST(RuleFunctions, AForeignHalfSetLeavesNoRefusalReasonBehind) {
+  impl::World world = NewWorld();
+  ASSERT_TRUE(world.BeginDeleteFragment(0).ok());
+  ASSERT_TRUE(world.BeginDeleteFragment(0).ok());
+  ASSERT_TRUE(world.Commit(0).ok());
+  const Result<impl::Outcome> second = world.Commit(0);
+  ASSERT_TRUE(second.ok());
+  ASSERT_NE(*second, impl::Outcome::kPublished);
+  ASSERT_FALSE(world.last_reason().empty());
+  ASSERT_TRUE(world.ForeignHalfSet().ok());
+  EXPECT_EQ(world.last_reason(), "");
+}
+
+}  // namespace
+}  // namespace memwal
