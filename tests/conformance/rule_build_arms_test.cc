@@ -573,6 +573,42 @@ TEST(RuleFunctions, EveryAdvanceRefusalNamesTheIndexAndSaysWhy) {
             at + "claims past the compaction progress");
 }
 
+// The two implementation-only advance bugs do what their switches say, and
+// only that: advance-without-inspected skips the inspected-fragment check
+// alone; advance-dropped-without-system-index drops the advances of a table
+// without __lance_mem_wal (and only there) instead of refusing them.
+TEST(RuleFunctions, TheAdvanceBugSwitchesChangeOnlyTheirOwnCheck) {
+  AdvanceCase c;
+  c.advances.Mutable(0)->set_inspected_fragments(
+      impl::EncodeFragmentBitmap(impl::FragmentSet{1, 2}));
+  c.bugs = impl::BugSet(impl::BugBit(impl::Bug::kAdvanceWithoutInspected));
+  EXPECT_EQ(c.Refusal(), "accepted");
+  c.input.after["idx"] = {SegmentOf("s2", impl::FragmentSet{1})};
+  EXPECT_EQ(c.Refusal(),
+            "catch-up advance for idx: segment uuids differ from the expected "
+            "set");
+
+  AdvanceCase d;
+  d.bugs =
+      impl::BugSet(impl::BugBit(impl::Bug::kAdvanceDroppedWithoutSystemIndex));
+  d.input.old_catchup["idx"] = {{Shard(0), 2}};
+  const Result<impl::CatchupTable> kept =
+      impl::ApplyAdvances(d.input, d.advances, d.bugs);
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  EXPECT_EQ(*kept, (impl::CatchupTable{{"idx", {{Shard(0), 2}}}}));
+  d.input.has_system_index = false;
+  const Result<impl::CatchupTable> dropped =
+      impl::ApplyAdvances(d.input, d.advances, d.bugs);
+  ASSERT_TRUE(dropped.ok()) << dropped.status().ToString();
+  EXPECT_EQ(*dropped, (impl::CatchupTable{{"idx", {{Shard(0), 2}}}}));
+  d.input.old_catchup.clear();
+  d.input.has_system_index = true;
+  const Result<impl::CatchupTable> applied =
+      impl::ApplyAdvances(d.input, d.advances, d.bugs);
+  ASSERT_TRUE(applied.ok()) << applied.status().ToString();
+  EXPECT_EQ(*applied, (impl::CatchupTable{{"idx", {{Shard(0), 1}}}}));
+}
+
 // R33: an entry whose every shard is at 0 is not written; the advance's merge
 // writes none either (R2 reads a missing entry as an explicit 0).
 TEST(RuleFunctions, AnAdvanceWhosePositionsAreAllZeroWritesNoEntry) {

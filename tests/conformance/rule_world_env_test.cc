@@ -6,10 +6,15 @@
 //   transaction removes the old system index by uuid and adds the fresh one,
 //   so a reader of the transaction file (Lance's conflict resolution) sees
 //   the replacement;
+// - R60's foreign half-set commit is a transaction built on the head: its
+//   transaction names the head as read version and carries a uuid;
+// - R61's `first-shard` offer claims shard 0 only: with progress on shard 1
+//   alone, the caller's advance claims nothing;
 // - last_reason() explains the last commit: after a refused commit, a
 //   foreign writer's published commit leaves no refusal reason behind.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <utility>
 
@@ -20,9 +25,9 @@
 namespace memwal {
 namespace {
 
-impl::World NewWorld() {
-  Result<impl::World> created =
-      impl::World::Create(impl::Options{.shards = 1, .indexes = 1});
+impl::World NewWorld(impl::Options options = impl::Options{.shards = 1,
+                                                           .indexes = 1}) {
+  Result<impl::World> created = impl::World::Create(options);
   EXPECT_TRUE(created.ok());
   return std::move(created).value();
 }
@@ -67,6 +72,55 @@ TEST(RuleFunctions, AForeignHalfSetLeavesNoRefusalReasonBehind) {
   ASSERT_FALSE(world.last_reason().empty());
   ASSERT_TRUE(world.ForeignHalfSet().ok());
   EXPECT_EQ(world.last_reason(), "");
+}
+
+TEST(RuleFunctions, AForeignHalfSetsTransactionIsBuiltOnTheHead) {
+  impl::World world = NewWorld();
+  const uint64_t before = HeadOf(&world).version();
+  ASSERT_TRUE(world.ForeignHalfSet().ok());
+  const impl::PrefixedStore table(world.mutable_store(), world.table_root());
+  const Result<impl::Snapshot> loaded =
+      impl::LoadVersion(table, nullptr, before + 1, /*allow_half_set=*/true);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  const impl::Snapshot& head = *loaded;
+  ASSERT_TRUE(head.file->transaction.has_value());
+  EXPECT_EQ(head.file->transaction->read_version(), before);
+  EXPECT_EQ(head.file->transaction->uuid().size(), 36u);
+}
+
+TEST(RuleFunctions, AMemWalResetLeavesNoRefusalReasonBehind) {
+  impl::World world = NewWorld();
+  ASSERT_TRUE(world.BeginDeleteFragment(0).ok());
+  ASSERT_TRUE(world.BeginDeleteFragment(0).ok());
+  ASSERT_TRUE(world.Commit(0).ok());
+  ASSERT_TRUE(world.Commit(0).ok());
+  ASSERT_FALSE(world.last_reason().empty());
+  ASSERT_TRUE(world.ResetMemWal().ok());
+  EXPECT_EQ(world.last_reason(), "");
+}
+
+std::set<std::string> ClaimedShards(const impl::pb::Transaction& t) {
+  std::set<std::string> out;
+  for (const auto& advance : t.create_index().mem_wal_index_catchup_advances())
+    for (const auto& claim : advance.caught_up_generations())
+      out.insert(claim.shard_id().uuid());
+  return out;
+}
+
+TEST(RuleFunctions,
+     AFirstShardOfferClaimsNothingWhenOnlyAnotherShardHasProgress) {
+  impl::World world = NewWorld(impl::Options{
+      .protocol = impl::Protocol::kAdvance, .shards = 2, .indexes = 1});
+  ASSERT_TRUE(world.BeginActivate().ok());
+  ASSERT_EQ(*world.Commit(0), impl::Outcome::kPublished);
+  ASSERT_TRUE(world.FlushMemTable(1).ok());
+  ASSERT_TRUE(world.BeginCompactSsTable(1, true).ok());
+  ASSERT_EQ(*world.Commit(0), impl::Outcome::kPublished);
+  ASSERT_TRUE(world.BeginOptimizeIndex(0).ok());
+  EXPECT_EQ(ClaimedShards(*world.inflight().back()),
+            std::set<std::string>{world.shard_uuid(1)});
+  ASSERT_TRUE(world.BeginCallerAdvance(0, 2).ok());
+  EXPECT_EQ(ClaimedShards(*world.inflight().back()), std::set<std::string>{});
 }
 
 }  // namespace
