@@ -123,5 +123,44 @@ TEST(RuleFunctions,
   EXPECT_EQ(ClaimedShards(*world.inflight().back()), std::set<std::string>{});
 }
 
+// R24: a rewrite names every segment that covers one of its fragments, each
+// with a fresh uuid, and no other segment.
+TEST(RuleFunctions, AWorldRewriteNamesExactlyTheSegmentsCoveringItsFragments) {
+  impl::World world = NewWorld(impl::Options{.shards = 1, .indexes = 2});
+  for (int k = 0; k < 2; ++k) {
+    ASSERT_TRUE(world.BeginAppend().ok());
+    ASSERT_EQ(*world.Commit(0), impl::Outcome::kPublished);
+  }
+  ASSERT_TRUE(world.BeginOptimizeIndex(1).ok());
+  ASSERT_EQ(*world.Commit(0), impl::Outcome::kPublished);
+  const impl::Snapshot head = HeadOf(&world);
+  const Result<impl::Segments> segments =
+      impl::UserSegments(head.file->index_section);
+  ASSERT_TRUE(segments.ok());
+  std::set<std::string> covering;
+  std::set<std::string> all;
+  for (const auto& [name, list] : *segments) {
+    for (const impl::Segment& segment : list) {
+      all.insert(segment.uuid);
+      if (segment.covers->count(1) != 0 || segment.covers->count(2) != 0)
+        covering.insert(segment.uuid);
+    }
+  }
+  ASSERT_FALSE(covering.empty());
+  ASSERT_NE(covering, all);  // idx_0's segment covers fragment 0 only
+  ASSERT_TRUE(world.BeginRewriteFragments(1, 2).ok());
+  const impl::pb::Transaction& t = *world.inflight().back();
+  std::set<std::string> named;
+  std::set<std::string> fresh;
+  for (const auto& rewritten : t.rewrite().rewritten_indices()) {
+    named.insert(rewritten.old_id().uuid());
+    EXPECT_EQ(rewritten.new_id().uuid().size(), 16u);
+    EXPECT_EQ(all.count(rewritten.new_id().uuid()), 0u);
+    fresh.insert(rewritten.new_id().uuid());
+  }
+  EXPECT_EQ(named, covering);
+  EXPECT_EQ(fresh.size(), covering.size());
+}
+
 }  // namespace
 }  // namespace memwal
