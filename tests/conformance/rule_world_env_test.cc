@@ -162,5 +162,18 @@ TEST(RuleFunctions, AWorldRewriteNamesExactlyTheSegmentsCoveringItsFragments) {
   EXPECT_EQ(fresh.size(), covering.size());
 }
 
+// The planted-bug tests (tests/checker/lockstep_planted_test.cc) edit an
+// in-flight transaction through mutable_inflight_for_testing: the edit is
+// the slot's transaction from then on (copy on write: a World copied before
+// keeps the original).
+TEST(RuleFunctions, AnEditOfAnInflightTransactionIsWhatTheSlotHolds) {
+  impl::World world = NewWorld();
+  ASSERT_TRUE(world.BeginAppend().ok());
+  const impl::World copy = world;
+  world.mutable_inflight_for_testing(0)->set_read_version(7);
+  EXPECT_EQ(world.inflight()[0]->read_version(), 7u);
+  EXPECT_NE(copy.inflight()[0]->read_version(), 7u);
+}
+
 }  // namespace
 }  // namespace memwal
