@@ -375,6 +375,18 @@ TEST(RuleFunctions,
   ASSERT_TRUE(after.ok());
   ASSERT_EQ(after->index_catchup_size(), 1);
   EXPECT_EQ(after->index_catchup(0).index_name(), "idx_1");
+
+  // Without the bug a table without the bit is untouched by catch-up under
+  // every protocol that has the bit: dropping idx_0 leaves the system index
+  // as it was (LegacyTablesAreUntouched).
+  for (const impl::Protocol protocol :
+       {impl::Protocol::kDerived, impl::Protocol::kAdvance}) {
+    const Result<impl::ManifestFile> legacy =
+        Build(head, drop, impl::BugSet(), protocol);
+    ASSERT_TRUE(legacy.ok()) << legacy.status().ToString();
+    EXPECT_EQ(impl::FindMemWalIndex(legacy->index_section)->SerializeAsString(),
+              system->SerializeAsString());
+  }
 }
 
 // Bug index-work-per-transaction excuses an advance from the inspected-fragment
