@@ -158,10 +158,12 @@ Status PruneUpdatedFields(const pb::Transaction::Update& update,
     if (!hit) continue;
     MEMWAL_ASSIGN_OR_RETURN(Coverage covers,
                             DecodeFragmentBitmap(index.fragment_bitmap()));
-    if (!covers.has_value()) continue;
-    for (const auto& fragment : update.updated_fragments())
-      covers->erase(fragment.id());
-    index.set_fragment_bitmap(EncodeFragmentBitmap(covers));
+    // A segment without a bitmap (Lance allows one) stays without one.
+    if (covers.has_value()) {
+      for (const auto& fragment : update.updated_fragments())
+        covers->erase(fragment.id());
+      index.set_fragment_bitmap(EncodeFragmentBitmap(covers));
+    }
   }
   return Status::Ok();
 }
@@ -332,19 +334,21 @@ Status ApplyMerge(const pb::Transaction::Merge& op, ManifestFile* file) {
     }
     MEMWAL_ASSIGN_OR_RETURN(Coverage covers,
                             DecodeFragmentBitmap(index.fragment_bitmap()));
-    if (!covers.has_value()) continue;
-    bool pruned = false;
-    for (const auto& fragment : op.fragments()) {
-      const auto old = old_fragments.find(fragment.id());
-      if (old == old_fragments.end() || covers->count(fragment.id()) == 0)
-        continue;
-      if (FilesOfFields(old->second, fields) !=
-          FilesOfFields(fragment, fields)) {
-        covers->erase(fragment.id());
-        pruned = true;
+    // A segment without a bitmap (Lance allows one) stays without one.
+    if (covers.has_value()) {
+      bool pruned = false;
+      for (const auto& fragment : op.fragments()) {
+        const auto old = old_fragments.find(fragment.id());
+        if (old == old_fragments.end() || covers->count(fragment.id()) == 0)
+          continue;
+        if (FilesOfFields(old->second, fields) !=
+            FilesOfFields(fragment, fields)) {
+          covers->erase(fragment.id());
+          pruned = true;
+        }
       }
+      if (pruned) index.set_fragment_bitmap(EncodeFragmentBitmap(covers));
     }
-    if (pruned) index.set_fragment_bitmap(EncodeFragmentBitmap(covers));
   }
   return Status::Ok();
 }
