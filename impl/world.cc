@@ -209,12 +209,10 @@ Result<Outcome> World::Restore(uint64_t version) {
           "the table requires index catch-up and that version predates it";
       return Outcome::kRefused;
     }
-    const Status inherited =
-        InheritMemWalIndexCatchup(&file.manifest, head.file->manifest, bugs_);
-    if (!inherited.ok()) {
-      last_reason_ = inherited.message();
-      return Outcome::kRefused;
-    }
+    // Head() refuses a half-set head, or under bug half-set-folded loads it
+    // and the inheritance completes it: inheriting from the head cannot fail.
+    MEMWAL_RETURN_IF_ERROR(
+        InheritMemWalIndexCatchup(&file.manifest, head.file->manifest, bugs_));
   }
   file.manifest.set_version(head.version() + 1);
   file.manifest.set_max_fragment_id(
