@@ -23,6 +23,12 @@
 //   when it rebased over progress its own `__lance_mem_wal` entry is re-minted
 //   with the fresh uuid at the head's version, and its user index segments
 //   keep theirs.
+// - Two CreateIndex transactions [spec R31, note b]: a MemWAL install meets a
+//   committed CreateIndex only when that one installs too (retryable): it
+//   names no index, so a user build, a drop of a user index or of the
+//   `__lance_mem_wal` entry itself (R62's DropMemWal) is compatible; a user
+//   build retries when the committed one names one of its index names (new,
+//   removed or advanced), and `__lance_mem_wal` is no such name.
 // - A transaction without an operation is refused (InvalidArgument).
 //
 // Each case is a few protobuf messages and one call: cheap in the gate's
@@ -241,6 +247,67 @@ RC_GTEST_PROP(RuleFunctions,
     RC_ASSERT(
         MessageDifferencer::Equals(self.create_index().new_indices(i), want));
   }
+}
+
+// One CreateIndex: a MemWAL install (which removes the head's entry, as
+// re-installs do, or not), a drop of `__lance_mem_wal`, or a user build with
+// new, removed and advanced index names among idx_0 .. idx_2. Returns the
+// user index names it carries.
+std::set<std::string> RandomCreateIndex(bool may_drop, Transaction* t) {
+  const std::string memwal(impl::kMemWalIndexName);
+  t->set_read_version(3);
+  auto* op = t->mutable_create_index();
+  std::set<std::string> names;
+  const int shape = *rc::gen::inRange(0, may_drop ? 3 : 2);
+  if (shape == 0) {
+    *op->add_new_indices() = Entry(memwal, 'm', 3);
+    if (*rc::gen::arbitrary<bool>())
+      *op->add_removed_indices() = Entry(memwal, 'o', 2);
+    return names;
+  }
+  if (shape == 2) {
+    *op->add_removed_indices() = Entry(memwal, 'o', 2);
+    return names;
+  }
+  const auto name = [] {
+    return "idx_" + std::to_string(*rc::gen::inRange(0, 3));
+  };
+  const int news = *rc::gen::inRange(0, 3);
+  for (int i = 0; i < news; ++i) {
+    IndexMetadata* index = op->add_new_indices();
+    *index = Entry(name(), static_cast<char>('u' + i), 3);
+    names.insert(index->name());
+  }
+  if (*rc::gen::arbitrary<bool>()) {
+    *op->add_removed_indices() = Entry(name(), 'r', 2);
+    names.insert(op->removed_indices(0).name());
+  }
+  if (names.empty() || *rc::gen::arbitrary<bool>()) {
+    auto* advance = op->add_mem_wal_index_catchup_advances();
+    advance->set_index_name(name());
+    names.insert(advance->index_name());
+  }
+  return names;
+}
+
+RC_GTEST_PROP(RuleFunctions,
+              TwoIndexBuildsConflictOnAUserIndexNameOrAsTwoMemWalInstalls, ()) {
+  Transaction self;
+  const std::set<std::string> mine = RandomCreateIndex(false, &self);
+  Transaction committed;
+  const std::set<std::string> theirs = RandomCreateIndex(true, &committed);
+  const bool self_installs = impl::InstalledMemWalIndex(self) != nullptr;
+  const bool committed_installs =
+      impl::InstalledMemWalIndex(committed) != nullptr;
+  bool meet = false;
+  for (const std::string& name : theirs) meet |= mine.count(name) != 0;
+  const bool retry = self_installs ? committed_installs : meet;
+  RC_LOG() << self.ShortDebugString() << " against "
+           << committed.ShortDebugString() << "\n";
+  const Result<ConflictClass> got = impl::ClassifyConflict(&self, committed);
+  RC_ASSERT(got.ok());
+  RC_ASSERT(*got ==
+            (retry ? ConflictClass::kRetryable : ConflictClass::kCompatible));
 }
 
 TEST(RuleFunctions, ATransactionWithoutAnOperationIsRefused) {
