@@ -650,9 +650,67 @@ TEST(RuleFunctions, TheWithdrawalPassKeepsExactlyTheEntriesOfUnchangedIndexes) {
   input.old_catchup["same"] = {{Shard(0), 2}, {Shard(1), 0}};
   input.old_catchup["changed"] = {{Shard(0), 1}};
   input.old_catchup["dropped"] = {{Shard(0), 1}};
+  input.old_catchup["gone"] = {{Shard(0), 1}};  // in neither list
   const impl::CatchupTable kept = impl::WithdrawChanged(input, impl::BugSet());
   EXPECT_EQ(kept,
             (impl::CatchupTable{{"same", {{Shard(0), 2}, {Shard(1), 0}}}}));
+}
+
+// Lance allows a segment without a fragment bitmap (older indexes); an Update
+// of its field and a Merge rewriting its data files leave it without one.
+TEST(RuleFunctions, AnUpdateOrMergeLeavesASegmentWithoutBitmapWithoutOne) {
+  impl::ManifestFile head = HeadOfWorld(1);
+  Named(&head, "idx_0")->clear_fragment_bitmap();
+  Transaction update;
+  *update.mutable_update()->add_updated_fragments() =
+      head.manifest.fragments(0);
+  update.mutable_update()->add_fields_modified(0);
+  const Result<impl::ManifestFile> updated = Build(head, update);
+  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  EXPECT_EQ(Named(*updated, "idx_0")->fragment_bitmap(), "");
+  EXPECT_EQ(Covers(*Named(*updated, "idx_1")), Covers(*Named(head, "idx_1")));
+
+  const Result<impl::ManifestFile> merged =
+      Build(head, MergeOf(head, [](Transaction::Merge* merge) {
+              merge->mutable_fragments(0)->mutable_files(0)->set_path(
+                  "rewritten.lance");
+            }));
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ(Named(*merged, "idx_0")->fragment_bitmap(), "");
+  std::set<uint64_t> pruned = Covers(*Named(head, "idx_1"));
+  pruned.erase(head.manifest.fragments(0).id());
+  EXPECT_EQ(Covers(*Named(*merged, "idx_1")), pruned);
+}
+
+// R1: `legacy` never requires catch-up, `unconditional` always does, the bit
+// protocols when the head has both bits.
+TEST(RuleFunctions, WhetherAHeadRequiresCatchupFollowsTheProtocol) {
+  impl::pb::Manifest both;
+  both.set_reader_feature_flags(impl::kFlagMemWalIndexCatchup);
+  both.set_writer_feature_flags(impl::kFlagMemWalIndexCatchup);
+  impl::pb::Manifest neither;
+  for (const impl::pb::Manifest* m : {&both, &neither}) {
+    EXPECT_FALSE(impl::RequiresCatchup(impl::Protocol::kLegacy, *m));
+    EXPECT_TRUE(impl::RequiresCatchup(impl::Protocol::kUnconditional, *m));
+  }
+  EXPECT_TRUE(impl::RequiresCatchup(impl::Protocol::kDerived, both));
+  EXPECT_FALSE(impl::RequiresCatchup(impl::Protocol::kDerived, neither));
+  EXPECT_TRUE(impl::RequiresCatchup(impl::Protocol::kAdvance, both));
+}
+
+// R33 proven(i) needs every segment's covers: a segment without a bitmap
+// proves nothing, so nothing is credited from the read version.
+TEST(RuleFunctions, AnIndexWithASegmentWithoutBitmapIsNotProven) {
+  impl::DerivationInput input;
+  input.read = impl::ReadVersionState{impl::FragmentSet{0}, {{Shard(0), 2}}};
+  input.after["idx"] = {SegmentOf("a", impl::FragmentSet{0}),
+                        SegmentOf("b", std::nullopt)};
+  input.before = input.after;
+  input.new_compacted = {{Shard(0), 2}};
+  EXPECT_EQ(impl::DeriveCatchup(input, impl::BugSet()), impl::CatchupTable{});
+  input.after["idx"] = {SegmentOf("a", impl::FragmentSet{0})};
+  EXPECT_EQ(impl::DeriveCatchup(input, impl::BugSet()),
+            (impl::CatchupTable{{"idx", {{Shard(0), 2}}}}));
 }
 
 }  // namespace
