@@ -254,6 +254,26 @@ TEST(RuleFunctions, AVersionNamingAShardTheTableDoesNotHaveIsCorruption) {
   EXPECT_EQ(rows.status().code(), StatusCode::kCorruption);
 }
 
+// Lance's optimize_indices commits a no-work repair only where
+// mem_wal_catch_up_would_advance says catch-up would advance (spec R26): on a
+// table that requires catch-up but whose __lance_mem_wal index was dropped
+// (R63) there is no catch-up to advance, so the repair is refused at begin.
+TEST(RuleFunctions, ANoWorkRepairOfATableWithoutItsMemWalIndexIsRefused) {
+  Result<World> created =
+      World::Create(impl::Options{.shards = 1, .indexes = 1, .seed = 11});
+  ASSERT_TRUE(created.ok());
+  World world = std::move(created).value();
+  Publish(world, world.BeginActivate());
+  ASSERT_TRUE(world.DropMemWal().ok());
+  const Result<impl::TableVersion> head =
+      world.ReadVersion(world.Versions().value().back());
+  ASSERT_TRUE(head.ok());
+  ASSERT_TRUE(head->reader_bit && head->writer_bit);
+  ASSERT_TRUE(head->mem_wal_index_uuid.empty());
+  EXPECT_FALSE(world.BeginOptimizeIndex(0).ok());
+  EXPECT_EQ(world.inflight_count(), 0u);
+}
+
 // A fresh directory (on tmpfs where the machine has one: DirectoryStore
 // fsyncs every file), removed when it goes out of scope.
 struct ScratchDirectory {
