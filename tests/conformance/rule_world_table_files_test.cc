@@ -13,7 +13,11 @@
 //   the reopened World clones under the name the writer's next clone takes;
 // - a commit that loses the put-if-absent race to another writer rebases
 //   over the winner and publishes the next version, or refuses where the
-//   winner conflicts (spec R30).
+//   winner conflicts (spec R30);
+// - each version names the operation of its transaction file (Activate and
+//   RecordProgress told apart);
+// - a version naming a shard the table does not have does not read;
+// - a no-work repair of a table whose __lance_mem_wal was dropped is refused.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
