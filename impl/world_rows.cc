@@ -27,10 +27,9 @@ struct VersionRows {
 
 std::optional<uint32_t> ShardOf(const std::vector<std::string>& shard_uuids,
                                 const std::string& uuid) {
-  for (uint32_t s = 0; s < shard_uuids.size(); ++s) {
-    if (shard_uuids[s] == uuid) return s;
-  }
-  return std::nullopt;
+  const auto it = std::find(shard_uuids.begin(), shard_uuids.end(), uuid);
+  if (it == shard_uuids.end()) return std::nullopt;
+  return static_cast<uint32_t>(it - shard_uuids.begin());
 }
 
 Status ReadVersionRows(const MemoryStore& store, const std::string& root,

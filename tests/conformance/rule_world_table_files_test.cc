@@ -13,7 +13,11 @@
 //   the reopened World clones under the name the writer's next clone takes;
 // - a commit that loses the put-if-absent race to another writer rebases
 //   over the winner and publishes the next version, or refuses where the
-//   winner conflicts (spec R30).
+//   winner conflicts (spec R30);
+// - each version names the operation of its transaction file (Activate and
+//   RecordProgress told apart);
+// - a version naming a shard the table does not have does not read;
+// - a no-work repair of a table whose __lance_mem_wal was dropped is refused.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -168,6 +172,110 @@ TEST(RuleFunctions, RestoreRefusesAVersionWithTheCatchupBitInOneWordOnly) {
   const Result<Outcome> older = world.Restore(half - 1);
   ASSERT_TRUE(older.ok());
   EXPECT_EQ(*older, Outcome::kRefused);
+}
+
+// TableVersion::op is the operation of the version's transaction file: an
+// UpdateMemWalState that requires index catch-up is an Activate, one that
+// does not records progress.
+TEST(RuleFunctions, EachVersionNamesTheOperationOfItsTransactionFile) {
+  Result<World> created =
+      World::Create(impl::Options{.shards = 1, .indexes = 1, .seed = 11});
+  ASSERT_TRUE(created.ok());
+  World world = std::move(created).value();
+  const auto head_op = [&world] {
+    const Result<impl::TableVersion> head =
+        world.ReadVersion(world.Versions().value().back());
+    MEMWAL_ASSERT(head.ok());
+    return head->op;
+  };
+  Publish(world, world.BeginActivate());
+  EXPECT_EQ(head_op(), impl::OpKind::kActivate);
+  ASSERT_TRUE(world.FlushMemTable(0).ok());
+  Publish(world, world.BeginCompactSsTable(0, true));
+  EXPECT_EQ(head_op(), impl::OpKind::kCompactSsTable);
+  // A two-step compaction: the data pass, then its progress pass.
+  ASSERT_TRUE(world.FlushMemTable(0).ok());
+  Publish(world, world.BeginCompactSsTable(0, false));
+  Publish(world, world.BeginRecordProgress(0));
+  EXPECT_EQ(head_op(), impl::OpKind::kRecordProgress);
+  Publish(world, world.BeginAppend());
+  EXPECT_EQ(head_op(), impl::OpKind::kAppend);
+  Publish(world, world.BeginCreateIndex(0));
+  EXPECT_EQ(head_op(), impl::OpKind::kCreateIndex);
+}
+
+// The table's shards are the ones its MemWAL has: a version whose MemWAL
+// details name another shard (a compacted SSTable, or a catch-up position),
+// or whose data holds a row of another shard, does not read.
+TEST(RuleFunctions, AVersionNamingAShardTheTableDoesNotHaveIsCorruption) {
+  const std::string stranger(16, 'x');
+  const auto latest = [](const World& world) {
+    return world.ReadVersion(world.Versions().value().back());
+  };
+  for (const bool in_catchup : {false, true}) {
+    World world = WithMemWalRows(2);
+    ASSERT_TRUE(latest(world).ok());
+    PublishForeign(world, [&](impl::ManifestFile* file) {
+      pb::IndexMetadata* system = impl::FindMemWalIndex(&file->index_section);
+      MEMWAL_ASSERT(system != nullptr);
+      Result<pb::MemWalIndexDetails> details =
+          impl::UnpackMemWalDetails(*system);
+      MEMWAL_ASSERT(details.ok() && details->compacted_sstables_size() > 0);
+      pb::CompactedSsTable entry = details->compacted_sstables(0);
+      entry.mutable_shard_id()->set_uuid(stranger);
+      if (in_catchup) {
+        pb::IndexCatchupProgress* progress = details->add_index_catchup();
+        progress->set_index_name("idx_0");
+        *progress->add_caught_up_generations() = entry;
+      } else {
+        *details->add_compacted_sstables() = entry;
+      }
+      impl::PackMemWalDetails(*details, system);
+    });
+    const Result<impl::TableVersion> read = latest(world);
+    ASSERT_FALSE(read.ok()) << (in_catchup ? "catch-up" : "compacted");
+    EXPECT_EQ(read.status().code(), StatusCode::kCorruption);
+  }
+  // (Found on a twin: ReadRows keeps its fold per manifest blob, so the
+  // World whose data file is replaced must not have read its rows yet.)
+  const World twin = WithMemWalRows(1);
+  const uint64_t fragment = FragmentOf(twin, {0, 1});
+  World world = WithMemWalRows(1);
+  const impl::PrefixedStore table(world.mutable_store(), world.table_root());
+  const Result<impl::Snapshot> head = impl::LoadHead(table);
+  ASSERT_TRUE(head.ok());
+  for (const pb::DataFragment& each : head->file->manifest.fragments()) {
+    if (each.id() != fragment) continue;
+    const std::string path =
+        world.table_root() + "data/" + each.files(0).path();
+    ASSERT_TRUE(world.mutable_store()
+                    ->Put(path, impl::EncodeRowFile({impl::RowKey{
+                                    .shard = stranger, .generation = 1}}))
+                    .ok());
+  }
+  const Result<impl::RowsView> rows = world.ReadRows();
+  ASSERT_FALSE(rows.ok());
+  EXPECT_EQ(rows.status().code(), StatusCode::kCorruption);
+}
+
+// Lance's optimize_indices commits a no-work repair only where
+// mem_wal_catch_up_would_advance says catch-up would advance (spec R26): on a
+// table that requires catch-up but whose __lance_mem_wal index was dropped
+// (R63) there is no catch-up to advance, so the repair is refused at begin.
+TEST(RuleFunctions, ANoWorkRepairOfATableWithoutItsMemWalIndexIsRefused) {
+  Result<World> created =
+      World::Create(impl::Options{.shards = 1, .indexes = 1, .seed = 11});
+  ASSERT_TRUE(created.ok());
+  World world = std::move(created).value();
+  Publish(world, world.BeginActivate());
+  ASSERT_TRUE(world.DropMemWal().ok());
+  const Result<impl::TableVersion> head =
+      world.ReadVersion(world.Versions().value().back());
+  ASSERT_TRUE(head.ok());
+  ASSERT_TRUE(head->reader_bit && head->writer_bit);
+  ASSERT_TRUE(head->mem_wal_index_uuid.empty());
+  EXPECT_FALSE(world.BeginOptimizeIndex(0).ok());
+  EXPECT_EQ(world.inflight_count(), 0u);
 }
 
 // A fresh directory (on tmpfs where the machine has one: DirectoryStore
