@@ -3,7 +3,8 @@
 // representatives, rule_lance_conflicts_test.cc, asks each pair of kinds with
 // one transaction each, so these paths ran in no gate entry). Each expected
 // answer is written from Lance's rule as read in conflict_resolver.rs and
-// transaction.rs (lance-format/lance), not from impl/conflicts.cc:
+// transaction.rs (lance-format/lance), or from the spec where it says so, not
+// from impl/conflicts.cc:
 //
 // - A DataReplacement against a committed Project: retryable when the Project
 //   does not assert preserves_nullability (check_txn's pre-check: a value
@@ -23,12 +24,17 @@
 //   when it rebased over progress its own `__lance_mem_wal` entry is re-minted
 //   with the fresh uuid at the head's version, and its user index segments
 //   keep theirs.
-// - Two CreateIndex transactions [spec R31, note b]: a MemWAL install meets a
-//   committed CreateIndex only when that one installs too (retryable): it
-//   names no index, so a user build, a drop of a user index or of the
-//   `__lance_mem_wal` entry itself (R62's DropMemWal) is compatible; a user
-//   build retries when the committed one names one of its index names (new,
-//   removed or advanced), and `__lance_mem_wal` is no such name.
+// - Two CreateIndex transactions, by spec R31 and its note b (here the spec,
+//   not Lance): a MemWAL install meets a committed CreateIndex only when that
+//   one installs too (retryable): it names no index, so a user build, a drop
+//   of a user index or of the `__lance_mem_wal` entry itself (R62's
+//   DropMemWal) is compatible; a user build retries when the committed one
+//   names one of its index names (new, removed or advanced), and
+//   `__lance_mem_wal` is no such name. Lance's check_create_index_txn (as read
+//   at 7c800fd) retries the install against that drop (its append-drop and
+//   replaced-identity checks: the install would undo the drop); the spec, the
+//   model and the implementation do not, a difference docs/conflicts.md does
+//   not list yet.
 // - A transaction without an operation is refused (InvalidArgument).
 //
 // Each case is a few protobuf messages and one call: cheap in the gate's
