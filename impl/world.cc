@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "impl/epoch_cache.h"
 #include "impl/feature_flags.h"
 #include "impl/lance_export.h"
 
@@ -107,10 +108,9 @@ const std::string& World::shard_uuid(uint32_t shard) const {
 }
 
 std::optional<uint32_t> World::ShardNumber(const std::string& uuid) const {
-  for (uint32_t s = 0; s < shard_uuids_.size(); ++s) {
-    if (shard_uuids_[s] == uuid) return s;
-  }
-  return std::nullopt;
+  const auto it = std::find(shard_uuids_.begin(), shard_uuids_.end(), uuid);
+  if (it == shard_uuids_.end()) return std::nullopt;
+  return static_cast<uint32_t>(it - shard_uuids_.begin());
 }
 
 Result<World> World::Create(const Options& options) {
@@ -209,12 +209,10 @@ Result<Outcome> World::Restore(uint64_t version) {
           "the table requires index catch-up and that version predates it";
       return Outcome::kRefused;
     }
-    const Status inherited =
-        InheritMemWalIndexCatchup(&file.manifest, head.file->manifest, bugs_);
-    if (!inherited.ok()) {
-      last_reason_ = inherited.message();
-      return Outcome::kRefused;
-    }
+    // Head() refuses a half-set head, or under bug half-set-folded loads it
+    // and the inheritance completes it: inheriting from the head cannot fail.
+    MEMWAL_RETURN_IF_ERROR(
+        InheritMemWalIndexCatchup(&file.manifest, head.file->manifest, bugs_));
   }
   file.manifest.set_version(head.version() + 1);
   file.manifest.set_max_fragment_id(
@@ -244,10 +242,11 @@ Result<Outcome> World::Restore(uint64_t version) {
 namespace {
 
 // Lance: Manifest::shallow_clone and do_commit_new_dataset [P §4.2]: the
-// source root is added as a base path; data and deletion files without a base,
-// and every index, name it.
+// source root is added as a base path, its id the source's largest base id + 1,
+// or 0 where the source has none; data and deletion files without a base, and
+// every index, name it.
 void PointAtSource(const std::string& source, ManifestFile* file) {
-  uint32_t id = 1;
+  uint32_t id = 0;
   for (const pb::BasePath& base : file->manifest.base_paths())
     id = std::max(id, base.id() + 1);
   pb::BasePath* base = file->manifest.add_base_paths();
@@ -380,8 +379,10 @@ Status World::CleanupVersions() {
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
   static_cast<void>(head);
   PrefixedStore table = Table();
-  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> versions,
-                          ListVersions(table));
+  // The cached list (world_cache.cc); `listed` keeps it while the loop below
+  // changes the store.
+  MEMWAL_ASSIGN_OR_RETURN(const auto listed, ListedVersions(false));
+  const std::vector<uint64_t>& versions = *listed;
   if (versions.size() < 2)
     return Status::FailedPrecondition("only the head is retained");
   for (size_t k = 0; k + 1 < versions.size(); ++k) {
@@ -500,10 +501,22 @@ Result<bool> World::Retirable(uint32_t shard, uint64_t generation) const {
   if (shard >= shard_uuids_.size() || generation == 0) {
     return Status::InvalidArgument("no such shard or generation");
   }
-  MEMWAL_ASSIGN_OR_RETURN(const auto views, RetainedViews());
-  if (views->pointers.empty()) return Status::NotFound("table has no versions");
-  return impl::Retirable(views->pointers, shard_uuids_[shard], generation,
-                         options_.protocol);
+  const auto answer = [&]() -> Result<bool> {
+    MEMWAL_ASSIGN_OR_RETURN(const auto views, RetainedViews());
+    if (views->pointers.empty())
+      return Status::NotFound("table has no versions");
+    return impl::Retirable(views->pointers, shard_uuids_[shard], generation,
+                           options_.protocol);
+  };
+  // A function of the retained versions (the versions epoch names them and,
+  // along the lineage, the shard uuids), the SSTable and the protocol: kept
+  // per thread (impl/epoch_cache.h), as the checker asks it for every SSTable
+  // after each step and again in the refusal tries.
+  if (shard >= 256 || generation >= (uint64_t{1} << 20)) return answer();
+  thread_local EpochCache<Result<bool>> cache;
+  const uint32_t tag = (static_cast<uint32_t>(options_.protocol) << 28) |
+                       (shard << 20) | static_cast<uint32_t>(generation);
+  return cache.Get(store_.versions_epoch(), table_root_, tag, answer);
 }
 
 }  // namespace memwal::impl
