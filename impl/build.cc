@@ -177,12 +177,16 @@ Status CheckDataPassFence(const pb::Transaction& t,
   if (it == t.transaction_properties().end()) return Status::Ok();
   const std::string& value = it->second;
   const std::size_t colon = value.find(':');
+  if (colon == std::string::npos)
+    return Refuse("malformed data-pass fence '" + value + "'");
+  // The whole text after the colon is the generation: an empty one is
+  // malformed too (from_chars then fails without moving past the end).
   uint64_t generation = 0;
   const char* end = value.data() + value.size();
-  if (colon == std::string::npos ||
-      std::from_chars(value.data() + colon + 1, end, generation).ptr != end) {
+  const std::from_chars_result parsed =
+      std::from_chars(value.data() + colon + 1, end, generation);
+  if (parsed.ec != std::errc() || parsed.ptr != end)
     return Refuse("malformed data-pass fence '" + value + "'");
-  }
   MEMWAL_ASSIGN_OR_RETURN(const std::optional<pb::MemWalIndexDetails> details,
                           MemWalDetails(head_section));
   if (!details.has_value()) return Status::Ok();

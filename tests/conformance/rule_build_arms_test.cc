@@ -338,6 +338,22 @@ TEST(RuleFunctions,
   EXPECT_TRUE(pass(3).ok()) << pass(3).status().ToString();
 }
 
+// A data-pass fence names a shard and a generation; one without a generation
+// after its colon (or with trailing text) is malformed, not generation 0.
+TEST(RuleFunctions, ADataPassFenceWithoutAGenerationIsRefusedAsMalformed) {
+  const impl::ManifestFile head = HeadOfWorld(1);
+  for (const char* fence : {"shard:", "shard:2x", "shard"}) {
+    Transaction t;
+    *t.mutable_update()->add_updated_fragments() = head.manifest.fragments(0);
+    (*t.mutable_transaction_properties())[std::string(
+        impl::kDataPassProperty)] = fence;
+    const Result<impl::ManifestFile> built = Build(head, t);
+    ASSERT_FALSE(built.ok()) << fence;
+    EXPECT_EQ(built.status().message(),
+              "malformed data-pass fence '" + std::string(fence) + "'");
+  }
+}
+
 // Bug invalidation-on-legacy runs the withdrawal pass on a table without the
 // bit (positions a post-8680 compactor recorded, R64): a commit that leaves
 // every index unchanged keeps them, so the system index is not rewritten;
