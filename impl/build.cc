@@ -473,8 +473,7 @@ Result<ManifestFile> BuildManifest(const BuildInput& input) {
   // Lance: build_manifest asks for stable row ids when the head uses them
   // (its reader word has bit 2), so a table emptied of fragments keeps them
   // [P §2.2 (a)].
-  const bool stable_row_ids =
-      (current.reader_feature_flags() & kFlagStableRowIds) != 0;
+  const bool stable_row_ids = UsesStableRowIds(current);
   MEMWAL_RETURN_IF_ERROR(
       ApplyFeatureFlags(&file.manifest, stable_row_ids, false, input.bugs));
   // Bug bit-dropped-by-new-from-previous: the bit is not inherited from the

@@ -83,8 +83,7 @@ Status WriteManifestFile(Store* table, ManifestFile file, BugSet bugs,
   MEMWAL_ASSERT(transaction_blob != nullptr && file.transaction.has_value());
   // Lance's write_manifest_file asks for stable row ids when the manifest
   // uses them already (its reader word has bit 2) [P §2.2 (b)].
-  const bool stable_row_ids =
-      (file.manifest.reader_feature_flags() & kFlagStableRowIds) != 0;
+  const bool stable_row_ids = UsesStableRowIds(file.manifest);
   MEMWAL_RETURN_IF_ERROR(
       ApplyFeatureFlags(&file.manifest, stable_row_ids, false, bugs));
   // Bug bits-one-word: the catch-up bit reaches the writer word only.

@@ -36,6 +36,11 @@ struct CatchupBits {
 };
 CatchupBits ReadCatchupBits(const lance::table::Manifest& manifest);
 
+// Lance: Manifest::uses_stable_row_ids: the reader word has bit 2 [P §2.1].
+inline bool UsesStableRowIds(const lance::table::Manifest& manifest) {
+  return (manifest.reader_feature_flags() & kFlagStableRowIds) != 0;
+}
+
 // Lance: apply_feature_flags [P §2.2]: resets both words and re-derives them
 // from the manifest; bit 128 is carried across the reset only when both words
 // had it (a half-set pair is dropped here and left to the load check). Runs

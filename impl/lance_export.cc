@@ -212,8 +212,7 @@ void CollectFragments(const std::vector<ManifestFile>& files,
                       std::map<uint64_t, Fragment>* fragments,
                       std::map<std::string, NamedDataFile>* data_files) {
   for (const ManifestFile& file : files) {
-    const bool stable =
-        (file.manifest.reader_feature_flags() & kFlagStableRowIds) != 0;
+    const bool stable = UsesStableRowIds(file.manifest);
     for (const pb::DataFragment& fragment : file.manifest.fragments()) {
       if (fragment.files_size() == 0) continue;
       fragments->emplace(fragment.id(), Fragment{fragment, stable});

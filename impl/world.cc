@@ -108,10 +108,9 @@ const std::string& World::shard_uuid(uint32_t shard) const {
 }
 
 std::optional<uint32_t> World::ShardNumber(const std::string& uuid) const {
-  for (uint32_t s = 0; s < shard_uuids_.size(); ++s) {
-    if (shard_uuids_[s] == uuid) return s;
-  }
-  return std::nullopt;
+  const auto it = std::find(shard_uuids_.begin(), shard_uuids_.end(), uuid);
+  if (it == shard_uuids_.end()) return std::nullopt;
+  return static_cast<uint32_t>(it - shard_uuids_.begin());
 }
 
 Result<World> World::Create(const Options& options) {
@@ -210,12 +209,10 @@ Result<Outcome> World::Restore(uint64_t version) {
           "the table requires index catch-up and that version predates it";
       return Outcome::kRefused;
     }
-    const Status inherited =
-        InheritMemWalIndexCatchup(&file.manifest, head.file->manifest, bugs_);
-    if (!inherited.ok()) {
-      last_reason_ = inherited.message();
-      return Outcome::kRefused;
-    }
+    // Head() refuses a half-set head, or under bug half-set-folded loads it
+    // and the inheritance completes it: inheriting from the head cannot fail.
+    MEMWAL_RETURN_IF_ERROR(
+        InheritMemWalIndexCatchup(&file.manifest, head.file->manifest, bugs_));
   }
   file.manifest.set_version(head.version() + 1);
   file.manifest.set_max_fragment_id(
@@ -245,10 +242,11 @@ Result<Outcome> World::Restore(uint64_t version) {
 namespace {
 
 // Lance: Manifest::shallow_clone and do_commit_new_dataset [P §4.2]: the
-// source root is added as a base path; data and deletion files without a base,
-// and every index, name it.
+// source root is added as a base path, its id the source's largest base id + 1,
+// or 0 where the source has none; data and deletion files without a base, and
+// every index, name it.
 void PointAtSource(const std::string& source, ManifestFile* file) {
-  uint32_t id = 1;
+  uint32_t id = 0;
   for (const pb::BasePath& base : file->manifest.base_paths())
     id = std::max(id, base.id() + 1);
   pb::BasePath* base = file->manifest.add_base_paths();

@@ -27,10 +27,9 @@ struct VersionRows {
 
 std::optional<uint32_t> ShardOf(const std::vector<std::string>& shard_uuids,
                                 const std::string& uuid) {
-  for (uint32_t s = 0; s < shard_uuids.size(); ++s) {
-    if (shard_uuids[s] == uuid) return s;
-  }
-  return std::nullopt;
+  const auto it = std::find(shard_uuids.begin(), shard_uuids.end(), uuid);
+  if (it == shard_uuids.end()) return std::nullopt;
+  return static_cast<uint32_t>(it - shard_uuids.begin());
 }
 
 Status ReadVersionRows(const MemoryStore& store, const std::string& root,
@@ -86,19 +85,10 @@ Status World::ReadTableRows(const std::string& root, int depth,
   PrefixedStore table(const_cast<MemoryStore*>(&store_), root);
   PrefixedStore archive(const_cast<MemoryStore*>(&store_),
                         std::string(kArchivePrefix) + root);
-  std::vector<uint64_t> versions;
-  if (root == table_root_) {
-    // This World's own table: its listings are cached by epoch.
-    MEMWAL_ASSIGN_OR_RETURN(const auto retained, ListedVersions(false));
-    MEMWAL_ASSIGN_OR_RETURN(const auto archived, ListedVersions(true));
-    versions = *retained;
-    versions.insert(versions.end(), archived->begin(), archived->end());
-  } else {
-    MEMWAL_ASSIGN_OR_RETURN(versions, ListVersions(table));
-    MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> archived,
-                            ListVersions(archive));
-    versions.insert(versions.end(), archived.begin(), archived.end());
-  }
+  MEMWAL_ASSIGN_OR_RETURN(std::vector<uint64_t> versions, ListVersions(table));
+  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> archived,
+                          ListVersions(archive));
+  versions.insert(versions.end(), archived.begin(), archived.end());
   std::sort(versions.begin(), versions.end());
   bool first = true;
   for (const uint64_t number : versions) {
@@ -117,8 +107,13 @@ Status World::ReadVersionRowsInto(const std::string& root, int depth,
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot snapshot,
                           LoadVersion(table, &archive, number, true));
   const ManifestFile& file = *snapshot.file;
+  // A clone reads its source's history first, unless the source is the
+  // table itself: a clone World wrote to a directory (WriteTo) and reopened
+  // (OpenFrom) names its source by the writer's root, which is the reopened
+  // table's own, and the directory holds the clone alone.
   if (first && file.transaction.has_value() && file.transaction->has_clone() &&
-      !file.transaction->clone().ref_path().empty()) {
+      !file.transaction->clone().ref_path().empty() &&
+      file.transaction->clone().ref_path() != root) {
     MEMWAL_RETURN_IF_ERROR(
         ReadTableRows(file.transaction->clone().ref_path(), depth + 1, out));
   }

@@ -2,8 +2,9 @@
 // rule_world_layout_test.cc reaches only by chance (a clone of a clone, and a
 // deep clone of a shallow one):
 //
-// - a shallow clone adds one base path for its source, with an id no other
-//   base path of the manifest has and never 0 (Lance's "no base"); every data
+// - a shallow clone adds one base path for its source, with Lance's id: the
+//   largest id of the source's base paths + 1, or 0 for the first (a file's
+//   base_id is optional: 0 names a base like any other id); every data
 //   file of the clone without a base of its own names it, and each data file
 //   is found under the root its base path names (or the clone's own root);
 //   every index names the base its files are under;
@@ -12,6 +13,7 @@
 //   own root.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -69,15 +71,13 @@ TEST(RuleFunctions, ACloneOfACloneNamesEachSourceByItsOwnBasePath) {
   const impl::Snapshot head = HeadOf(world);
   const impl::pb::Manifest& manifest = head.file->manifest;
   ASSERT_EQ(manifest.base_paths_size(), 2);
-  std::set<uint32_t> ids;
-  std::set<std::string> paths;
-  for (const impl::pb::BasePath& base : manifest.base_paths()) {
-    EXPECT_NE(base.id(), 0u) << base.path();
-    ids.insert(base.id());
-    paths.insert(base.path());
-  }
-  EXPECT_EQ(ids.size(), 2u);
-  EXPECT_EQ(paths, (std::set<std::string>{first_root, second_root}));
+  // Lance (do_commit_new_dataset at beta.16): a clone's base id is its
+  // source's largest base id + 1, or 0 where the source has none.
+  std::map<std::string, uint32_t> ids;
+  for (const impl::pb::BasePath& base : manifest.base_paths())
+    ids.emplace(base.path(), base.id());
+  EXPECT_EQ(ids, (std::map<std::string, uint32_t>{{first_root, 0},
+                                                  {second_root, 1}}));
   for (const impl::pb::DataFragment& fragment : manifest.fragments()) {
     for (const impl::pb::DataFile& data : fragment.files())
       EXPECT_TRUE(data.has_base_id()) << data.path();
