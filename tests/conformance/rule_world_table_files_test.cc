@@ -17,12 +17,14 @@
 // - each version names the operation of its transaction file (Activate and
 //   RecordProgress told apart);
 // - a version naming a shard the table does not have does not read;
-// - a no-work repair of a table whose __lance_mem_wal was dropped is refused.
+// - a no-work repair of a table whose __lance_mem_wal was dropped is refused;
+// - a repair's new segment in a shallow clone has no base id.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -276,6 +278,38 @@ TEST(RuleFunctions, ANoWorkRepairOfATableWithoutItsMemWalIndexIsRefused) {
   ASSERT_TRUE(head->mem_wal_index_uuid.empty());
   EXPECT_FALSE(world.BeginOptimizeIndex(0).ok());
   EXPECT_EQ(world.inflight_count(), 0u);
+}
+
+// Lance: a segment optimize_indices writes is a new file of this table, in
+// its own _indices/, so it has no base_id, even where the segment it extends
+// (or merges) is a clone source's (the shallow clone's indexes name their
+// source's base).
+TEST(RuleFunctions, ASegmentARepairWritesInAShallowCloneHasNoBaseId) {
+  World world = WithMemWalRows(1);
+  ASSERT_TRUE(world.ShallowClone().ok());
+  const auto segments = [&world] {
+    const impl::PrefixedStore table(world.mutable_store(), world.table_root());
+    const Result<impl::Snapshot> head = impl::LoadHead(table);
+    MEMWAL_ASSERT(head.ok());
+    std::map<std::string, bool> based;  // uuid -> has a base id
+    for (const pb::IndexMetadata& index : head->file->index_section.indices()) {
+      if (index.name() == "idx_0")
+        based.emplace(index.uuid().uuid(), index.has_base_id());
+    }
+    return based;
+  };
+  const std::map<std::string, bool> cloned = segments();
+  ASSERT_FALSE(cloned.empty());
+  for (const auto& [uuid, based] : cloned) EXPECT_TRUE(based);
+  Publish(world, world.BeginAppend());  // an unindexed fragment
+  Publish(world, world.BeginOptimizeIndex(0));
+  int fresh = 0;
+  for (const auto& [uuid, based] : segments()) {
+    if (cloned.count(uuid) != 0) continue;
+    ++fresh;
+    EXPECT_FALSE(based);
+  }
+  EXPECT_EQ(fresh, 1);
 }
 
 // A fresh directory (on tmpfs where the machine has one: DirectoryStore
