@@ -18,7 +18,11 @@
 //   RecordProgress told apart);
 // - a version naming a shard the table does not have does not read;
 // - a no-work repair of a table whose __lance_mem_wal was dropped is refused;
-// - a repair's new segment in a shallow clone has no base id.
+// - a repair's new segment in a shallow clone has no base id;
+// - a clone records its kind and source version, and a shallow clone keeps
+//   the catch-up bit (unless bug shallow-clone-zeroes-bits);
+// - Retirable refuses a shard or generation that is not there, and
+//   watermarks do not depend on the order of the query's indexes.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -159,6 +163,8 @@ TEST(RuleFunctions, RestoreRefusesAVersionWithTheCatchupBitInOneWordOnly) {
     };
   };
   PublishForeign(world, set_bits(false));
+  // Lance refuses to load a half-set head (a writer's Head() with it).
+  EXPECT_FALSE(world.HeadLoads().ok());
   const Result<std::vector<uint64_t>> versions = world.Versions();
   ASSERT_TRUE(versions.ok());
   const uint64_t half = versions->back();
@@ -204,6 +210,8 @@ TEST(RuleFunctions, EachVersionNamesTheOperationOfItsTransactionFile) {
   EXPECT_EQ(head_op(), impl::OpKind::kAppend);
   Publish(world, world.BeginCreateIndex(0));
   EXPECT_EQ(head_op(), impl::OpKind::kCreateIndex);
+  Publish(world, world.BeginUpdateColumns(0, 0));
+  EXPECT_EQ(head_op(), impl::OpKind::kUpdateColumns);
 }
 
 // The table's shards are the ones its MemWAL has: a version whose MemWAL
@@ -310,6 +318,83 @@ TEST(RuleFunctions, ASegmentARepairWritesInAShallowCloneHasNoBaseId) {
     EXPECT_FALSE(based);
   }
   EXPECT_EQ(fresh, 1);
+}
+
+// A clone's first version records the clone in its transaction (Lance's
+// Clone operation): shallow or deep, and the source version; a shallow clone
+// keeps only bit 128 of its source's feature words (Manifest::shallow_clone),
+// which bug shallow-clone-zeroes-bits drops too.
+TEST(RuleFunctions, ACloneRecordsItsKindAndAShallowOneKeepsTheCatchupBit) {
+  for (const bool deep : {false, true}) {
+    World world = WithMemWalRows(1);
+    const uint64_t source = world.Versions().value().back();
+    ASSERT_TRUE((deep ? world.DeepClone() : world.ShallowClone()).ok());
+    const Result<impl::TableVersion> head =
+        world.ReadVersion(world.Versions().value().back());
+    ASSERT_TRUE(head.ok() && head->transaction != nullptr);
+    ASSERT_TRUE(head->transaction->has_clone());
+    EXPECT_EQ(head->transaction->clone().is_shallow(), !deep);
+    EXPECT_EQ(head->transaction->clone().ref_version(), source);
+  }
+  for (const bool bug : {false, true}) {
+    Result<World> created = World::Create(impl::Options{
+        .bugs = bug ? impl::BugBit(impl::Bug::kShallowCloneZeroesBits) : 0u,
+        .shards = 1,
+        .indexes = 1,
+        .seed = 11});
+    ASSERT_TRUE(created.ok());
+    World world = std::move(created).value();
+    Publish(world, world.BeginActivate());
+    ASSERT_TRUE(world.ShallowClone().ok());
+    const Result<impl::TableVersion> head =
+        world.ReadVersion(world.Versions().value().back());
+    ASSERT_TRUE(head.ok());
+    EXPECT_EQ(head->reader_bit, !bug);
+    EXPECT_EQ(head->writer_bit, !bug);
+  }
+}
+
+// Retirable(shard, generation) answers for a shard of the table and a
+// generation from 1; anything else is InvalidArgument.
+TEST(RuleFunctions, RetirableRefusesAShardOrGenerationThatIsNotThere) {
+  World world = WithMemWalRows(2);
+  EXPECT_TRUE(world.Retirable(1, 1).ok());
+  for (const auto& [shard, generation] :
+       std::vector<std::pair<uint32_t, uint64_t>>{{2, 1}, {0, 0}, {2, 0}}) {
+    const Result<bool> answer = world.Retirable(shard, generation);
+    ASSERT_FALSE(answer.ok()) << shard << " " << generation;
+    EXPECT_EQ(answer.status().code(), StatusCode::kInvalidArgument);
+  }
+}
+
+// A read's watermarks do not depend on the order its query names the indexes
+// in (the single-index reader trusts the smallest index number).
+TEST(RuleFunctions, WatermarksDoNotDependOnTheOrderOfTheQuery) {
+  for (const impl::ReadMode read :
+       {impl::ReadMode::kStrict, impl::ReadMode::kMin,
+        impl::ReadMode::kSingleIndex}) {
+    Result<World> created = World::Create(
+        impl::Options{.read = read, .shards = 1, .indexes = 2, .seed = 11});
+    ASSERT_TRUE(created.ok());
+    World world = std::move(created).value();
+    Publish(world, world.BeginActivate());
+    // idx_0 catches up to generation 1, idx_1 to generation 2.
+    ASSERT_TRUE(world.FlushMemTable(0).ok());
+    Publish(world, world.BeginCompactSsTable(0, true));
+    Publish(world, world.BeginOptimizeIndex(0));
+    ASSERT_TRUE(world.FlushMemTable(0).ok());
+    Publish(world, world.BeginCompactSsTable(0, true));
+    Publish(world, world.BeginOptimizeIndex(1));
+    const Result<impl::TableVersion> head =
+        world.ReadVersion(world.Versions().value().back());
+    ASSERT_TRUE(head.ok());
+    ASSERT_EQ(head->catchup.at(0).at(0), 1u);
+    ASSERT_EQ(head->catchup.at(1).at(0), 2u);
+    const auto ascending = world.Watermarks({0, 1});
+    const auto descending = world.Watermarks({1, 0});
+    ASSERT_TRUE(ascending.ok() && descending.ok());
+    EXPECT_EQ(*ascending, *descending) << static_cast<int>(read);
+  }
 }
 
 // A fresh directory (on tmpfs where the machine has one: DirectoryStore
