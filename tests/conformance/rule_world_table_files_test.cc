@@ -22,7 +22,8 @@
 // - a clone records its kind and source version, and a shallow clone keeps
 //   the catch-up bit (unless bug shallow-clone-zeroes-bits);
 // - Retirable refuses a shard or generation that is not there, and
-//   watermarks do not depend on the order of the query's indexes.
+//   watermarks do not depend on the order of the query's indexes;
+// - a manifest a load refuses is refused after the writer's own write too.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -395,6 +396,36 @@ TEST(RuleFunctions, WatermarksDoNotDependOnTheOrderOfTheQuery) {
     ASSERT_TRUE(ascending.ok() && descending.ok());
     EXPECT_EQ(*ascending, *descending) << static_cast<int>(read);
   }
+}
+
+// The writer's decode-once (WriteManifestFile seeds the decoding of what it
+// wrote) never lets a manifest through that a load would refuse: a version
+// whose fragment ids are not ascending, written through WriteManifestFile, is
+// Corruption on load as it would be for any reader.
+TEST(RuleFunctions, AManifestALoadRefusesIsRefusedAfterItsOwnWriteToo) {
+  World world = WithMemWalRows(1);
+  impl::PrefixedStore table(world.mutable_store(), world.table_root());
+  const Result<impl::Snapshot> head = impl::LoadHead(table);
+  ASSERT_TRUE(head.ok());
+  impl::ManifestFile file = impl::CopyWithoutTransaction(*head->file);
+  const uint64_t version = head->version() + 1;
+  file.manifest.set_version(version);
+  ASSERT_GT(file.manifest.fragments_size(), 0);
+  *file.manifest.add_fragments() = file.manifest.fragments(0);  // id again
+  pb::Transaction transaction;
+  transaction.set_read_version(head->version());
+  transaction.mutable_append();
+  const std::string name = impl::TransactionFileName(head->version(), "bad");
+  file.manifest.set_transaction_file(name);
+  file.transaction = transaction;
+  const Result<impl::Blob> blob =
+      impl::WriteTransactionFile(&table, name, transaction);
+  ASSERT_TRUE(blob.ok());
+  ASSERT_TRUE(impl::WriteManifestFile(&table, std::move(file), {}, *blob).ok());
+  const Result<impl::Snapshot> loaded =
+      impl::LoadVersion(table, nullptr, version, false);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), StatusCode::kCorruption);
 }
 
 // A fresh directory (on tmpfs where the machine has one: DirectoryStore
