@@ -88,9 +88,10 @@ CatchupTable DeriveCatchup(const DerivationInput& input, BugSet bugs) {
 CatchupTable WithdrawChanged(const DerivationInput& input, BugSet bugs) {
   CatchupTable kept;
   for (const auto& [name, positions] : input.old_catchup) {
-    const auto it = input.after.find(name);
-    if (it == input.after.end()) continue;
-    if (Unchanged(SegmentsOf(input.before, name), it->second, bugs))
+    // A dropped index (absent after the operation) loses its entry too.
+    if (input.after.count(name) != 0 &&
+        Unchanged(SegmentsOf(input.before, name), SegmentsOf(input.after, name),
+                  bugs))
       kept[name] = positions;
   }
   return kept;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "impl/epoch_cache.h"
 #include "impl/feature_flags.h"
 #include "impl/lance_export.h"
 
@@ -378,8 +379,10 @@ Status World::CleanupVersions() {
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
   static_cast<void>(head);
   PrefixedStore table = Table();
-  MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> versions,
-                          ListVersions(table));
+  // The cached list (world_cache.cc); `listed` keeps it while the loop below
+  // changes the store.
+  MEMWAL_ASSIGN_OR_RETURN(const auto listed, ListedVersions(false));
+  const std::vector<uint64_t>& versions = *listed;
   if (versions.size() < 2)
     return Status::FailedPrecondition("only the head is retained");
   for (size_t k = 0; k + 1 < versions.size(); ++k) {
@@ -498,10 +501,22 @@ Result<bool> World::Retirable(uint32_t shard, uint64_t generation) const {
   if (shard >= shard_uuids_.size() || generation == 0) {
     return Status::InvalidArgument("no such shard or generation");
   }
-  MEMWAL_ASSIGN_OR_RETURN(const auto views, RetainedViews());
-  if (views->pointers.empty()) return Status::NotFound("table has no versions");
-  return impl::Retirable(views->pointers, shard_uuids_[shard], generation,
-                         options_.protocol);
+  const auto answer = [&]() -> Result<bool> {
+    MEMWAL_ASSIGN_OR_RETURN(const auto views, RetainedViews());
+    if (views->pointers.empty())
+      return Status::NotFound("table has no versions");
+    return impl::Retirable(views->pointers, shard_uuids_[shard], generation,
+                           options_.protocol);
+  };
+  // A function of the retained versions (the versions epoch names them and,
+  // along the lineage, the shard uuids), the SSTable and the protocol: kept
+  // per thread (impl/epoch_cache.h), as the checker asks it for every SSTable
+  // after each step and again in the refusal tries.
+  if (shard >= 256 || generation >= (uint64_t{1} << 20)) return answer();
+  thread_local EpochCache<Result<bool>> cache;
+  const uint32_t tag = (static_cast<uint32_t>(options_.protocol) << 28) |
+                       (shard << 20) | static_cast<uint32_t>(generation);
+  return cache.Get(store_.versions_epoch(), table_root_, tag, answer);
 }
 
 }  // namespace memwal::impl

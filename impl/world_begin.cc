@@ -45,15 +45,14 @@ std::vector<pb::IndexMetadata> SegmentsNamed(const Snapshot& read,
   return out;
 }
 
-uint64_t CompactedAt(const Snapshot& read, const std::string& shard) {
-  // The cached view when the version has one (read.h); a view fails also on
-  // the user segments, which this answer does not read.
-  const Result<std::shared_ptr<const VersionView>> view = SharedViewOf(read);
-  if (view.ok()) return GenerationFor((*view)->compacted, shard);
-  const Result<std::optional<pb::MemWalIndexDetails>> details =
-      MemWalDetails(read.file->index_section);
-  if (!details.ok() || !details->has_value()) return 0;
-  return GenerationFor(Generations((*details)->compacted_sstables()), shard);
+// The shard's compacted generation at `read`, from the cached view (read.h).
+// The view fails only on an index section that does not decode, which no
+// World writes (its former fallback to the details alone ran in no
+// configuration): that error is the begin's.
+Result<uint64_t> CompactedAt(const Snapshot& read, const std::string& shard) {
+  MEMWAL_ASSIGN_OR_RETURN(const std::shared_ptr<const VersionView> view,
+                          SharedViewOf(read));
+  return GenerationFor(view->compacted, shard);
 }
 
 }  // namespace
@@ -105,7 +104,9 @@ Status World::BeginCompactSsTable(uint32_t shard, bool marker) {
   // R63: lancedb drains the compactors too before it drops __lance_mem_wal.
   if (FindMemWalIndex(read.file->index_section) == nullptr)
     return NotEnabled("the table has no __lance_mem_wal (R63)");
-  const uint64_t generation = CompactedAt(read, shard_uuids_[shard]) + 1;
+  MEMWAL_ASSIGN_OR_RETURN(const uint64_t compacted,
+                          CompactedAt(read, shard_uuids_[shard]));
+  const uint64_t generation = compacted + 1;
   // Read in place (the shared decoding), not copied: most tries are refused.
   MEMWAL_ASSIGN_OR_RETURN(const auto wal, SharedShardManifest(shard));
   const auto sstable =
@@ -190,21 +191,22 @@ Status World::BeginRewriteFragments(uint64_t first, uint64_t second) {
   *group->add_old_fragments() = *b;
   // The rewrite copies the rows it keeps (deleted ones are dropped) with their
   // stable row ids [P §10.1].
+  // A World's table uses stable row ids from its first version on (InitTable,
+  // AddFragments: every fragment carries its sequence) and deletes whole
+  // fragments only (no deletion file), so every row is kept, with its id; the
+  // former branches for a fragment without ids or with deleted rows ran in no
+  // configuration.
   std::vector<RowKey> rows;
   std::vector<uint64_t> row_ids;
-  bool every_id = true;
   for (const pb::DataFragment* old : {a, b}) {
     MEMWAL_ASSIGN_OR_RETURN(
         const FragmentRows kept,
         ReadFragmentRows(store_, table_root_, read.file->manifest, *old));
-    every_id = every_id && !kept.row_ids.empty();
-    for (size_t offset = 0; offset < kept.rows->size(); ++offset) {
-      if (kept.deleted.count(offset) != 0) continue;
-      rows.push_back((*kept.rows)[offset]);
-      if (!kept.row_ids.empty()) row_ids.push_back(kept.row_ids[offset]);
-    }
+    MEMWAL_ASSERT(kept.row_ids.size() == kept.rows->size());
+    MEMWAL_ASSERT(kept.deleted.empty());
+    rows.insert(rows.end(), kept.rows->begin(), kept.rows->end());
+    row_ids.insert(row_ids.end(), kept.row_ids.begin(), kept.row_ids.end());
   }
-  if (!every_id) row_ids.clear();
   PrefixedStore table = Table();
   MEMWAL_ASSIGN_OR_RETURN(*group->add_new_fragments(),
                           WriteDataFragment(&table, UuidHex(NewUuid()),
@@ -213,7 +215,8 @@ Status World::BeginRewriteFragments(uint64_t first, uint64_t second) {
                           UserSegments(read.file->index_section));
   for (const auto& [name, list] : segments) {
     for (const Segment& segment : list) {
-      if (!segment.covers.has_value()) continue;
+      // Every user segment a World writes has a fragment bitmap.
+      MEMWAL_ASSERT(segment.covers.has_value());
       if (segment.covers->count(first) == 0 &&
           segment.covers->count(second) == 0)
         continue;
@@ -284,7 +287,9 @@ Status World::BeginRecordProgress(uint32_t shard) {
   // The progress pass of a two-step compaction follows its data pass: it
   // records generation g only once a live fragment of the head holds a row of
   // (shard, g), as the fragments' data files say (spec R28).
-  const uint64_t generation = CompactedAt(read, shard_uuids_[shard]) + 1;
+  MEMWAL_ASSIGN_OR_RETURN(const uint64_t compacted,
+                          CompactedAt(read, shard_uuids_[shard]));
+  const uint64_t generation = compacted + 1;
   bool landed = false;
   for (const pb::DataFragment& fragment : read.file->manifest.fragments()) {
     MEMWAL_ASSIGN_OR_RETURN(

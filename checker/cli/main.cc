@@ -17,6 +17,21 @@
 #include "base/output_file.h"
 #include "checker/cli/commands.h"
 
+// jemalloc's options for this binary (read at its start; other allocators
+// ignore the symbol): larger per-thread caches of freed blocks. A lockstep
+// step frees whole decoded protobuf trees at once, and with the default
+// bin sizes about one free in 250 overflowed its bin and flushed it to the
+// arena (jemalloc's flush was 4.4% of a lockstep run's instructions).
+// callgrind, check --preset small --no-liveness --threads 1 --max-states
+// 15000 --mode dfs: 1,913,485,114 instructions without, 1,864,222,781 with;
+// peak resident set of the whole small dfs run unchanged (37.8 MB).
+extern "C" {
+// NOLINTNEXTLINE: the name and type jemalloc looks up.
+const char* malloc_conf =
+    "lg_tcache_nslots_mul:4,tcache_nslots_small_max:8000,"
+    "tcache_nslots_small_min:200,tcache_nslots_large:200";
+}
+
 namespace {
 
 // `code`, or 2 when standard output lost something.
