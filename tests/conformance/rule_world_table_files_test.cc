@@ -17,12 +17,19 @@
 // - each version names the operation of its transaction file (Activate and
 //   RecordProgress told apart);
 // - a version naming a shard the table does not have does not read;
-// - a no-work repair of a table whose __lance_mem_wal was dropped is refused.
+// - a no-work repair of a table whose __lance_mem_wal was dropped is refused;
+// - a repair's new segment in a shallow clone has no base id;
+// - a clone records its kind and source version, and a shallow clone keeps
+//   the catch-up bit (unless bug shallow-clone-zeroes-bits);
+// - Retirable refuses a shard or generation that is not there, and
+//   watermarks do not depend on the order of the query's indexes;
+// - a manifest a load refuses is refused after the writer's own write too.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -157,6 +164,8 @@ TEST(RuleFunctions, RestoreRefusesAVersionWithTheCatchupBitInOneWordOnly) {
     };
   };
   PublishForeign(world, set_bits(false));
+  // Lance refuses to load a half-set head (a writer's Head() with it).
+  EXPECT_FALSE(world.HeadLoads().ok());
   const Result<std::vector<uint64_t>> versions = world.Versions();
   ASSERT_TRUE(versions.ok());
   const uint64_t half = versions->back();
@@ -202,6 +211,8 @@ TEST(RuleFunctions, EachVersionNamesTheOperationOfItsTransactionFile) {
   EXPECT_EQ(head_op(), impl::OpKind::kAppend);
   Publish(world, world.BeginCreateIndex(0));
   EXPECT_EQ(head_op(), impl::OpKind::kCreateIndex);
+  Publish(world, world.BeginUpdateColumns(0, 0));
+  EXPECT_EQ(head_op(), impl::OpKind::kUpdateColumns);
 }
 
 // The table's shards are the ones its MemWAL has: a version whose MemWAL
@@ -276,6 +287,145 @@ TEST(RuleFunctions, ANoWorkRepairOfATableWithoutItsMemWalIndexIsRefused) {
   ASSERT_TRUE(head->mem_wal_index_uuid.empty());
   EXPECT_FALSE(world.BeginOptimizeIndex(0).ok());
   EXPECT_EQ(world.inflight_count(), 0u);
+}
+
+// Lance: a segment optimize_indices writes is a new file of this table, in
+// its own _indices/, so it has no base_id, even where the segment it extends
+// (or merges) is a clone source's (the shallow clone's indexes name their
+// source's base).
+TEST(RuleFunctions, ASegmentARepairWritesInAShallowCloneHasNoBaseId) {
+  World world = WithMemWalRows(1);
+  ASSERT_TRUE(world.ShallowClone().ok());
+  const auto segments = [&world] {
+    const impl::PrefixedStore table(world.mutable_store(), world.table_root());
+    const Result<impl::Snapshot> head = impl::LoadHead(table);
+    MEMWAL_ASSERT(head.ok());
+    std::map<std::string, bool> based;  // uuid -> has a base id
+    for (const pb::IndexMetadata& index : head->file->index_section.indices()) {
+      if (index.name() == "idx_0")
+        based.emplace(index.uuid().uuid(), index.has_base_id());
+    }
+    return based;
+  };
+  const std::map<std::string, bool> cloned = segments();
+  ASSERT_FALSE(cloned.empty());
+  for (const auto& [uuid, based] : cloned) EXPECT_TRUE(based);
+  Publish(world, world.BeginAppend());  // an unindexed fragment
+  Publish(world, world.BeginOptimizeIndex(0));
+  int fresh = 0;
+  for (const auto& [uuid, based] : segments()) {
+    if (cloned.count(uuid) != 0) continue;
+    ++fresh;
+    EXPECT_FALSE(based);
+  }
+  EXPECT_EQ(fresh, 1);
+}
+
+// A clone's first version records the clone in its transaction (Lance's
+// Clone operation): shallow or deep, and the source version; a shallow clone
+// keeps only bit 128 of its source's feature words (Manifest::shallow_clone),
+// which bug shallow-clone-zeroes-bits drops too.
+TEST(RuleFunctions, ACloneRecordsItsKindAndAShallowOneKeepsTheCatchupBit) {
+  for (const bool deep : {false, true}) {
+    World world = WithMemWalRows(1);
+    const uint64_t source = world.Versions().value().back();
+    ASSERT_TRUE((deep ? world.DeepClone() : world.ShallowClone()).ok());
+    const Result<impl::TableVersion> head =
+        world.ReadVersion(world.Versions().value().back());
+    ASSERT_TRUE(head.ok() && head->transaction != nullptr);
+    ASSERT_TRUE(head->transaction->has_clone());
+    EXPECT_EQ(head->transaction->clone().is_shallow(), !deep);
+    EXPECT_EQ(head->transaction->clone().ref_version(), source);
+  }
+  for (const bool bug : {false, true}) {
+    Result<World> created = World::Create(impl::Options{
+        .bugs = bug ? impl::BugBit(impl::Bug::kShallowCloneZeroesBits) : 0u,
+        .shards = 1,
+        .indexes = 1,
+        .seed = 11});
+    ASSERT_TRUE(created.ok());
+    World world = std::move(created).value();
+    Publish(world, world.BeginActivate());
+    ASSERT_TRUE(world.ShallowClone().ok());
+    const Result<impl::TableVersion> head =
+        world.ReadVersion(world.Versions().value().back());
+    ASSERT_TRUE(head.ok());
+    EXPECT_EQ(head->reader_bit, !bug);
+    EXPECT_EQ(head->writer_bit, !bug);
+  }
+}
+
+// Retirable(shard, generation) answers for a shard of the table and a
+// generation from 1; anything else is InvalidArgument.
+TEST(RuleFunctions, RetirableRefusesAShardOrGenerationThatIsNotThere) {
+  World world = WithMemWalRows(2);
+  EXPECT_TRUE(world.Retirable(1, 1).ok());
+  for (const auto& [shard, generation] :
+       std::vector<std::pair<uint32_t, uint64_t>>{{2, 1}, {0, 0}, {2, 0}}) {
+    const Result<bool> answer = world.Retirable(shard, generation);
+    ASSERT_FALSE(answer.ok()) << shard << " " << generation;
+    EXPECT_EQ(answer.status().code(), StatusCode::kInvalidArgument);
+  }
+}
+
+// A read's watermarks do not depend on the order its query names the indexes
+// in (the single-index reader trusts the smallest index number).
+TEST(RuleFunctions, WatermarksDoNotDependOnTheOrderOfTheQuery) {
+  for (const impl::ReadMode read :
+       {impl::ReadMode::kStrict, impl::ReadMode::kMin,
+        impl::ReadMode::kSingleIndex}) {
+    Result<World> created = World::Create(
+        impl::Options{.read = read, .shards = 1, .indexes = 2, .seed = 11});
+    ASSERT_TRUE(created.ok());
+    World world = std::move(created).value();
+    Publish(world, world.BeginActivate());
+    // idx_0 catches up to generation 1, idx_1 to generation 2.
+    ASSERT_TRUE(world.FlushMemTable(0).ok());
+    Publish(world, world.BeginCompactSsTable(0, true));
+    Publish(world, world.BeginOptimizeIndex(0));
+    ASSERT_TRUE(world.FlushMemTable(0).ok());
+    Publish(world, world.BeginCompactSsTable(0, true));
+    Publish(world, world.BeginOptimizeIndex(1));
+    const Result<impl::TableVersion> head =
+        world.ReadVersion(world.Versions().value().back());
+    ASSERT_TRUE(head.ok());
+    ASSERT_EQ(head->catchup.at(0).at(0), 1u);
+    ASSERT_EQ(head->catchup.at(1).at(0), 2u);
+    const auto ascending = world.Watermarks({0, 1});
+    const auto descending = world.Watermarks({1, 0});
+    ASSERT_TRUE(ascending.ok() && descending.ok());
+    EXPECT_EQ(*ascending, *descending) << static_cast<int>(read);
+  }
+}
+
+// The writer's decode-once (WriteManifestFile seeds the decoding of what it
+// wrote) never lets a manifest through that a load would refuse: a version
+// whose fragment ids are not ascending, written through WriteManifestFile, is
+// Corruption on load as it would be for any reader.
+TEST(RuleFunctions, AManifestALoadRefusesIsRefusedAfterItsOwnWriteToo) {
+  World world = WithMemWalRows(1);
+  impl::PrefixedStore table(world.mutable_store(), world.table_root());
+  const Result<impl::Snapshot> head = impl::LoadHead(table);
+  ASSERT_TRUE(head.ok());
+  impl::ManifestFile file = impl::CopyWithoutTransaction(*head->file);
+  const uint64_t version = head->version() + 1;
+  file.manifest.set_version(version);
+  ASSERT_GT(file.manifest.fragments_size(), 0);
+  *file.manifest.add_fragments() = file.manifest.fragments(0);  // id again
+  pb::Transaction transaction;
+  transaction.set_read_version(head->version());
+  transaction.mutable_append();
+  const std::string name = impl::TransactionFileName(head->version(), "bad");
+  file.manifest.set_transaction_file(name);
+  file.transaction = transaction;
+  const Result<impl::Blob> blob =
+      impl::WriteTransactionFile(&table, name, transaction);
+  ASSERT_TRUE(blob.ok());
+  ASSERT_TRUE(impl::WriteManifestFile(&table, std::move(file), {}, *blob).ok());
+  const Result<impl::Snapshot> loaded =
+      impl::LoadVersion(table, nullptr, version, false);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), StatusCode::kCorruption);
 }
 
 // A fresh directory (on tmpfs where the machine has one: DirectoryStore
