@@ -52,6 +52,8 @@ using impl::Outcome;
 using impl::World;
 using impl::testing::Publish;
 using impl::testing::PublishForeign;
+using impl::testing::RacingStore;
+using impl::testing::Rival;
 namespace pb = impl::pb;
 
 using Rows = std::set<std::pair<uint32_t, uint64_t>>;
@@ -476,54 +478,6 @@ TEST(RuleFunctions, ATableWrittenAfterACloneReopensWithItsShardsAndRows) {
   EXPECT_EQ(reopened->table_root(), writer.table_root());
 }
 
-// A Store that lets a rival writer publish head+1 just before our first
-// attempt to publish a manifest, as a second process sharing the directory.
-class RacingStore final : public impl::Store {
- public:
-  RacingStore(impl::Store* base, pb::Transaction rival)
-      : base_(base), rival_(std::move(rival)) {}
-  Result<impl::Blob> Get(const std::string& path) const override {
-    return base_->Get(path);
-  }
-  Status PutIfAbsent(const std::string& path, std::string bytes) override {
-    if (!raced_ && path.rfind(std::string(impl::kVersionsDir), 0) == 0) {
-      raced_ = true;
-      PublishRival();
-    }
-    return base_->PutIfAbsent(path, std::move(bytes));
-  }
-  Status Put(const std::string& path, std::string bytes) override {
-    return base_->Put(path, std::move(bytes));
-  }
-  Result<std::vector<std::string>> List(
-      const std::string& prefix) const override {
-    return base_->List(prefix);
-  }
-  Status Delete(const std::string& path) override {
-    return base_->Delete(path);
-  }
-
- private:
-  void PublishRival() {
-    Result<impl::Snapshot> head = impl::LoadHead(*base_);
-    MEMWAL_ASSERT(head.ok());
-    impl::ManifestFile file = impl::CopyWithoutTransaction(*head->file);
-    file.manifest.set_version(head->version() + 1);
-    file.manifest.set_transaction_file("rival.txn");
-    rival_.set_read_version(head->version());
-    file.transaction = rival_;
-    const Result<impl::Blob> blob =
-        impl::WriteTransactionFile(base_, "rival.txn", rival_);
-    MEMWAL_ASSERT(blob.ok());
-    MEMWAL_ASSERT(
-        impl::WriteManifestFile(base_, std::move(file), {}, *blob).ok());
-  }
-
-  impl::Store* base_;
-  pb::Transaction rival_;
-  bool raced_ = false;
-};
-
 TEST(RuleFunctions, ACommitThatLosesThePublicationRaceRebasesOverTheWinner) {
   pb::Transaction append;
   append.mutable_append()->add_fragments();
@@ -534,7 +488,7 @@ TEST(RuleFunctions, ACommitThatLosesThePublicationRaceRebasesOverTheWinner) {
     World world = WithMemWalRows(1);
     const uint64_t read = world.Versions().value().back();
     impl::PrefixedStore table(world.mutable_store(), world.table_root());
-    RacingStore racing(&table, compatible ? append : progress);
+    RacingStore racing(&table, Rival(compatible ? append : progress));
     auto counter = std::make_shared<uint64_t>(0);
     const impl::UuidSource uuids = [counter] {
       return std::string(15, 'r') + static_cast<char>(++*counter);

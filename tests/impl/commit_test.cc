@@ -17,57 +17,8 @@ using testing::CommitFirst;
 using testing::Head;
 using testing::MakeWorld;
 using testing::Publish;
-
-// A Store that lets a rival writer publish `rival` (an edit of the head) just
-// before our first attempt to publish a manifest, as a second process sharing
-// the directory would.
-class RacingStore final : public Store {
- public:
-  RacingStore(Store* base, std::function<void(Store*)> rival)
-      : base_(base), rival_(std::move(rival)) {}
-  Result<Blob> Get(const std::string& path) const override {
-    return base_->Get(path);
-  }
-  Status PutIfAbsent(const std::string& path, std::string bytes) override {
-    if (!raced_ && path.rfind(std::string(kVersionsDir), 0) == 0) {
-      raced_ = true;
-      rival_(base_);
-    }
-    return base_->PutIfAbsent(path, std::move(bytes));
-  }
-  Status Put(const std::string& path, std::string bytes) override {
-    return base_->Put(path, std::move(bytes));
-  }
-  Result<std::vector<std::string>> List(
-      const std::string& prefix) const override {
-    return base_->List(prefix);
-  }
-  Status Delete(const std::string& path) override {
-    return base_->Delete(path);
-  }
-
- private:
-  Store* base_;
-  std::function<void(Store*)> rival_;
-  bool raced_ = false;
-};
-
-// The rival publishes head+1 recorded as `op`.
-std::function<void(Store*)> Rival(pb::Transaction op) {
-  return [op](Store* table) {
-    Result<Snapshot> head = LoadHead(*table);
-    MEMWAL_ASSERT(head.ok());
-    ManifestFile file = *head->file;
-    file.manifest.set_version(head->version() + 1);
-    file.manifest.set_transaction_file("rival.txn");
-    pb::Transaction t = op;
-    t.set_read_version(head->version());
-    file.transaction = t;
-    const Result<Blob> blob = WriteTransactionFile(table, "rival.txn", t);
-    MEMWAL_ASSERT(blob.ok());
-    MEMWAL_ASSERT(WriteManifestFile(table, std::move(file), {}, *blob).ok());
-  };
-}
+using testing::RacingStore;
+using testing::Rival;
 
 Result<CommitResult> CommitAgainstRival(World& world, pb::Transaction mine,
                                         pb::Transaction rival) {
