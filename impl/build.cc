@@ -456,7 +456,7 @@ Result<ManifestFile> BuildManifest(const BuildInput& input) {
   MEMWAL_ASSERT(input.head != nullptr && input.transaction != nullptr);
   MEMWAL_ASSERT(input.new_uuid != nullptr);
   const pb::Manifest& current = input.head->file->manifest;
-  ManifestFile file = CopyWithoutTransaction(*input.head->file);
+  ManifestFile file = CopyWithTransaction(*input.head->file, input.transaction);
   file.manifest.set_version(current.version() + 1);
   // Lance: new_from_previous stamps the running library's writer_version.
   const std::size_t dash = input.writer.find('-');
@@ -477,7 +477,6 @@ Result<ManifestFile> BuildManifest(const BuildInput& input) {
   file.manifest.set_writer_feature_flags(0);
   file.manifest.clear_index_section();
   file.manifest.set_transaction_file(input.transaction_file);
-  file.transaction = *input.transaction;
   // Lance: build_manifest asks for stable row ids when the head uses them
   // (its reader word has bit 2), so a table emptied of fragments keeps them
   // [P §2.2 (a)].

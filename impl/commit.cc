@@ -101,7 +101,8 @@ Status WriteManifestFile(Store* table, ManifestFile file, BugSet bugs,
   if (!CheckManifestFile(file).ok()) return Status::Ok();
   const Result<Blob> blob = table->Get(name);
   if (!blob.ok()) return Status::Ok();
-  auto decoded = std::make_shared<const ManifestFile>(std::move(file));
+  const std::shared_ptr<const ManifestFile> decoded =
+      ShareManifestFile(std::move(file));
   SeedDecodedManifest(*blob, decoded);
   if (CheckTransaction(*decoded->transaction).ok()) {
     // Shares the manifest's decoding (the aliasing constructor keeps it).

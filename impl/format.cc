@@ -188,12 +188,83 @@ bool HasUnmodelledOperation(const pb::Transaction& transaction) {
   return false;
 }
 
+// The ManifestFiles this thread's shared decodings let go (ShareManifestFile):
+// `full` ones keep their messages' allocations for the next copy or decode,
+// `empty` ones are the heap objects a spare was moved out of, for the next
+// share. A protobuf move swaps, so both moves below are a few pointer swaps.
+struct Spares {
+  static constexpr size_t kMost = 512;
+  std::vector<std::unique_ptr<ManifestFile>> full;
+  std::vector<std::unique_ptr<ManifestFile>> empty;
+};
+
+// Null where this thread has none (yet, or any more: a cache torn down after
+// them at thread exit lets its decodings go to the heap).
+thread_local Spares* live_spares = nullptr;
+
+struct SparesOwner {
+  Spares spares;
+  SparesOwner() { live_spares = &spares; }
+  ~SparesOwner() { live_spares = nullptr; }
+};
+
+Spares& ThreadSpares() {
+  thread_local SparesOwner owner;
+  MEMWAL_ASSERT(live_spares == &owner.spares);
+  return owner.spares;
+}
+
+// A ManifestFile whose messages may hold another file's contents (each use
+// overwrites or clears every part), or a new one.
+ManifestFile TakeSpare() {
+  Spares& spares = ThreadSpares();
+  if (spares.full.empty()) return ManifestFile();
+  std::unique_ptr<ManifestFile> shell = std::move(spares.full.back());
+  spares.full.pop_back();
+  ManifestFile file = std::move(*shell);
+  if (spares.empty.size() < Spares::kMost)
+    spares.empty.push_back(std::move(shell));
+  return file;
+}
+
+void LetGo(const ManifestFile* file) {
+  std::unique_ptr<ManifestFile> owned(const_cast<ManifestFile*>(file));
+  if (live_spares != nullptr && live_spares->full.size() < Spares::kMost)
+    live_spares->full.push_back(std::move(owned));
+}
+
 }  // namespace
 
+ManifestFile CopyWithTransaction(const ManifestFile& file,
+                                 const pb::Transaction* transaction) {
+  ManifestFile copy = TakeSpare();
+  copy.manifest.CopyFrom(file.manifest);
+  copy.index_section.CopyFrom(file.index_section);
+  if (transaction == nullptr) {
+    copy.transaction.reset();
+  } else if (copy.transaction.has_value()) {
+    copy.transaction->CopyFrom(*transaction);
+  } else {
+    copy.transaction.emplace(*transaction);
+  }
+  return copy;
+}
+
 ManifestFile CopyWithoutTransaction(const ManifestFile& file) {
-  return ManifestFile{.manifest = file.manifest,
-                      .index_section = file.index_section,
-                      .transaction = std::nullopt};
+  return CopyWithTransaction(file, nullptr);
+}
+
+std::shared_ptr<const ManifestFile> ShareManifestFile(ManifestFile file) {
+  Spares& spares = ThreadSpares();
+  std::unique_ptr<ManifestFile> shell;
+  if (spares.empty.empty()) {
+    shell = std::make_unique<ManifestFile>(std::move(file));
+  } else {
+    shell = std::move(spares.empty.back());
+    spares.empty.pop_back();
+    *shell = std::move(file);
+  }
+  return std::shared_ptr<const ManifestFile>(shell.release(), LetGo);
 }
 
 std::string EncodeManifestFile(const ManifestFile& file) {
@@ -256,7 +327,8 @@ Result<ManifestFile> DecodeManifestFile(std::string_view bytes) {
   if (ReadLe(bytes, footer + 8, 2) != kMajorVersion) {
     return Status::Corruption("unsupported manifest major version");
   }
-  ManifestFile file;
+  // A parse clears its message first, so a spare's contents do not show.
+  ManifestFile file = TakeSpare();
   const uint64_t manifest_position = ReadLe(bytes, footer, 8);
   MEMWAL_RETURN_IF_ERROR(ReadMessage(bytes, manifest_position, footer,
                                      "manifest", &file.manifest));
@@ -264,13 +336,16 @@ Result<ManifestFile> DecodeManifestFile(std::string_view bytes) {
     MEMWAL_RETURN_IF_ERROR(ReadMessage(bytes, file.manifest.index_section(),
                                        manifest_position, "index section",
                                        &file.index_section));
+  } else {
+    file.index_section.Clear();
   }
   if (file.manifest.has_transaction_section()) {
-    pb::Transaction transaction;
-    MEMWAL_RETURN_IF_ERROR(
-        ReadMessage(bytes, file.manifest.transaction_section(),
-                    manifest_position, "transaction section", &transaction));
-    file.transaction = std::move(transaction);
+    if (!file.transaction.has_value()) file.transaction.emplace();
+    MEMWAL_RETURN_IF_ERROR(ReadMessage(
+        bytes, file.manifest.transaction_section(), manifest_position,
+        "transaction section", &*file.transaction));
+  } else {
+    file.transaction.reset();
   }
   MEMWAL_RETURN_IF_ERROR(CheckManifestFile(file));
   return file;

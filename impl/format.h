@@ -22,6 +22,7 @@
 #define MEMWAL_IMPL_FORMAT_H_
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -76,10 +77,19 @@ struct ManifestFile {
   std::optional<pb::Transaction> transaction;
 };
 
-// `file`'s manifest and index section without its transaction: the start of
-// a new version, which carries a transaction of its own (so the old one is not
-// copied only to be replaced).
+// `file`'s manifest and index section with `transaction` (nullptr: none) in
+// place of its own: the start of a new version, which carries a transaction of
+// its own (so the old one is not copied only to be replaced). The copy reuses
+// the storage of a decoding this thread let go (ShareManifestFile).
+ManifestFile CopyWithTransaction(const ManifestFile& file,
+                                 const pb::Transaction* transaction);
 ManifestFile CopyWithoutTransaction(const ManifestFile& file);
+
+// `file` shared, as the decode caches keep it: when its last owner lets go,
+// this thread keeps its messages (a few dozen) for the next copy or decode to
+// reuse their allocations, as protobuf's Clear keeps repeated elements and
+// strings. What a copy or a decode gives is the same either way.
+std::shared_ptr<const ManifestFile> ShareManifestFile(ManifestFile file);
 
 // Encodes the layout above; sets manifest.index_section and
 // transaction_section to their blocks' offsets (clears them when absent).

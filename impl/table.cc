@@ -181,8 +181,15 @@ ManifestCache& ThreadManifests() {
 
 Result<std::shared_ptr<const ManifestFile>> DecodeManifestCached(
     const Blob& blob) {
-  return ThreadManifests().Get(
-      blob, [](const std::string& bytes) { return DecodeManifestFile(bytes); });
+  // IdentityCache::Get, with the decoding shared as ShareManifestFile shares
+  // it, so that its messages are reused once the cache lets it go.
+  ManifestCache& cache = ThreadManifests();
+  if (std::shared_ptr<const ManifestFile> hit = cache.Find(blob)) return hit;
+  MEMWAL_ASSIGN_OR_RETURN(ManifestFile decoded, DecodeManifestFile(*blob));
+  std::shared_ptr<const ManifestFile> file =
+      ShareManifestFile(std::move(decoded));
+  cache.Add(blob, file);
+  return file;
 }
 
 }  // namespace
