@@ -134,6 +134,75 @@ Status CheckDetails(const pb::MemWalIndexDetails& details) {
   return Status::Ok();
 }
 
+// The last unpacking of MemWalIndexDetails per slot, by the exact bytes of the
+// index_details value, with its check: a table's versions carry the same few
+// details over and over (a commit checks what it writes, and builds and views
+// unpack the head's), and a parse costs far more than a lookup. One per
+// thread; a reference it gives is valid until the thread's next Get.
+class DetailsMemo {
+ public:
+  struct Unpacked {
+    Result<pb::MemWalIndexDetails> details =
+        Status::Corruption("MemWalIndexDetails not unpacked");
+    Status checked;  // details' status, else CheckDetails of them
+  };
+
+  const Unpacked& Get(std::string_view value) {
+    if (value.size() > kBytesMax) {
+      uncached_ = Unpack(value);
+      return uncached_;
+    }
+    Slot& slot = slots_[std::hash<std::string_view>{}(value) % kSlots];
+    if (!slot.filled || slot.bytes != value) {
+      slot.bytes.assign(value);
+      slot.unpacked = Unpack(value);
+      slot.filled = true;
+    }
+    return slot.unpacked;
+  }
+
+ private:
+  static Unpacked Unpack(std::string_view value) {
+    pb::MemWalIndexDetails details;
+    if (!details.ParseFromArray(value.data(), static_cast<int>(value.size())))
+      return Unpacked{Status::Corruption("MemWalIndexDetails do not parse"),
+                      Status::Corruption("MemWalIndexDetails do not parse")};
+    Status checked = CheckDetails(details);
+    return Unpacked{std::move(details), std::move(checked)};
+  }
+
+  static constexpr std::size_t kBytesMax = 1024;
+  static constexpr std::size_t kSlots = 64;
+  struct Slot {
+    std::string bytes;
+    bool filled = false;
+    Unpacked unpacked;
+  };
+  std::array<Slot, kSlots> slots_{};
+  Unpacked uncached_;
+};
+
+DetailsMemo& ThreadDetails() {
+  thread_local DetailsMemo memo;
+  return memo;
+}
+
+Status CheckDetailsType(const pb::IndexMetadata& index) {
+  constexpr std::string_view kType = "MemWalIndexDetails";
+  const std::string& url = index.index_details().type_url();
+  if (url.size() < kType.size() ||
+      url.substr(url.size() - kType.size()) != kType) {
+    return Status::Corruption("__lance_mem_wal details have type " + url);
+  }
+  return Status::Ok();
+}
+
+// UnpackMemWalDetails(index) and CheckDetails of them, without the copy.
+Status CheckMemWalDetails(const pb::IndexMetadata& index) {
+  MEMWAL_RETURN_IF_ERROR(CheckDetailsType(index));
+  return ThreadDetails().Get(index.index_details().value()).checked;
+}
+
 Status CheckIndexes(const pb::IndexSection& section) {
   SeenValues uuids;
   int system_indexes = 0;
@@ -146,9 +215,7 @@ Status CheckIndexes(const pb::IndexSection& section) {
         DecodeFragmentBitmap(index.fragment_bitmap()).status());
     if (!IsMemWalIndex(index)) continue;
     ++system_indexes;
-    MEMWAL_ASSIGN_OR_RETURN(const pb::MemWalIndexDetails details,
-                            UnpackMemWalDetails(index));
-    MEMWAL_RETURN_IF_ERROR(CheckDetails(details));
+    MEMWAL_RETURN_IF_ERROR(CheckMemWalDetails(index));
   }
   if (system_indexes > 1)
     return Status::Corruption("more than one __lance_mem_wal index");
@@ -539,17 +606,8 @@ bool IsMemWalIndex(const pb::IndexMetadata& index) {
 
 Result<pb::MemWalIndexDetails> UnpackMemWalDetails(
     const pb::IndexMetadata& index) {
-  constexpr std::string_view kType = "MemWalIndexDetails";
-  const std::string& url = index.index_details().type_url();
-  if (url.size() < kType.size() ||
-      url.substr(url.size() - kType.size()) != kType) {
-    return Status::Corruption("__lance_mem_wal details have type " + url);
-  }
-  pb::MemWalIndexDetails details;
-  if (!details.ParseFromString(index.index_details().value())) {
-    return Status::Corruption("MemWalIndexDetails do not parse");
-  }
-  return details;
+  MEMWAL_RETURN_IF_ERROR(CheckDetailsType(index));
+  return ThreadDetails().Get(index.index_details().value()).details;
 }
 
 void PackMemWalDetails(const pb::MemWalIndexDetails& details,
