@@ -114,19 +114,29 @@ Status WriteManifestFile(Store* table, ManifestFile file, BugSet bugs,
 }
 
 Result<CommitResult> CommitTransaction(const CommitInput& input,
-                                       pb::Transaction transaction) {
+                                       const pb::Transaction& transaction) {
   MEMWAL_ASSERT(input.table != nullptr && input.new_uuid != nullptr);
   MEMWAL_ASSIGN_OR_RETURN(const std::optional<Snapshot> read,
                           LoadReadVersion(input, transaction.read_version()));
+  // The transaction as committed: `transaction` until the commit changes it,
+  // then `own`, its copy (most commits have nothing to rebase over).
+  std::optional<pb::Transaction> own;
+  const pb::Transaction* current = &transaction;
+  const auto changed = [&]() -> pb::Transaction* {
+    if (!own.has_value()) current = &own.emplace(transaction);
+    return &*own;
+  };
   uint64_t checked = transaction.read_version();
   bool progress_met = false;
   for (int attempt = 0; attempt < kCommitAttempts; ++attempt) {
     MEMWAL_ASSIGN_OR_RETURN(const uint64_t head_version,
                             HeadVersion(*input.table));
-    MEMWAL_ASSIGN_OR_RETURN(
-        const auto conflict,
-        Rebase(input, checked, head_version, &transaction, &progress_met));
-    if (conflict.has_value()) return *conflict;
+    if (head_version > checked) {
+      MEMWAL_ASSIGN_OR_RETURN(
+          const auto conflict,
+          Rebase(input, checked, head_version, changed(), &progress_met));
+      if (conflict.has_value()) return *conflict;
+    }
     checked = head_version;
     MEMWAL_ASSIGN_OR_RETURN(
         const Snapshot head,
@@ -139,23 +149,23 @@ Result<CommitResult> CommitTransaction(const CommitInput& input,
                           "the head carries a feature bit this implementation "
                           "cannot write"};
     }
-    if (InstalledMemWalIndex(transaction) != nullptr) {
+    if (InstalledMemWalIndex(*current) != nullptr) {
       // A fresh uuid is drawn only for a re-mint, so that every other commit
       // draws the same uuid stream as before.
       FinishMemWalInstall(head.file->index_section, head_version, progress_met,
                           progress_met ? (*input.new_uuid)() : std::string(),
-                          &transaction);
+                          changed());
       progress_met = false;  // Re-minted once per merge.
     }
     // Lance names each attempt's transaction file with a fresh uuid.
     const std::string name = TransactionFileName(
-        transaction.read_version(), NewTransactionUuid(*input.new_uuid));
+        current->read_version(), NewTransactionUuid(*input.new_uuid));
     Result<ManifestFile> built = BuildManifest(BuildInput{
         .protocol = input.protocol,
         .bugs = input.bugs,
         .head = &head,
         .read = read.has_value() ? &*read : nullptr,
-        .transaction = &transaction,
+        .transaction = current,
         .transaction_file = name,
         .new_uuid = input.new_uuid,
         .writer = input.writer,
@@ -165,9 +175,8 @@ Result<CommitResult> CommitTransaction(const CommitInput& input,
       return CommitResult{Outcome::kRefused, built.status().message()};
     }
     if (!built.ok()) return built.status();
-    MEMWAL_ASSIGN_OR_RETURN(
-        const Blob transaction_blob,
-        WriteTransactionFile(input.table, name, transaction));
+    MEMWAL_ASSIGN_OR_RETURN(const Blob transaction_blob,
+                            WriteTransactionFile(input.table, name, *current));
     const Status published = WriteManifestFile(
         input.table, std::move(built).value(), input.bugs, transaction_blob);
     if (published.code() == StatusCode::kAlreadyExists)

@@ -38,8 +38,10 @@ struct CommitResult {
   uint64_t version = 0;  // The published version.
 };
 
+// Rebasing may adjust the transaction (a CreateIndex over a concurrent
+// commit, a MemWAL install): the commit then works on a copy of it.
 Result<CommitResult> CommitTransaction(const CommitInput& input,
-                                       pb::Transaction transaction);
+                                       const pb::Transaction& transaction);
 
 // Writes `transaction` as `_transactions/{name}` (put-if-absent) and returns
 // the stored blob. Its bytes are the manifest's transaction section too

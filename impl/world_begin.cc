@@ -330,7 +330,8 @@ Status World::BeginActivate() {
 Result<Outcome> World::Commit(size_t slot) {
   if (slot >= inflight_.size())
     return Status::InvalidArgument("no such in-flight transaction");
-  pb::Transaction transaction = *inflight_[slot];
+  // Shared with the World's copies, and committed without a copy.
+  const std::shared_ptr<const pb::Transaction> transaction = inflight_[slot];
   inflight_.erase(inflight_.begin() + static_cast<std::ptrdiff_t>(slot));
   PrefixedStore table = Table();
   PrefixedStore archive = Archive();
@@ -342,7 +343,7 @@ Result<Outcome> World::Commit(size_t slot) {
                                     .table = &table,
                                     .archive = &archive,
                                     .new_uuid = &uuids},
-                        std::move(transaction)));
+                        *transaction));
   last_reason_ = result.reason;
   return result.outcome;
 }
