@@ -501,12 +501,19 @@ std::string TransactionFileName(uint64_t read_version, std::string_view uuid) {
 }
 
 std::string EncodeTransaction(const pb::Transaction& transaction) {
-  std::string bytes;
-  google::protobuf::io::StringOutputStream stream(&bytes);
+  // Sized first, then written in place (SerializeToCodedStream's bytes).
+  const size_t size = transaction.ByteSizeLong();
+  MEMWAL_ASSERT(size <= static_cast<size_t>(std::numeric_limits<int>::max()));
+  std::string bytes(size, '\0');
+  google::protobuf::io::ArrayOutputStream stream(bytes.data(),
+                                                 static_cast<int>(size));
   google::protobuf::io::CodedOutputStream coded(&stream);
   coded.SetSerializationDeterministic(
       true);  // The properties map must encode stably.
-  MEMWAL_ASSERT(transaction.SerializeToCodedStream(&coded));
+  transaction.SerializeWithCachedSizes(&coded);
+  coded.Trim();
+  MEMWAL_ASSERT(!coded.HadError() &&
+                static_cast<size_t>(coded.ByteCount()) == size);
   return bytes;
 }
 

@@ -149,6 +149,12 @@ Result<std::vector<uint64_t>> VersionsOf(const Names& names) {
 }  // namespace
 
 Result<std::vector<uint64_t>> ListVersions(const Store& table) {
+  // A table inside a MemoryStore (every World's) is listed in place, as
+  // ListVersionsAt does, without copying each path.
+  if (const auto* prefixed = dynamic_cast<const PrefixedStore*>(&table)) {
+    if (const auto* memory = dynamic_cast<const MemoryStore*>(prefixed->base()))
+      return ListVersionsAt(*memory, prefixed->prefix());
+  }
   MEMWAL_ASSIGN_OR_RETURN(const std::vector<std::string> names,
                           table.List(std::string(kVersionsDir)));
   return VersionsOf(names);

@@ -34,6 +34,9 @@ class PrefixedStore final : public Store {
       const std::string& prefix) const override;
   Status Delete(const std::string& path) override;
 
+  Store* base() const { return base_; }
+  const std::string& prefix() const { return prefix_; }
+
  private:
   Store* base_;
   std::string prefix_;
