@@ -167,6 +167,35 @@ Status MemoryStore::PutShared(const std::string& path, Blob blob) {
   return Status::Ok();
 }
 
+Status MemoryStore::Move(const std::string& from, const std::string& to) {
+  MEMWAL_ASSERT(!to.empty() && from != to);
+  const ObjectMap::Object* found = objects_->Find(from);
+  if (found == nullptr) return Status::NotFound(from);
+  const Blob blob = found->second;
+  const ObjectMap::Facts facts = found->facts;
+  // FactsOf(to, blob, false): the bytes' hash is the one `from` keeps, unless
+  // `from` is the MemWAL's (whose objects keep none).
+  ObjectMap::Facts moved = facts;
+  moved.wal = InWal(to);
+  moved.versions = InVersions(to);
+  if (moved.wal) {
+    moved.low = 0;
+    moved.high = 0;
+  } else if (facts.wal) {
+    moved = FactsOf(to, blob, /*fresh=*/false);
+  }
+  Count(to, moved, 1);
+  Objects& objects = Own();
+  const ObjectMap::Entry replaced = objects.Set(to, blob, moved);
+  if (replaced != nullptr) Count(to, replaced->facts, -1);
+  Changed(moved);
+  const ObjectMap::Entry removed = objects.Erase(from);
+  MEMWAL_ASSERT(removed != nullptr);
+  Count(from, removed->facts, -1);
+  Changed(removed->facts);
+  return Status::Ok();
+}
+
 void MemoryStore::ShareIdentical(const std::string& path, Blob blob) {
   MEMWAL_ASSERT(blob != nullptr);
   const ObjectMap::Object* found = objects_->Find(path);

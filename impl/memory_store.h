@@ -180,6 +180,10 @@ class MemoryStore final : public Store {
   // Put of `blob`'s bytes that shares the blob instead of copying it (so the
   // decodings cached by blob address serve both paths).
   Status PutShared(const std::string& path, Blob blob);
+  // Get(from), PutShared(to, that blob), Delete(from) in one change of the
+  // map, the object's facts carried over (CleanupVersions moves each old
+  // manifest to the archive).
+  Status Move(const std::string& from, const std::string& to);
   // Puts `blob` at `path`, which holds the same bytes (asserted) in another
   // blob: the contents, and so the epochs, stay; only which shared copy holds
   // them changes (the checker gives byte-identical tables one copy, so that

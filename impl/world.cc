@@ -378,7 +378,6 @@ Status World::CleanupVersions() {
   // (a half-set manifest, R60) refuses the cleanup too.
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
   static_cast<void>(head);
-  PrefixedStore table = Table();
   // The cached list (world_cache.cc); `listed` keeps it while the loop below
   // changes the store.
   MEMWAL_ASSIGN_OR_RETURN(const auto listed, ListedVersions(false));
@@ -387,14 +386,12 @@ Status World::CleanupVersions() {
     return Status::FailedPrecondition("only the head is retained");
   for (size_t k = 0; k + 1 < versions.size(); ++k) {
     const std::string name = VersionFileName(versions[k]);
-    MEMWAL_ASSIGN_OR_RETURN(const Blob blob, table.Get(name));
-    // Lance deletes the file; we keep a copy outside the table so that history
+    // Lance deletes the file; we keep it outside the table so that history
     // stays reportable and a lagging writer can still rebase (see table.h
-    // LoadVersion). The copy shares the blob (its decoding is cached by
-    // address).
-    MEMWAL_RETURN_IF_ERROR(store_.PutShared(
-        std::string(kArchivePrefix) + table_root_ + name, blob));
-    MEMWAL_RETURN_IF_ERROR(table.Delete(name));
+    // LoadVersion). The archived copy is the same blob (its decoding is
+    // cached by address).
+    MEMWAL_RETURN_IF_ERROR(store_.Move(
+        table_root_ + name, std::string(kArchivePrefix) + table_root_ + name));
   }
   return Status::Ok();
 }
