@@ -161,6 +161,50 @@ TEST(MemoryStore, ShareIdenticalSwapsTheBlobButNotTheContentsOrEpochs) {
   EXPECT_EQ(store.table_digest(), before.table_digest());
 }
 
+// Every path with its blob's address, in path order.
+std::vector<std::pair<std::string, const std::string*>> Contents(
+    const MemoryStore& store) {
+  std::vector<std::pair<std::string, const std::string*>> out;
+  for (const auto& [path, blob] : store.objects())
+    out.emplace_back(path, blob.get());
+  return out;
+}
+
+TEST(MemoryStore, MoveIsGetPutSharedAndDeleteInOneChange) {
+  MemoryStore start;
+  ASSERT_TRUE(start.Put("t0/_versions/1.manifest", "m1").ok());
+  ASSERT_TRUE(start.Put("t0/_versions/2.manifest", "m2").ok());
+  ASSERT_TRUE(start.Put("t0/_mem_wal/s/manifest/1", "wal").ok());
+  ASSERT_TRUE(start.Put("archive/t0/_versions/2.manifest", "older").ok());
+  // Table to archive, onto a taken name, table into the MemWAL's part and
+  // back out of it.
+  const std::vector<std::pair<std::string, std::string>> moves = {
+      {"t0/_versions/1.manifest", "archive/t0/_versions/1.manifest"},
+      {"t0/_versions/2.manifest", "archive/t0/_versions/2.manifest"},
+      {"archive/t0/_versions/1.manifest", "t0/_mem_wal/s/manifest/2"},
+      {"t0/_mem_wal/s/manifest/1", "t0/_versions/3.manifest"},
+  };
+  MemoryStore moved = start;
+  MemoryStore stepped = start;
+  for (const auto& [from, to] : moves) {
+    const uint64_t wal_before = moved.wal_epoch();
+    const uint64_t versions_before = moved.versions_epoch();
+    ASSERT_TRUE(moved.Move(from, to).ok()) << from;
+    const Blob blob = *stepped.Get(from);
+    ASSERT_TRUE(stepped.PutShared(to, blob).ok());
+    ASSERT_TRUE(stepped.Delete(from).ok());
+    EXPECT_EQ(Contents(moved), Contents(stepped)) << from;
+    EXPECT_EQ(moved.table_digest(), stepped.table_digest()) << from;
+    EXPECT_EQ(moved.wal_epoch() != wal_before,
+              MemoryStore::InWal(from) || MemoryStore::InWal(to))
+        << from;
+    EXPECT_NE(moved.versions_epoch(), versions_before) << from;
+  }
+  EXPECT_NE(moved.table_digest(), start.table_digest());
+  EXPECT_EQ(Contents(start).size(), 4u);  // the copies' source is untouched
+  EXPECT_EQ(moved.Move("t0/none", "t0/other").code(), StatusCode::kNotFound);
+}
+
 TEST(MemoryStore, ListReturnsExactlyThePrefixInOrder) {
   MemoryStore store;
   for (const char* path : {"a/2", "a/1", "b/1", "a0"})
