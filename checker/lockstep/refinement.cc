@@ -465,8 +465,10 @@ struct TableEntry {
   // them.
   Status abstract_status = Status::Ok();
   std::vector<Version> abstract{};
-  // Rows per fragment and deleted rows, read from the table's bytes.
+  // Rows per fragment and deleted rows, read from the table's bytes, and the
+  // implementation's view they come from (a later table extends it).
   AbstractRows rows{};
+  std::shared_ptr<const impl::RowsView> rows_view{};
   // The segment uuids' numbers over the versions (in-flight transactions
   // continue it).
   UuidNumbering uuids{};
@@ -583,10 +585,13 @@ ShardNumbers ShardNumbersOf(const impl::World& world) {
 // The table-wide fields of TableEntry from the lineage and its ops.
 // `keep`: for each lineage entry that is a shared decoded version, its
 // pointer (null for the others, which are not memoized).
+// `prefix`: an entry whose own versions are this one's first ones (the same
+// blobs) over the same clone sources, whose ops and flags then serve.
 Status AbstractLineage(const model::Config& config,
                        const std::vector<const impl::TableVersion*>& lineage,
                        const std::vector<VersionPtr>& keep,
-                       const ShardNumbers& shards, TableEntry* entry) {
+                       const ShardNumbers& shards, const TableEntry* prefix,
+                       TableEntry* entry) {
   // A version's op is a function of its bytes and of the versions before it
   // in its lineage, all immutable: decoded once per thread, kept by the
   // decoded version's address (the entry keeps it alive, so the address is
@@ -597,9 +602,22 @@ Status AbstractLineage(const model::Config& config,
   };
   thread_local impl::TwoGenerations<const impl::TableVersion*, OpEntry, 200'000>
       memo;
+  const std::size_t own = entry->versions.size();
+  MEMWAL_ASSERT(lineage.size() >= own && entry->abstract.size() == own);
+  // Lineage entries before `from` are the prefix's, which decided their ops
+  // and flags (an op is a function of its version and the ones before it).
+  std::size_t from = 0;
   std::vector<model::Op> ops;
   ops.reserve(lineage.size());
-  for (std::size_t k = 0; k < lineage.size(); ++k) {
+  if (prefix != nullptr) {
+    MEMWAL_ASSERT(prefix->versions.size() <= own && !prefix->abstract.empty());
+    from = lineage.size() - own + prefix->versions.size();
+    ops.resize(from);
+    ops.back() = prefix->abstract.back().op;
+    entry->activated = prefix->activated;
+    entry->foreign_legacy = prefix->foreign_legacy;
+  }
+  for (std::size_t k = from; k < lineage.size(); ++k) {
     if (const OpEntry* hit = memo.Find(lineage[k])) {
       ops.push_back(hit->op);
       continue;
@@ -611,10 +629,9 @@ Status AbstractLineage(const model::Config& config,
     if (k < keep.size() && keep[k] != nullptr)
       memo.Put(lineage[k], OpEntry{keep[k], op});
   }
-  const std::size_t own = entry->versions.size();
-  MEMWAL_ASSERT(lineage.size() >= own && entry->abstract.size() == own);
-  for (std::size_t k = 0; k < own; ++k)
-    entry->abstract[k].op = ops[lineage.size() - own + k];
+  for (std::size_t k = lineage.size() - own; k < lineage.size(); ++k) {
+    if (k >= from) entry->abstract[k - (lineage.size() - own)].op = ops[k];
+  }
   if (lineage.size() - 1 > 255)
     return Unrepresentable("the lineage has " + std::to_string(lineage.size()) +
                            " versions");
@@ -623,7 +640,7 @@ Status AbstractLineage(const model::Config& config,
   if (next > model::kFragmentsMax)
     return Unrepresentable("max_fragment_id is " + std::to_string(next - 1));
   entry->next_fragment = static_cast<uint8_t>(next);
-  for (std::size_t k = 0; k < lineage.size(); ++k) {
+  for (std::size_t k = from; k < lineage.size(); ++k) {
     const model::OpKind kind = ops[k].kind;
     // A clone's version is no commit of a protocol's own (R37 keeps the flag).
     const bool clone = lineage[k]->op == impl::OpKind::kShallowClone;
@@ -642,11 +659,15 @@ Status AbstractLineage(const model::Config& config,
 // World's versions) and AbstractVersions (a caller's): `entry->versions` are
 // the table's own versions, the last ones of `lineage` (its clone sources'
 // first); sets entry->abstract_status when the model cannot represent them.
+// `prefix` (or null): an entry whose own versions decode the blobs of this
+// one's first versions (retention aside) over the same clone sources, and
+// abstracted without error; its abstraction of them serves, uuid numbering
+// included (numbered oldest first, so the newer versions continue it).
 void AbstractTable(const model::Config& config,
                    const std::vector<const impl::TableVersion*>& lineage,
                    const std::vector<VersionPtr>& keep,
                    const ShardNumbers& shards, const impl::RowsView& rows,
-                   TableEntry* entry) {
+                   const TableEntry* prefix, TableEntry* entry) {
   if (entry->versions.empty()) {
     entry->abstract_status = Unrepresentable("the table has no version");
     return;
@@ -657,7 +678,17 @@ void AbstractTable(const model::Config& config,
                         std::to_string(entry->versions.size()) + " versions");
     return;
   }
-  for (const VersionPtr& version : entry->versions) {
+  if (prefix != nullptr) {
+    entry->uuids = prefix->uuids;
+    for (std::size_t k = 0; k < prefix->abstract.size(); ++k) {
+      // A decoding of the same blob: only where it was found may differ.
+      entry->abstract.push_back(prefix->abstract[k]);
+      entry->abstract.back().retained = entry->versions[k]->retained;
+    }
+  }
+  for (std::size_t k = entry->abstract.size(); k < entry->versions.size();
+       ++k) {
+    const VersionPtr& version = entry->versions[k];
     // Lockstep's contract with the decoder: a decoded version carries its
     // transaction file, and the versions are listed oldest first.
     MEMWAL_ASSERT(version->transaction != nullptr);
@@ -672,7 +703,7 @@ void AbstractTable(const model::Config& config,
     entry->abstract.push_back(*abstract);
   }
   const Status table_wide =
-      AbstractLineage(config, lineage, keep, shards, entry);
+      AbstractLineage(config, lineage, keep, shards, prefix, entry);
   if (!table_wide.ok()) {
     entry->abstract_status = table_wide;
     return;
@@ -683,6 +714,26 @@ void AbstractTable(const model::Config& config,
     return;
   }
   entry->rows = *abstract_rows;
+}
+
+// `base` if its own versions are the first ones of `entry` (read so far),
+// blob for blob, at most one fewer, and it was decoded and abstracted
+// without error; else null.
+const TableEntry* ExtendableBase(const TableEntry* base,
+                                 const TableEntry& entry) {
+  if (base == nullptr || !base->status.ok() || !base->abstract_status.ok() ||
+      base->rows_view == nullptr || base->shards != entry.shards ||
+      base->versions.empty() ||
+      base->version_blobs.size() > entry.version_blobs.size() ||
+      base->version_blobs.size() + 1 < entry.version_blobs.size())
+    return nullptr;
+  for (std::size_t k = 0; k < base->version_blobs.size(); ++k) {
+    if (base->version_blobs[k] == nullptr ||
+        base->version_blobs[k] != entry.version_blobs[k] ||
+        base->versions[k]->number != entry.versions[k]->number)
+      return nullptr;
+  }
+  return base;
 }
 
 void FillTable(const model::Config& config, const impl::World& world,
@@ -704,11 +755,22 @@ void FillTable(const model::Config& config, const impl::World& world,
     entry->versions.push_back(std::move(*version));
     entry->version_blobs.push_back(std::move(blob));
   }
-  Result<std::shared_ptr<const impl::RowsView>> shared = world.SharedRows();
+  // A base whose versions are this table's first ones, blob for blob (its
+  // decodings of them serve whatever their retention): a CleanupVersions
+  // archived some of them, or a commit added one. Its rows and abstraction
+  // are extended rather than made again.
+  const TableEntry* prefix = ExtendableBase(base, *entry);
+  Result<std::shared_ptr<const impl::RowsView>> shared =
+      prefix == nullptr ? world.SharedRows()
+      : prefix->versions.size() == entry->versions.size()
+          ? Result<std::shared_ptr<const impl::RowsView>>(prefix->rows_view)
+          : world.SharedRowsAfter(*prefix->rows_view,
+                                  entry->versions.back()->number);
   if (!shared.ok()) {
     entry->status = shared.status();
     return;
   }
+  entry->rows_view = *shared;
   const impl::RowsView& rows = **shared;
   std::vector<const impl::TableVersion*> lineage;
   std::vector<VersionPtr> keep(rows.sources.size());
@@ -721,7 +783,8 @@ void FillTable(const model::Config& config, const impl::World& world,
   // Only a table's own versions are memoized, and only when no source
   // precedes them (a source's versions are decoded per table).
   if (!rows.sources.empty()) keep.assign(lineage.size(), nullptr);
-  AbstractTable(config, lineage, keep, ShardNumbersOf(world), rows, entry);
+  AbstractTable(config, lineage, keep, ShardNumbersOf(world), rows, prefix,
+                entry);
 }
 
 // In front of each EntryCache below, an impl::EpochCache by the epoch of the
@@ -1393,7 +1456,7 @@ Result<model::State> AbstractVersions(
     entry.versions.push_back(VersionPtr(VersionPtr(), lineage[k]));
   }
   const std::vector<VersionPtr> keep(lineage.size(), nullptr);
-  AbstractTable(config, lineage, keep, shards, rows, &entry);
+  AbstractTable(config, lineage, keep, shards, rows, nullptr, &entry);
   return AbstractFields(config, entry, wal, pending);
 }
 
