@@ -524,18 +524,19 @@ struct WalEntry {
 };
 
 // Appends the blob address of every object under `prefix` (and, when `blobs`
-// is not null, the blob). Paths need not be in the key: the objects of one
-// prefix are listed in path order, and a blob is written at one path (a
-// manifest names its own version, a shard manifest its generation).
+// is not null, where the store holds the blob: valid while the store is not
+// changed). Paths need not be in the key: the objects of one prefix are
+// listed in path order, and a blob is written at one path (a manifest names
+// its own version, a shard manifest its generation).
 void AppendObjects(const impl::World& world, const std::string& prefix,
-                   std::string* key, std::vector<impl::Blob>* blobs) {
+                   std::string* key, std::vector<const impl::Blob*>* blobs) {
   const auto& objects = world.store().objects();
   for (auto it = objects.lower_bound(prefix);
        it != objects.end() && it->first.compare(0, prefix.size(), prefix) == 0;
        ++it) {
     const std::string* address = it->second.get();
     key->append(reinterpret_cast<const char*>(&address), sizeof(address));
-    if (blobs != nullptr) blobs->push_back(it->second);
+    if (blobs != nullptr) blobs->push_back(&it->second);
   }
 }
 
@@ -583,25 +584,12 @@ ShardNumbers ShardNumbersOf(const impl::World& world) {
 }
 
 // The table-wide fields of TableEntry from the lineage and its ops.
-// `keep`: for each lineage entry that is a shared decoded version, its
-// pointer (null for the others, which are not memoized).
 // `prefix`: an entry whose own versions are this one's first ones (the same
 // blobs) over the same clone sources, whose ops and flags then serve.
 Status AbstractLineage(const model::Config& config,
                        const std::vector<const impl::TableVersion*>& lineage,
-                       const std::vector<VersionPtr>& keep,
                        const ShardNumbers& shards, const TableEntry* prefix,
                        TableEntry* entry) {
-  // A version's op is a function of its bytes and of the versions before it
-  // in its lineage, all immutable: decoded once per thread, kept by the
-  // decoded version's address (the entry keeps it alive, so the address is
-  // not reused while cached).
-  struct OpEntry {
-    std::shared_ptr<const impl::TableVersion> keep;
-    model::Op op;
-  };
-  thread_local impl::TwoGenerations<const impl::TableVersion*, OpEntry, 200'000>
-      memo;
   const std::size_t own = entry->versions.size();
   MEMWAL_ASSERT(lineage.size() >= own && entry->abstract.size() == own);
   // Lineage entries before `from` are the prefix's, which decided their ops
@@ -618,16 +606,10 @@ Status AbstractLineage(const model::Config& config,
     entry->foreign_legacy = prefix->foreign_legacy;
   }
   for (std::size_t k = from; k < lineage.size(); ++k) {
-    if (const OpEntry* hit = memo.Find(lineage[k])) {
-      ops.push_back(hit->op);
-      continue;
-    }
     MEMWAL_ASSIGN_OR_RETURN(const model::Op op,
                             OpOfVersion(config, lineage, k, shards,
                                         k == 0 ? nullptr : &ops.back()));
     ops.push_back(op);
-    if (k < keep.size() && keep[k] != nullptr)
-      memo.Put(lineage[k], OpEntry{keep[k], op});
   }
   for (std::size_t k = lineage.size() - own; k < lineage.size(); ++k) {
     if (k >= from) entry->abstract[k - (lineage.size() - own)].op = ops[k];
@@ -665,7 +647,6 @@ Status AbstractLineage(const model::Config& config,
 // included (numbered oldest first, so the newer versions continue it).
 void AbstractTable(const model::Config& config,
                    const std::vector<const impl::TableVersion*>& lineage,
-                   const std::vector<VersionPtr>& keep,
                    const ShardNumbers& shards, const impl::RowsView& rows,
                    const TableEntry* prefix, TableEntry* entry) {
   if (entry->versions.empty()) {
@@ -703,7 +684,7 @@ void AbstractTable(const model::Config& config,
     entry->abstract.push_back(*abstract);
   }
   const Status table_wide =
-      AbstractLineage(config, lineage, keep, shards, prefix, entry);
+      AbstractLineage(config, lineage, shards, prefix, entry);
   if (!table_wide.ok()) {
     entry->abstract_status = table_wide;
     return;
@@ -773,18 +754,12 @@ void FillTable(const model::Config& config, const impl::World& world,
   entry->rows_view = *shared;
   const impl::RowsView& rows = **shared;
   std::vector<const impl::TableVersion*> lineage;
-  std::vector<VersionPtr> keep(rows.sources.size());
+  lineage.reserve(rows.sources.size() + entry->versions.size());
   for (const impl::TableVersion& source : rows.sources)
     lineage.push_back(&source);
-  for (const VersionPtr& version : entry->versions) {
+  for (const VersionPtr& version : entry->versions)
     lineage.push_back(version.get());
-    keep.push_back(version);
-  }
-  // Only a table's own versions are memoized, and only when no source
-  // precedes them (a source's versions are decoded per table).
-  if (!rows.sources.empty()) keep.assign(lineage.size(), nullptr);
-  AbstractTable(config, lineage, keep, ShardNumbersOf(world), rows, prefix,
-                entry);
+  AbstractTable(config, lineage, ShardNumbersOf(world), rows, prefix, entry);
 }
 
 // In front of each EntryCache below, an impl::EpochCache by the epoch of the
@@ -836,18 +811,19 @@ std::shared_ptr<TableEntry> CachedTable(const model::Config& config,
     const std::string versions =
         world.table_root() + std::string(impl::kVersionsDir);
     const std::string archived = std::string(impl::kArchivePrefix) + versions;
+    thread_local std::vector<const impl::Blob*> blobs;
+    blobs.clear();
     key = OptionsKey(world);
     key += world.table_root();
     key.push_back('\0');
-    AppendObjects(world, versions, &key, nullptr);
+    AppendObjects(world, versions, &key, &blobs);
     key.push_back('\1');
-    AppendObjects(world, archived, &key, nullptr);
+    AppendObjects(world, archived, &key, &blobs);
     bool added = false;
     std::shared_ptr<TableEntry> entry = cache.Find(key, &added);
     if (added) {
-      std::string unused;
-      AppendObjects(world, versions, &unused, &entry->keep);
-      AppendObjects(world, archived, &unused, &entry->keep);
+      entry->keep.reserve(blobs.size());
+      for (const impl::Blob* blob : blobs) entry->keep.push_back(*blob);
       FillTable(config, world, base, entry.get());
     }
     // A cached table is decoded whole or carries why not.
@@ -938,15 +914,17 @@ std::shared_ptr<WalEntry> CachedWal(const impl::World& world) {
     thread_local EntryCache<WalEntry> cache;
     thread_local std::string key;
     const std::string dir = world.wal_root() + std::string(impl::kMemWalDir);
+    thread_local std::vector<const impl::Blob*> blobs;
+    blobs.clear();
     key = OptionsKey(world);
     key += dir;
     key.push_back('\0');
-    AppendObjects(world, dir, &key, nullptr);
+    AppendObjects(world, dir, &key, &blobs);
     bool added = false;
     std::shared_ptr<WalEntry> entry = cache.Find(key, &added);
     if (added) {
-      std::string unused;
-      AppendObjects(world, dir, &unused, &entry->keep);
+      entry->keep.reserve(blobs.size());
+      for (const impl::Blob* blob : blobs) entry->keep.push_back(*blob);
       entry->wal = world.ReadWal();
     }
     return entry;
@@ -1451,12 +1429,10 @@ Result<model::State> AbstractVersions(
   MEMWAL_ASSERT(own <= lineage.size());
   TableEntry entry;
   for (std::size_t k = lineage.size() - own; k < lineage.size(); ++k) {
-    // Not owned: the caller's versions outlive this call, and nothing is
-    // memoized by their addresses (keep is all null).
+    // Not owned: the caller's versions outlive this call.
     entry.versions.push_back(VersionPtr(VersionPtr(), lineage[k]));
   }
-  const std::vector<VersionPtr> keep(lineage.size(), nullptr);
-  AbstractTable(config, lineage, keep, shards, rows, nullptr, &entry);
+  AbstractTable(config, lineage, shards, rows, nullptr, &entry);
   return AbstractFields(config, entry, wal, pending);
 }
 
