@@ -492,6 +492,11 @@ struct TableEntry {
   // if the reader could not answer every shape.
   bool reader_asked = false;
   std::optional<model::ReaderWatermarks> reader{};
+  // The checks on the decoded head and history alone (bytes_checks.h), made
+  // once.
+  bool bytes_checked = false;
+  std::optional<Finding> zero_entries{};
+  std::vector<uint8_t> system_uuid_kept{};
   // In-flight transactions abstracted on this table, by the staged
   // transactions (immutable, kept alive here, so an address is not reused
   // while cached): a step that leaves both alone abstracts them once.
@@ -540,9 +545,10 @@ void AppendObjects(const impl::World& world, const std::string& prefix,
   }
 }
 
-std::string OptionsKey(const impl::World& world) {
+// Appended to `key` (a thread's, whose capacity stays: no allocation).
+void AppendOptionsKey(const impl::World& world, std::string* key) {
   const impl::Options& o = world.options();
-  std::string key = ShardKey(world);
+  for (uint32_t s = 0; s < o.shards; ++s) key->append(world.shard_uuid(s));
   const uint64_t fields[] = {static_cast<uint64_t>(o.protocol),
                              static_cast<uint64_t>(o.read),
                              static_cast<uint64_t>(o.gc),
@@ -551,11 +557,10 @@ std::string OptionsKey(const impl::World& world) {
                              o.indexes,
                              o.seed,
                              o.memwal ? 1u : 0u};
-  key.append(reinterpret_cast<const char*>(fields), sizeof(fields));
-  key.append(reinterpret_cast<const char*>(o.switches.data()),
-             o.switches.size());
-  key.push_back('\0');
-  return key;
+  key->append(reinterpret_cast<const char*>(fields), sizeof(fields));
+  key->append(reinterpret_cast<const char*>(o.switches.data()),
+              o.switches.size());
+  key->push_back('\0');
 }
 
 // Two generations, as VersionCache.
@@ -813,7 +818,8 @@ std::shared_ptr<TableEntry> CachedTable(const model::Config& config,
     const std::string archived = std::string(impl::kArchivePrefix) + versions;
     thread_local std::vector<const impl::Blob*> blobs;
     blobs.clear();
-    key = OptionsKey(world);
+    key.clear();
+    AppendOptionsKey(world, &key);
     key += world.table_root();
     key.push_back('\0');
     AppendObjects(world, versions, &key, &blobs);
@@ -882,19 +888,32 @@ void ShareIdenticalTable(impl::World* world) {
   std::vector<std::pair<std::string, impl::Blob>> shared;
   auto a = mine.begin();
   auto b = theirs.begin();
+  // What the store worked out when it put the object: its part, and its
+  // bytes' hash (unequal hashes: unequal bytes).
+  const auto facts = [](const impl::ObjectMap::value_type& object) {
+    return static_cast<const impl::ObjectMap::Object&>(object).facts;
+  };
   // Objects of the MemWAL's part may differ (and are asked about only then).
   while (a != mine.end() || b != theirs.end()) {
+    if (a != mine.end() && b != theirs.end() && &*a == &*b) {
+      ++a;  // one object both stores share: the same path and blob
+      ++b;
+      continue;
+    }
     const int order = a == mine.end()     ? 1
                       : b == theirs.end() ? -1
                                           : a->first.compare(b->first);
     if (order != 0) {
       auto& only = order < 0 ? a : b;
-      if (!impl::MemoryStore::InWal(only->first)) return;
+      if (!facts(*only).wal) return;
       ++only;
       continue;
     }
-    if (a->second != b->second && !impl::MemoryStore::InWal(a->first)) {
-      if (*a->second != *b->second) return;
+    if (a->second != b->second && !facts(*a).wal) {
+      const impl::ObjectMap::Facts& x = facts(*a);
+      const impl::ObjectMap::Facts& y = facts(*b);
+      if (x.low != y.low || x.high != y.high || *a->second != *b->second)
+        return;
       shared.emplace_back(a->first, b->second);
     }
     ++a;
@@ -916,7 +935,8 @@ std::shared_ptr<WalEntry> CachedWal(const impl::World& world) {
     const std::string dir = world.wal_root() + std::string(impl::kMemWalDir);
     thread_local std::vector<const impl::Blob*> blobs;
     blobs.clear();
-    key = OptionsKey(world);
+    key.clear();
+    AppendOptionsKey(world, &key);
     key += dir;
     key.push_back('\0');
     AppendObjects(world, dir, &key, &blobs);
@@ -1397,16 +1417,21 @@ std::optional<Finding> CheckRefinement(const model::Config& config,
     }
     return Finding{std::string(broken->name), detail};
   }
-  if (std::optional<Finding> zero =
-          CheckZeroEntries(config, *table->versions.back()))
-    return zero;
+  if (!table->bytes_checked) {
+    table->zero_entries = CheckZeroEntries(config, *table->versions.back());
+    table->system_uuid_kept = SystemIndexUuidKept(table->versions);
+    table->bytes_checked = true;
+  }
+  if (table->zero_entries.has_value()) return table->zero_entries;
   std::vector<std::string> lines;
   if (!equal) lines = Diff(config, *abstract, model);
   // The in-flight transactions' contents, line by line (what Txn does not
   // hold: a fenced data pass's property, the merged rows).
   for (std::string& line : InflightDiff(config, world, model))
     lines.push_back(std::move(line));
-  if (lines.empty()) lines = SystemIndexUuidDiff(table->versions, model);
+  if (lines.empty())
+    lines =
+        SystemIndexUuidDiff(table->versions, table->system_uuid_kept, model);
   if (lines.empty()) lines = ReadSideLines(config, world, model, table.get());
   if (lines.empty()) return std::nullopt;
   std::string detail = "the implementation's state differs from the model's:";
