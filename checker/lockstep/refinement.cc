@@ -193,15 +193,17 @@ struct AbstractRows {
   model::RowSet deleted = 0;
 };
 
+// `what` names the rows in an error (a callable: the text is built only
+// when there is one).
+template <typename What>
 Result<model::RowSet> RowSetOf(
     const model::Config& config,
-    const std::set<std::pair<uint32_t, uint64_t>>& rows,
-    const std::string& what) {
+    const std::set<std::pair<uint32_t, uint64_t>>& rows, const What& what) {
   model::RowSet set = 0;
   for (const auto& [s, g] : rows) {
     if (s >= static_cast<uint32_t>(config.bounds.shards) || g == 0 ||
         g > model::kGenerationsMax) {
-      return Unrepresentable(what + " holds the row (" + std::to_string(s) +
+      return Unrepresentable(what() + " holds the row (" + std::to_string(s) +
                              "," + std::to_string(g) + ")");
     }
     set |= model::RowBit(static_cast<int>(s), static_cast<int>(g));
@@ -213,13 +215,14 @@ Result<AbstractRows> AbstractRowsOf(const model::Config& config,
                                     const impl::RowsView& view) {
   AbstractRows out;
   for (const auto& [fragment, rows] : view.fragments) {
-    const std::string what = "fragment " + std::to_string(fragment);
+    const auto what = [&] { return "fragment " + std::to_string(fragment); };
     if (fragment >= model::kFragmentsMax)
-      return Unrepresentable("the table has " + what);
+      return Unrepresentable("the table has " + what());
     MEMWAL_ASSIGN_OR_RETURN(out.rows[fragment], RowSetOf(config, rows, what));
   }
-  MEMWAL_ASSIGN_OR_RETURN(out.deleted,
-                          RowSetOf(config, view.deleted, "the deleted rows"));
+  MEMWAL_ASSIGN_OR_RETURN(out.deleted, RowSetOf(config, view.deleted, [] {
+                            return std::string("the deleted rows");
+                          }));
   return out;
 }
 
@@ -460,6 +463,8 @@ struct TableEntry {
   // World lineage reuses a decoding whose blob and retention are its own.
   std::vector<impl::Blob> version_blobs{};
   std::string shards{};
+  // The same shard uuids, for the ops and in-flight transactions.
+  ShardNumbers shard_numbers{};
   // The versions in model terms, ops decided by their transaction files
   // (checker/lockstep/transactions.h); status: the model cannot represent
   // them.
@@ -764,7 +769,8 @@ void FillTable(const model::Config& config, const impl::World& world,
     lineage.push_back(&source);
   for (const VersionPtr& version : entry->versions)
     lineage.push_back(version.get());
-  AbstractTable(config, lineage, ShardNumbersOf(world), rows, prefix, entry);
+  entry->shard_numbers = ShardNumbersOf(world);
+  AbstractTable(config, lineage, entry->shard_numbers, rows, prefix, entry);
 }
 
 // In front of each EntryCache below, an impl::EpochCache by the epoch of the
@@ -974,7 +980,9 @@ Status AbstractInflightOf(const model::Config& config, const impl::World& world,
       return Unrepresentable("more than 255 segment uuids");
     return static_cast<uint8_t>(table.uuids.size() + fresh.size());
   };
-  const ShardNumbers shards = ShardNumbersOf(world);
+  // The table's (its key holds the World's shard uuids).
+  const ShardNumbers& shards = table.shard_numbers;
+  MEMWAL_ASSERT(shards.uuids.size() == world.options().shards);
   for (std::size_t k = 0; k < staged.size(); ++k) {
     MEMWAL_ASSERT(staged[k] != nullptr);
     Result<model::Txn> txn =
