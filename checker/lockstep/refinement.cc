@@ -891,7 +891,8 @@ void ShareIdenticalTable(impl::World* world) {
   const auto& mine = world->store().objects();
   const auto& theirs = first->objects();
   if (&mine == &theirs) return;
-  std::vector<std::pair<std::string, impl::Blob>> shared;
+  // The first store's objects (it is not changed below), by address.
+  std::vector<const impl::ObjectMap::value_type*> shared;
   auto a = mine.begin();
   auto b = theirs.begin();
   // What the store worked out when it put the object: its part, and its
@@ -920,13 +921,13 @@ void ShareIdenticalTable(impl::World* world) {
       const impl::ObjectMap::Facts& y = facts(*b);
       if (x.low != y.low || x.high != y.high || *a->second != *b->second)
         return;
-      shared.emplace_back(a->first, b->second);
+      shared.push_back(&*b);
     }
     ++a;
     ++b;
   }
-  for (auto& [path, blob] : shared)
-    world->mutable_store()->ShareIdentical(path, std::move(blob));
+  for (const impl::ObjectMap::value_type* object : shared)
+    world->mutable_store()->ShareIdentical(object->first, object->second);
 }
 
 namespace {
