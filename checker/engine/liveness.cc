@@ -141,20 +141,40 @@ bool InContinuation(const Action& action) {
          std::holds_alternative<model::RecordProgress>(action);
 }
 
-// The enabled actions of a bounded-graph state, or of a continuation state.
+// R75: in the continuation, a state where a flush is enabled steps only by
+// its flushes (they commute with every continuation step, change neither the
+// goal nor a fair class's enabledness, and lie on no cycle).
+bool IsFlush(const Action& action) {
+  return std::holds_alternative<model::FlushMemTable>(action);
+}
+
+// Keeps the continuation's steps of `actions` (every enabled action of a
+// continuation state) and, under R75's reduction, only the flushes where one
+// is enabled.
+void ContinuationSteps(bool reduction, std::vector<Action>* actions) {
+  const auto drop = [actions](auto predicate) {
+    actions->erase(std::remove_if(actions->begin(), actions->end(), predicate),
+                   actions->end());
+  };
+  if (reduction && std::any_of(actions->begin(), actions->end(), IsFlush)) {
+    drop([](const Action& a) { return !IsFlush(a); });
+    return;
+  }
+  drop([](const Action& a) { return !InContinuation(a); });
+}
+
+// The enabled actions of a bounded-graph state, or the steps of a
+// continuation state (reduced by R75 when `reduction`).
 void EnabledSteps(const model::Config& config, const State& state,
-                  bool windowed, std::vector<Action>* out) {
+                  bool windowed, bool reduction, std::vector<Action>* out) {
   model::EnabledActions(config, state, out);
-  if (!windowed) return;
-  out->erase(std::remove_if(out->begin(), out->end(),
-                            [](const Action& a) { return !InContinuation(a); }),
-             out->end());
+  if (windowed) ContinuationSteps(reduction, out);
 }
 
 // Turns of a cycle a replay drives on the implementation at most.
 constexpr std::size_t kTurnsMax = 3;
 
-// The shard and index permutations the graph is reduced by (liveness.h):
+// The shard and index permutations the graph is quotiented by (liveness.h):
 // their list (the identity first), composition and inverse tables by
 // position, and the renaming of fair classes.
 class Frames {
@@ -460,8 +480,9 @@ uint32_t FairEnabledAmong(const model::Config& config, const State& state,
 // the lookups are cache misses in a layer of millions of states.
 template <typename Known, typename Prefetch>
 void ExpandLayerChunk(const model::Config& config, const Frames& frames,
-                      bool windowed, const std::vector<std::string>& records,
-                      int threads, const Known& known, const Prefetch& prefetch,
+                      bool windowed, bool reduction,
+                      const std::vector<std::string>& records, int threads,
+                      const Known& known, const Prefetch& prefetch,
                       std::vector<LayerExpansion>* expansions) {
   auto slice = [&](std::size_t begin, std::size_t end) {
     State state;
@@ -473,12 +494,7 @@ void ExpandLayerChunk(const model::Config& config, const Frames& frames,
       model::EnabledActions(config, state, &actions);
       expansion.enabled = FairEnabledAmong(config, state, actions);
       expansion.goal = Discharged(config, state);
-      if (windowed) {
-        actions.erase(
-            std::remove_if(actions.begin(), actions.end(),
-                           [](const Action& a) { return !InContinuation(a); }),
-            actions.end());
-      }
+      if (windowed) ContinuationSteps(reduction, &actions);
       const std::size_t steps = actions.size() + (windowed ? 0 : 1);
       expansion.next.resize(steps);
       if (encodings.size() < steps) encodings.resize(steps);
@@ -575,7 +591,7 @@ class LayerSweep {
       : config_(config),
         options_(options),
         frames_(frames),
-        reduced_(frames.size() > 1) {}
+        symmetric_(frames.size() > 1) {}
 
   Sweep Run() {
     {
@@ -670,7 +686,7 @@ class LayerSweep {
           AddPacked(&part, windowed ? next.print ^ kWindowedTag : next.print,
                     next.packed, &sweep_.states);
       out_.push_back(FairGraph::Edge(target, next.fair_class));
-      if (reduced_) built->edge_frame.Push(next.frame);
+      if (symmetric_) built->edge_frame.Push(next.frame);
     }
     built->graph.AddNode(expansion.enabled, expansion.goal, out_);
     return std::nullopt;
@@ -732,8 +748,8 @@ class LayerSweep {
       if (const std::optional<SweepEnd> stop = PopChunk(part, count))
         return *stop;
       expansions_.resize(count);
-      ExpandLayerChunk(config_, frames_, windowed, records_, options_.threads,
-                       known, prefetch, &expansions_);
+      ExpandLayerChunk(config_, frames_, windowed, options_.reduction, records_,
+                       options_.threads, known, prefetch, &expansions_);
       if (MemoryExhausted()) {  // a thread ended its slice early
         sweep_.stopped_by = "memory-limit";
         return SweepEnd::kStopped;
@@ -766,7 +782,7 @@ class LayerSweep {
   const model::Config& config_;
   const LivenessOptions& options_;
   const Frames& frames_;
-  const bool reduced_;
+  const bool symmetric_;
   Sweep sweep_;
   std::map<uint64_t, Part> later_;  // continuation layers not yet expanded
   std::vector<uint32_t> out_;
@@ -985,11 +1001,12 @@ bool SweepFirst(const model::Config& config, const LivenessOptions& options,
 // classes and (with symmetry) frames.
 class GraphBuild {
  public:
-  GraphBuild(const model::Config& config, const Frames& frames,
+  GraphBuild(const model::Config& config, const Frames& frames, bool reduction,
              std::optional<std::optional<uint64_t>> expand_through)
       : config_(config),
         frames_(frames),
-        reduced_(frames.size() > 1),
+        symmetric_(frames.size() > 1),
+        reduction_(reduction),
         expand_through_(expand_through),
         edge_frame_(frames.size()) {}
 
@@ -999,7 +1016,8 @@ class GraphBuild {
     return nodes_.bytes() + graph_.bytes() + edge_frame_.bytes();
   }
   uint32_t discovered() const { return discovered_; }
-  bool reduced() const { return reduced_; }
+  bool symmetric() const { return symmetric_; }
+  bool reduction() const { return reduction_; }
   const FairGraph& graph() const { return graph_; }
   const EdgeFrames& edge_frame() const { return edge_frame_; }
   const std::vector<bool>& windowed_node() const { return windowed_node_; }
@@ -1016,7 +1034,8 @@ class GraphBuild {
 
   const model::Config& config_;
   const Frames& frames_;
-  const bool reduced_;
+  const bool symmetric_;
+  const bool reduction_;  // R75
   const std::optional<std::optional<uint64_t>> expand_through_;
   NodeMap nodes_;
   FairGraph graph_;
@@ -1037,7 +1056,7 @@ uint32_t GraphBuild::Discover(const State& state, bool windowed,
   bool added = false;
   uint64_t print = 0;
   std::size_t k = 0;
-  if (reduced_) {
+  if (symmetric_) {
     k = model::CanonicalPosition(frames_.list(), state, &encoding_);
     print = model::Hash64(encoding_);
   } else {
@@ -1063,12 +1082,12 @@ uint32_t GraphBuild::Discover(const State& state, bool windowed,
 // A node's edges: its enabled steps and, outside the continuation, the edge
 // into it (the folded state).
 void GraphBuild::ExpandNode(const State& state, bool windowed) {
-  EnabledSteps(config_, state, windowed, &actions_);
+  EnabledSteps(config_, state, windowed, reduction_, &actions_);
   out_.clear();
   uint8_t frame = 0;
   const auto edge = [&](uint32_t target, uint32_t fair_class) {
     out_.push_back(FairGraph::Edge(target, fair_class));
-    if (reduced_) edge_frame_.Push(frame);
+    if (symmetric_) edge_frame_.Push(frame);
   };
   for (const Action& action : actions_) {
     const uint32_t n =
@@ -1211,7 +1230,7 @@ std::optional<LassoSteps> FindLassoSteps(const GraphBuild& build,
                                          const LivenessOptions& options,
                                          std::size_t* scratch,
                                          bool* over_budget) {
-  if (!build.reduced()) {
+  if (!build.symmetric()) {
     const std::optional<std::vector<uint32_t>> scc =
         FindFairScc(build.graph(), scratch);
     if (!scc) return std::nullopt;
@@ -1245,11 +1264,11 @@ void ConcreteLasso(const model::Config& config, const GraphBuild& build,
     if (k == lasso.loop) result->loop = result->trace.size();
     MEMWAL_ASSERT(SourceOf(graph, position) == node);
     const bool windowed = build.windowed_node()[node];
-    EnabledSteps(config, canon, windowed, &actions);
+    EnabledSteps(config, canon, windowed, build.reduction(), &actions);
     const std::size_t choice = position - graph.begin[node];
     node = FairGraph::Target(graph.edges[position]);
     const uint8_t to_representative =
-        build.reduced() ? build.edge_frame()[position] : 0;
+        build.symmetric() ? build.edge_frame()[position] : 0;
     if (choice == actions.size()) {  // into the continuation
       MEMWAL_ASSERT(!windowed && !result->window);
       result->window = result->trace.size();
@@ -1283,7 +1302,7 @@ LivenessResult CheckLivenessOnce(const model::Config& config,
   if (options.layered && SweepFirst(config, options, frames, &result,
                                     &expand_through, &layered_fair))
     return result;
-  GraphBuild build(config, frames, expand_through);
+  GraphBuild build(config, frames, options.reduction, expand_through);
   const auto stop = [&](const std::string& why) {
     result.complete = false;
     result.stopped_by = why;
@@ -1336,7 +1355,8 @@ Status CheckLasso(const model::Config& config, const std::vector<Action>& trace,
     const bool windowed = window && k >= *window;
     if (window && k == *window) model::Fold(config, &at);
     if (k == loop) at_loop = at;
-    EnabledSteps(config, at, windowed, &enabled);
+    // Every step of the continuation, R75's reduction or not.
+    EnabledSteps(config, at, windowed, false, &enabled);
     if (std::find(enabled.begin(), enabled.end(), trace[k]) == enabled.end()) {
       return Status::InvalidArgument(
           "step " + std::to_string(k + 1) + " (" + model::ToString(trace[k]) +
