@@ -14,6 +14,11 @@ namespace {
 // A shard's rows are kGenerationsMax consecutive bits (RowBit): they move
 // as one group.
 RowSet PermuteRows(RowSet rows, const Permutation& p) {
+  if constexpr (kShardsMax == 2 && kGenerationsMax == 4) {
+    // Two shards: the identity, or the two nibbles swapped.
+    return p.shards[0] == 0 ? rows
+                            : static_cast<RowSet>((rows >> 4) | (rows << 4));
+  }
   constexpr unsigned kGroup = (1u << kGenerationsMax) - 1;
   unsigned out = 0;
   for (int s = 0; s < kShardsMax; ++s) {
@@ -24,6 +29,7 @@ RowSet PermuteRows(RowSet rows, const Permutation& p) {
 }
 
 IndexSet PermuteIndexes(IndexSet set, const Permutation& p) {
+  if (set == 0) return 0;
   IndexSet out = 0;
   for (int i = 0; i < kIndexesMax; ++i) {
     if (Contains(set, i)) out |= static_cast<IndexSet>(1u << p.indexes[i]);

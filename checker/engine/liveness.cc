@@ -73,14 +73,18 @@ class NodeMap {
     *added = true;
     return next;
   }
-  // Whether `fingerprint` has a number (reads only).
-  bool Contains(uint64_t fingerprint) const {
-    if (slots_.empty()) return false;
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  // The number of `fingerprint`, or kEmpty (reads only).
+  uint32_t Lookup(uint64_t fingerprint) const {
+    if (slots_.empty()) return kEmpty;
     for (std::size_t k = Home(fingerprint);;
          k = (k + 1) & (slots_.size() - 1)) {
-      if (slots_[k].number == kEmpty) return false;
-      if (slots_[k].key == fingerprint) return true;
+      if (slots_[k].number == kEmpty || slots_[k].key == fingerprint)
+        return slots_[k].number;
     }
+  }
+  bool Contains(uint64_t fingerprint) const {
+    return Lookup(fingerprint) != kEmpty;
   }
   // Starts loading the slot `fingerprint` is looked up in first.
   void Prefetch(uint64_t fingerprint) const {
@@ -89,7 +93,6 @@ class NodeMap {
   std::size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
 
  private:
-  static constexpr uint32_t kEmpty = UINT32_MAX;
   struct __attribute__((packed)) Slot {
     uint64_t key = 0;
     uint32_t number = kEmpty;
@@ -133,12 +136,19 @@ State Plain(const model::Config& config, const State& state,
 // updates, fragment rewrites, index builds and drops, activation, restores,
 // clones, re-installs, the foreign writers) happens finitely often: in the
 // stem, within the run's bounds.
+template <typename... A>
+constexpr uint32_t KindBits() {
+  return (0u | ... | (1u << Action(std::in_place_type<A>).index()));
+}
+// The kinds of the fair classes (FairClass) and of the MemWAL write path.
+constexpr uint32_t kContinuationKinds =
+    KindBits<model::OptimizeIndex, model::Commit, model::CleanupVersions,
+             model::RetireSsTable, model::RetireDecide, model::RetireExecute,
+             model::Append, model::FlushMemTable, model::CompactSsTable,
+             model::RecordProgress>();
+
 bool InContinuation(const Action& action) {
-  return FairClass(action) != kNoClass ||
-         std::holds_alternative<model::Append>(action) ||
-         std::holds_alternative<model::FlushMemTable>(action) ||
-         std::holds_alternative<model::CompactSsTable>(action) ||
-         std::holds_alternative<model::RecordProgress>(action);
+  return (kContinuationKinds >> action.index()) & 1u;
 }
 
 // R75: in the continuation, a state where a flush is enabled steps only by
@@ -163,11 +173,19 @@ void ContinuationSteps(bool reduction, std::vector<Action>* actions) {
   drop([](const Action& a) { return !InContinuation(a); });
 }
 
+// The enabled actions of a bounded-graph state, or of a continuation state
+// those of the continuation's kinds.
+void EnabledOf(const model::Config& config, const State& state, bool windowed,
+               std::vector<Action>* out) {
+  model::EnabledActions(config, state, windowed ? kContinuationKinds : ~0u,
+                        out);
+}
+
 // The enabled actions of a bounded-graph state, or the steps of a
 // continuation state (reduced by R75 when `reduction`).
 void EnabledSteps(const model::Config& config, const State& state,
                   bool windowed, bool reduction, std::vector<Action>* out) {
-  model::EnabledActions(config, state, out);
+  EnabledOf(config, state, windowed, out);
   if (windowed) ContinuationSteps(reduction, out);
 }
 
@@ -427,6 +445,10 @@ struct Part {
 struct LayerStep {
   uint64_t print = 0;
   uint64_t layer = 0;
+  // The successor's node when the expanding thread found it (in the part
+  // being expanded; in a later part: only that it is there), else
+  // NodeMap::kEmpty.
+  uint32_t node = NodeMap::kEmpty;
   uint32_t fair_class = kNoClass;
   uint8_t frame = 0;
   bool into = false;
@@ -474,10 +496,11 @@ uint32_t FairEnabledAmong(const model::Config& config, const State& state,
 
 // Expands records[k] into (*expansions)[k] for every k, on `threads` threads
 // each taking a contiguous slice. A successor is packed only when `known`
-// (which reads the parts, unchanged while the threads run) does not already
-// hold it: most edges lead to a known state. A state's successors are all
-// built before any is looked up, their slots loaded meanwhile (`prefetch`):
-// the lookups are cache misses in a layer of millions of states.
+// (which reads the parts, unchanged while the threads run, and gives its node
+// or NodeMap::kEmpty) does not already hold it: most edges lead to a known
+// state, whose node the merge then need not look up again. A state's successors
+// are all built before any is looked up, their slots loaded meanwhile
+// (`prefetch`): the lookups are cache misses in a layer of millions of states.
 template <typename Known, typename Prefetch>
 void ExpandLayerChunk(const model::Config& config, const Frames& frames,
                       bool windowed, bool reduction,
@@ -491,7 +514,7 @@ void ExpandLayerChunk(const model::Config& config, const Frames& frames,
     for (std::size_t k = begin; k < end; ++k) {
       MEMWAL_ASSERT(Unpack(records[k], &state));
       LayerExpansion& expansion = (*expansions)[k];
-      model::EnabledActions(config, state, &actions);
+      EnabledOf(config, state, windowed, &actions);
       expansion.enabled = FairEnabledAmong(config, state, actions);
       expansion.goal = Discharged(config, state);
       if (windowed) ContinuationSteps(reduction, &actions);
@@ -520,7 +543,8 @@ void ExpandLayerChunk(const model::Config& config, const Frames& frames,
       }
       for (std::size_t a = 0; a < steps; ++a) {
         LayerStep& next = expansion.next[a];
-        if (known(next))
+        next.node = known(next);
+        if (next.node != NodeMap::kEmpty)
           next.packed.clear();
         else
           PackEncoding(encodings[a], &next.packed);
@@ -677,14 +701,19 @@ class LayerSweep {
           // same order: the counters are not monotone here.
           if (windowed && LayerOrder(next.layer) <= LayerOrder(layer))
             return SweepEnd::kNotLayered;
-          AddPacked(&later_[next.layer], next.print ^ kWindowedTag, next.packed,
-                    &sweep_.states);
+          if (next.node == NodeMap::kEmpty) {
+            AddPacked(&later_[next.layer], next.print ^ kWindowedTag,
+                      next.packed, &sweep_.states);
+          }
           continue;
         }
       }
       const uint32_t target =
-          AddPacked(&part, windowed ? next.print ^ kWindowedTag : next.print,
-                    next.packed, &sweep_.states);
+          next.node != NodeMap::kEmpty
+              ? next.node
+              : AddPacked(&part,
+                          windowed ? next.print ^ kWindowedTag : next.print,
+                          next.packed, &sweep_.states);
       out_.push_back(FairGraph::Edge(target, next.fair_class));
       if (symmetric_) built->edge_frame.Push(next.frame);
     }
@@ -721,15 +750,17 @@ class LayerSweep {
   // graph when `windowed` is false) and tests its SCCs.
   SweepEnd Expand(Part& part, uint64_t layer, bool windowed) {
     Layer built(frames_.size());
-    // Is the successor already a node (AddNode then adds nothing)?
+    // The successor's node if it is one already (AddNode then adds nothing),
+    // else NodeMap::kEmpty.
     const auto known = [&](const LayerStep& next) {
       if ((windowed || next.into) && (next.into || next.layer != layer)) {
         const auto it = later_.find(next.layer);
-        return it != later_.end() &&
-               it->second.nodes.Contains(next.print ^ kWindowedTag);
+        return it == later_.end()
+                   ? NodeMap::kEmpty
+                   : it->second.nodes.Lookup(next.print ^ kWindowedTag);
       }
-      return part.nodes.Contains(windowed ? next.print ^ kWindowedTag
-                                          : next.print);
+      return part.nodes.Lookup(windowed ? next.print ^ kWindowedTag
+                                        : next.print);
     };
     const auto prefetch = [&](const LayerStep& next) {
       if ((windowed || next.into) && (next.into || next.layer != layer)) {
@@ -754,18 +785,19 @@ class LayerSweep {
         sweep_.stopped_by = "memory-limit";
         return SweepEnd::kStopped;
       }
-      // The merge looks up every successor again (a state new in the chunk
-      // was not known to the threads): the slots of a few expansions ahead
-      // are loaded meanwhile.
+      // The merge looks up every successor the threads did not find (it may
+      // be new in the chunk): the slots of a few expansions ahead are loaded
+      // meanwhile.
       constexpr uint32_t kAhead = 4;
-      for (uint32_t k = 0; k < std::min(kAhead, count); ++k) {
-        for (const LayerStep& next : expansions_[k].next) prefetch(next);
-      }
-      for (uint32_t k = 0; k < count; ++k) {
-        if (k + kAhead < count) {
-          for (const LayerStep& next : expansions_[k + kAhead].next)
-            prefetch(next);
+      const auto prefetch_unknown = [&](const LayerExpansion& expansion) {
+        for (const LayerStep& next : expansion.next) {
+          if (next.node == NodeMap::kEmpty) prefetch(next);
         }
+      };
+      for (uint32_t k = 0; k < std::min(kAhead, count); ++k)
+        prefetch_unknown(expansions_[k]);
+      for (uint32_t k = 0; k < count; ++k) {
+        if (k + kAhead < count) prefetch_unknown(expansions_[k + kAhead]);
         if (const std::optional<SweepEnd> end =
                 AddNode(part, layer, windowed, expansions_[k], &built))
           return *end;
