@@ -173,9 +173,12 @@ std::vector<Flag> CheckFlagSet::RunFlags() {
 std::vector<Flag> CheckFlagSet::SearchFlags() {
   return {
       Valued("--mode", "M",
-             "bfs (default; shortest counterexample), dfs, or random "
-             "(seeded walks)",
+             "dfs (default in lockstep: one path of Worlds in memory),\n"
+             "bfs (default with --model-only, --continue, --distributed,\n"
+             "--checkpoint or --resume), or random (seeded walks); bfs and\n"
+             "dfs report a shortest counterexample",
              [this](std::string_view value) -> Status {
+               run.order_given = true;
                if (value == "bfs") {
                  run.order = engine::Order::kBfs;
                } else if (value == "dfs") {
@@ -313,6 +316,9 @@ Status CheckFlagSet::Finish() {
                               {&b.reinstalls, overrides_.reinstalls}}) {
     if (value >= 0) *field = value;
   }
+  if (!run.order_given && !check.model_only && !run.keep_going &&
+      !run.scale_out.active())
+    run.order = engine::Order::kDfs;
   return model::CheckConfig(check.config);
 }
 

@@ -49,7 +49,12 @@ int DefaultThreads();
 
 // The search and lockstep options of `check` (checker/cli/check.h).
 struct RunOptions {
+  // --mode; when not given (CheckFlagSet::Finish): dfs in lockstep, whose
+  // memory is one path of Worlds (a violation is searched again breadth first
+  // to its depth, so its trace is a shortest one), bfs with --model-only,
+  // --continue, --distributed, --checkpoint or --resume.
   engine::Order order = engine::Order::kBfs;
+  bool order_given = false;  // --mode was on the command line
   int threads = DefaultThreads();
   uint64_t walks = 1000;
   int depth = 30;

@@ -103,6 +103,13 @@ std::vector<std::string> CheckArgs(const GateEntry& entry,
                  "--depth", std::to_string(entry.depth)});
   } else {
     args.insert(args.end(), {"--max-states", std::to_string(entry.states)});
+    // Breadth first unless the entry names its order (check's own default
+    // in lockstep is dfs): a state budget then covers every interleaving up
+    // to the depth it reaches, and an expected violation is met as soon as
+    // its depth is.
+    if (std::find(entry.args.begin(), entry.args.end(), "--mode") ==
+        entry.args.end())
+      args.insert(args.end(), {"--mode", "bfs"});
   }
   char seconds[32];
   std::snprintf(seconds, sizeof(seconds), "%g", safety_seconds);

@@ -72,7 +72,9 @@ def same(a, b, what):
 
 
 def mode_args(mode):
-    return ["--model-only"] if mode == "model" else []
+    # Ranks search breadth first, level by level; so must the threaded runs
+    # they are compared with (check's own default in lockstep is dfs).
+    return ["--model-only"] if mode == "model" else ["--mode", "bfs"]
 
 
 def same_args(bounds, mode):
