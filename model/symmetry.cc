@@ -274,8 +274,18 @@ std::size_t CanonicalPosition(const std::vector<Permutation>& permutations,
   uint8_t headers[kTried][kEncodedHeaderBytes];
   std::size_t tied[kTried];
   std::size_t ties = 0;
+  // Without retire covers (a folded state has none) the header does not
+  // depend on the index order: permutations that move shards alike share it
+  // (Permutations lists them one after another).
+  bool no_cover = true;
+  for (const IndexSet cover : state.retire_cover) no_cover &= cover == 0;
   for (std::size_t k = 0; k < permutations.size(); ++k) {
-    PermutedHeader(state, permutations[k], headers[k]);
+    if (no_cover && k > 0 &&
+        permutations[k].shards == permutations[k - 1].shards) {
+      std::memcpy(headers[k], headers[k - 1], kEncodedHeaderBytes);
+    } else {
+      PermutedHeader(state, permutations[k], headers[k]);
+    }
     const int order = ties == 0 ? -1
                                 : std::memcmp(headers[k], headers[tied[0]],
                                               kEncodedHeaderBytes);
