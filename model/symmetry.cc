@@ -277,11 +277,17 @@ std::size_t CanonicalPosition(const std::vector<Permutation>& permutations,
   // Without retire covers (a folded state has none) the header does not
   // depend on the index order: permutations that move shards alike share it
   // (Permutations lists them one after another).
-  bool no_cover = true;
-  for (const IndexSet cover : state.retire_cover) no_cover &= cover == 0;
+  static_assert(sizeof(state.retire_cover) == sizeof(uint64_t));
+  int no_cover = -1;  // not looked at yet
   for (std::size_t k = 0; k < permutations.size(); ++k) {
-    if (no_cover && k > 0 &&
-        permutations[k].shards == permutations[k - 1].shards) {
+    if (k > 0 && permutations[k].shards == permutations[k - 1].shards) {
+      if (no_cover < 0) {
+        uint64_t covers = 0;
+        std::memcpy(&covers, state.retire_cover.data(), sizeof(covers));
+        no_cover = covers == 0 ? 1 : 0;
+      }
+    }
+    if (no_cover == 1 && permutations[k].shards == permutations[k - 1].shards) {
       std::memcpy(headers[k], headers[k - 1], kEncodedHeaderBytes);
     } else {
       PermutedHeader(state, permutations[k], headers[k]);
