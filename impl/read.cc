@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <memory>
+#include <string>
 
 #include "impl/blob_cache.h"
+#include "impl/format.h"
 
 namespace memwal::impl {
 namespace {
@@ -31,13 +33,44 @@ bool MissingMeansCaughtUp(const VersionView& version, Protocol protocol) {
 
 namespace {
 
+// The progress a system index's details record: compacted_sstables and
+// index_catchup.
+struct Progress {
+  ShardGenerations compacted;
+  CatchupTable catchup;
+};
+
+// Most versions carry the details of the version before them byte for byte
+// (only a progress or compaction commit changes them), so their decoding is
+// kept per thread by those bytes (type and value: all UnpackMemWalDetails
+// reads); a different byte is a different key.
+Result<std::shared_ptr<const Progress>> ProgressOf(
+    const pb::IndexMetadata& system) {
+  thread_local TwoGenerations<std::string, std::shared_ptr<const Progress>,
+                              20'000>
+      decoded;
+  thread_local std::string key;
+  const google::protobuf::Any& any = system.index_details();
+  key.assign(any.type_url()).push_back('\0');
+  key.append(any.value());
+  if (const std::shared_ptr<const Progress>* hit = decoded.Find(key))
+    return *hit;
+  MEMWAL_ASSIGN_OR_RETURN(const pb::MemWalIndexDetails details,
+                          UnpackMemWalDetails(system));
+  auto progress = std::make_shared<const Progress>(
+      Progress{Generations(details.compacted_sstables()), Catchup(details)});
+  decoded.Put(key, progress);
+  return std::shared_ptr<const Progress>(std::move(progress));
+}
+
 Result<VersionView> DecodeView(const ManifestFile& file) {
   VersionView view;
-  MEMWAL_ASSIGN_OR_RETURN(const auto details,
-                          MemWalDetails(file.index_section));
-  if (details.has_value()) {
-    view.compacted = Generations(details->compacted_sstables());
-    view.catchup = Catchup(*details);
+  // MemWalDetails' system index, its details decoded once per bytes.
+  if (const pb::IndexMetadata* system = FindMemWalIndex(file.index_section)) {
+    MEMWAL_ASSIGN_OR_RETURN(const std::shared_ptr<const Progress> progress,
+                            ProgressOf(*system));
+    view.compacted = progress->compacted;
+    view.catchup = progress->catchup;
   }
   // The user indexes' names, read without decoding their bitmaps: a view is
   // made of a Snapshot, which only LoadVersion makes, from a decoding that

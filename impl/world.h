@@ -226,6 +226,10 @@ class World {
   Result<RowsView> ReadRows() const;
   // The same, shared with this thread's cache (a table read once per thread).
   Result<std::shared_ptr<const RowsView>> SharedRows() const;
+  // The rows after version `number`, when `before` holds the rows of every
+  // version of this table older than it (a fold of SharedRows' own).
+  Result<std::shared_ptr<const RowsView>> SharedRowsAfter(
+      const RowsView& before, uint64_t number) const;
   // R40 on the head: per shard, 0 = no watermark. Query index numbers in any
   // order.
   Result<std::vector<uint64_t>> Watermarks(

@@ -214,4 +214,17 @@ Result<std::shared_ptr<const RowsView>> World::SharedRows() const {
   return fold->rows;
 }
 
+// One more fold of SharedRows' (a version after those `before` holds, so not
+// the first one; its clone source, if any, is already in `before`).
+Result<std::shared_ptr<const RowsView>> World::SharedRowsAfter(
+    const RowsView& before, uint64_t number) const {
+  PrefixedStore table(const_cast<MemoryStore*>(&store_), table_root_);
+  PrefixedStore archive(const_cast<MemoryStore*>(&store_),
+                        std::string(kArchivePrefix) + table_root_);
+  auto rows = std::make_shared<RowsView>(before);
+  MEMWAL_RETURN_IF_ERROR(ReadVersionRowsInto(
+      table_root_, 0, /*first=*/false, number, table, archive, rows.get()));
+  return std::shared_ptr<const RowsView>(std::move(rows));
+}
+
 }  // namespace memwal::impl

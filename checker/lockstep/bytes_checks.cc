@@ -2,7 +2,10 @@
 // (checker/lockstep/bytes_checks.h).
 #include "checker/lockstep/bytes_checks.h"
 
+#include <algorithm>
 #include <string>
+
+#include "base/assert.h"
 
 namespace memwal::checker::lockstep {
 
@@ -46,13 +49,25 @@ std::optional<Finding> CheckZeroEntries(const model::Config& config,
   return std::nullopt;
 }
 
+std::vector<uint8_t> SystemIndexUuidKept(const std::vector<VersionPtr>& impl) {
+  std::vector<uint8_t> kept(impl.size(), 2);
+  for (std::size_t k = 1; k < impl.size(); ++k) {
+    if (impl[k]->op == impl::OpKind::kRestore) continue;
+    kept[k] =
+        impl[k]->mem_wal_index_uuid == impl[k - 1]->mem_wal_index_uuid ? 1 : 0;
+  }
+  return kept;
+}
+
 std::vector<std::string> SystemIndexUuidDiff(
-    const std::vector<VersionPtr>& impl, const model::State& model) {
+    const std::vector<VersionPtr>& impl, const std::vector<uint8_t>& kept,
+    const model::State& model) {
+  MEMWAL_ASSERT(kept.size() == impl.size());
   std::vector<std::string> lines;
   const std::size_t count =
       std::min<std::size_t>(impl.size(), model.version_count);
   for (std::size_t k = 1; k < count; ++k) {
-    if (impl[k]->op == impl::OpKind::kRestore) continue;
+    if (kept[k] == 2) continue;  // a Restore
     const model::Version& before = model.versions[k - 1];
     const model::Version& after = model.versions[k];
     if (before.mem_wal_dropped || after.mem_wal_dropped) continue;
@@ -61,8 +76,7 @@ std::vector<std::string> SystemIndexUuidDiff(
     const bool model_same = !model::InstallsMemWal(after.op.kind) &&
                             before.compacted == after.compacted &&
                             before.catchup == after.catchup;
-    const bool impl_same =
-        impl[k]->mem_wal_index_uuid == impl[k - 1]->mem_wal_index_uuid;
+    const bool impl_same = kept[k] == 1;
     if (model_same == impl_same) continue;
     lines.push_back("version " + std::to_string(impl[k]->number) +
                     ": the system index uuid " +

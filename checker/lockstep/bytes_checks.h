@@ -21,6 +21,7 @@
 #ifndef MEMWAL_CHECKER_LOCKSTEP_BYTES_CHECKS_H_
 #define MEMWAL_CHECKER_LOCKSTEP_BYTES_CHECKS_H_
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -36,10 +37,18 @@ namespace memwal::checker::lockstep {
 std::optional<Finding> CheckZeroEntries(const model::Config& config,
                                         const impl::TableVersion& head);
 
+// Per version of `impl`, oldest first, what SystemIndexUuidDiff compares: 2
+// for the first version and a Restore (not compared), else 1 when the version
+// keeps the system index uuid of the version before it and 0 when it mints a
+// new one. A function of the decoded table alone (kept with it).
+std::vector<uint8_t> SystemIndexUuidKept(const std::vector<VersionPtr>& impl);
+
 // One line per version whose system index uuid stability disagrees with the
-// model's; `impl` and `model` have the same number of versions.
+// model's; `kept` is SystemIndexUuidKept(impl), and `impl` and `model` have
+// the same number of versions.
 std::vector<std::string> SystemIndexUuidDiff(
-    const std::vector<VersionPtr>& impl, const model::State& model);
+    const std::vector<VersionPtr>& impl, const std::vector<uint8_t>& kept,
+    const model::State& model);
 
 }  // namespace memwal::checker::lockstep
 

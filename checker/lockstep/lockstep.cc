@@ -2,6 +2,7 @@
 #include "checker/lockstep/lockstep.h"
 
 #include <type_traits>
+#include <utility>
 
 #include "checker/lockstep/refusals.h"
 #include "checker/lockstep/switches.h"
@@ -30,13 +31,15 @@ model::Outcome ModelOutcome(impl::Outcome outcome) {
   return model::Outcome::kDone;
 }
 
-Result<model::Outcome> Done(const Status& status) {
+// By value, moved on: a refusal's message is not copied (the refusal
+// probes, checker/lockstep/refusals.h, are most of the calls).
+Result<model::Outcome> Done(Status status) {
   if (!status.ok()) return status;
   return model::Outcome::kDone;
 }
 
-Result<model::Outcome> Mapped(const Result<impl::Outcome>& outcome) {
-  if (!outcome.ok()) return outcome.status();
+Result<model::Outcome> Mapped(Result<impl::Outcome> outcome) {
+  if (!outcome.ok()) return std::move(outcome).status();
   return ModelOutcome(*outcome);
 }
 

@@ -193,15 +193,17 @@ struct AbstractRows {
   model::RowSet deleted = 0;
 };
 
+// `what` names the rows in an error (a callable: the text is built only
+// when there is one).
+template <typename What>
 Result<model::RowSet> RowSetOf(
     const model::Config& config,
-    const std::set<std::pair<uint32_t, uint64_t>>& rows,
-    const std::string& what) {
+    const std::set<std::pair<uint32_t, uint64_t>>& rows, const What& what) {
   model::RowSet set = 0;
   for (const auto& [s, g] : rows) {
     if (s >= static_cast<uint32_t>(config.bounds.shards) || g == 0 ||
         g > model::kGenerationsMax) {
-      return Unrepresentable(what + " holds the row (" + std::to_string(s) +
+      return Unrepresentable(what() + " holds the row (" + std::to_string(s) +
                              "," + std::to_string(g) + ")");
     }
     set |= model::RowBit(static_cast<int>(s), static_cast<int>(g));
@@ -213,13 +215,14 @@ Result<AbstractRows> AbstractRowsOf(const model::Config& config,
                                     const impl::RowsView& view) {
   AbstractRows out;
   for (const auto& [fragment, rows] : view.fragments) {
-    const std::string what = "fragment " + std::to_string(fragment);
+    const auto what = [&] { return "fragment " + std::to_string(fragment); };
     if (fragment >= model::kFragmentsMax)
-      return Unrepresentable("the table has " + what);
+      return Unrepresentable("the table has " + what());
     MEMWAL_ASSIGN_OR_RETURN(out.rows[fragment], RowSetOf(config, rows, what));
   }
-  MEMWAL_ASSIGN_OR_RETURN(out.deleted,
-                          RowSetOf(config, view.deleted, "the deleted rows"));
+  MEMWAL_ASSIGN_OR_RETURN(out.deleted, RowSetOf(config, view.deleted, [] {
+                            return std::string("the deleted rows");
+                          }));
   return out;
 }
 
@@ -460,13 +463,17 @@ struct TableEntry {
   // World lineage reuses a decoding whose blob and retention are its own.
   std::vector<impl::Blob> version_blobs{};
   std::string shards{};
+  // The same shard uuids, for the ops and in-flight transactions.
+  ShardNumbers shard_numbers{};
   // The versions in model terms, ops decided by their transaction files
   // (checker/lockstep/transactions.h); status: the model cannot represent
   // them.
   Status abstract_status = Status::Ok();
   std::vector<Version> abstract{};
-  // Rows per fragment and deleted rows, read from the table's bytes.
+  // Rows per fragment and deleted rows, read from the table's bytes, and the
+  // implementation's view they come from (a later table extends it).
   AbstractRows rows{};
+  std::shared_ptr<const impl::RowsView> rows_view{};
   // The segment uuids' numbers over the versions (in-flight transactions
   // continue it).
   UuidNumbering uuids{};
@@ -490,6 +497,11 @@ struct TableEntry {
   // if the reader could not answer every shape.
   bool reader_asked = false;
   std::optional<model::ReaderWatermarks> reader{};
+  // The checks on the decoded head and history alone (bytes_checks.h), made
+  // once.
+  bool bytes_checked = false;
+  std::optional<Finding> zero_entries{};
+  std::vector<uint8_t> system_uuid_kept{};
   // In-flight transactions abstracted on this table, by the staged
   // transactions (immutable, kept alive here, so an address is not reused
   // while cached): a step that leaves both alone abstracts them once.
@@ -522,24 +534,26 @@ struct WalEntry {
 };
 
 // Appends the blob address of every object under `prefix` (and, when `blobs`
-// is not null, the blob). Paths need not be in the key: the objects of one
-// prefix are listed in path order, and a blob is written at one path (a
-// manifest names its own version, a shard manifest its generation).
+// is not null, where the store holds the blob: valid while the store is not
+// changed). Paths need not be in the key: the objects of one prefix are
+// listed in path order, and a blob is written at one path (a manifest names
+// its own version, a shard manifest its generation).
 void AppendObjects(const impl::World& world, const std::string& prefix,
-                   std::string* key, std::vector<impl::Blob>* blobs) {
+                   std::string* key, std::vector<const impl::Blob*>* blobs) {
   const auto& objects = world.store().objects();
   for (auto it = objects.lower_bound(prefix);
        it != objects.end() && it->first.compare(0, prefix.size(), prefix) == 0;
        ++it) {
     const std::string* address = it->second.get();
     key->append(reinterpret_cast<const char*>(&address), sizeof(address));
-    if (blobs != nullptr) blobs->push_back(it->second);
+    if (blobs != nullptr) blobs->push_back(&it->second);
   }
 }
 
-std::string OptionsKey(const impl::World& world) {
+// Appended to `key` (a thread's, whose capacity stays: no allocation).
+void AppendOptionsKey(const impl::World& world, std::string* key) {
   const impl::Options& o = world.options();
-  std::string key = ShardKey(world);
+  for (uint32_t s = 0; s < o.shards; ++s) key->append(world.shard_uuid(s));
   const uint64_t fields[] = {static_cast<uint64_t>(o.protocol),
                              static_cast<uint64_t>(o.read),
                              static_cast<uint64_t>(o.gc),
@@ -548,11 +562,10 @@ std::string OptionsKey(const impl::World& world) {
                              o.indexes,
                              o.seed,
                              o.memwal ? 1u : 0u};
-  key.append(reinterpret_cast<const char*>(fields), sizeof(fields));
-  key.append(reinterpret_cast<const char*>(o.switches.data()),
-             o.switches.size());
-  key.push_back('\0');
-  return key;
+  key->append(reinterpret_cast<const char*>(fields), sizeof(fields));
+  key->append(reinterpret_cast<const char*>(o.switches.data()),
+              o.switches.size());
+  key->push_back('\0');
 }
 
 // Two generations, as VersionCache.
@@ -581,40 +594,36 @@ ShardNumbers ShardNumbersOf(const impl::World& world) {
 }
 
 // The table-wide fields of TableEntry from the lineage and its ops.
-// `keep`: for each lineage entry that is a shared decoded version, its
-// pointer (null for the others, which are not memoized).
+// `prefix`: an entry whose own versions are this one's first ones (the same
+// blobs) over the same clone sources, whose ops and flags then serve.
 Status AbstractLineage(const model::Config& config,
                        const std::vector<const impl::TableVersion*>& lineage,
-                       const std::vector<VersionPtr>& keep,
-                       const ShardNumbers& shards, TableEntry* entry) {
-  // A version's op is a function of its bytes and of the versions before it
-  // in its lineage, all immutable: decoded once per thread, kept by the
-  // decoded version's address (the entry keeps it alive, so the address is
-  // not reused while cached).
-  struct OpEntry {
-    std::shared_ptr<const impl::TableVersion> keep;
-    model::Op op;
-  };
-  thread_local impl::TwoGenerations<const impl::TableVersion*, OpEntry, 200'000>
-      memo;
+                       const ShardNumbers& shards, const TableEntry* prefix,
+                       TableEntry* entry) {
+  const std::size_t own = entry->versions.size();
+  MEMWAL_ASSERT(lineage.size() >= own && entry->abstract.size() == own);
+  // Lineage entries before `from` are the prefix's, which decided their ops
+  // and flags (an op is a function of its version and the ones before it).
+  std::size_t from = 0;
   std::vector<model::Op> ops;
   ops.reserve(lineage.size());
-  for (std::size_t k = 0; k < lineage.size(); ++k) {
-    if (const OpEntry* hit = memo.Find(lineage[k])) {
-      ops.push_back(hit->op);
-      continue;
-    }
+  if (prefix != nullptr) {
+    MEMWAL_ASSERT(prefix->versions.size() <= own && !prefix->abstract.empty());
+    from = lineage.size() - own + prefix->versions.size();
+    ops.resize(from);
+    ops.back() = prefix->abstract.back().op;
+    entry->activated = prefix->activated;
+    entry->foreign_legacy = prefix->foreign_legacy;
+  }
+  for (std::size_t k = from; k < lineage.size(); ++k) {
     MEMWAL_ASSIGN_OR_RETURN(const model::Op op,
                             OpOfVersion(config, lineage, k, shards,
                                         k == 0 ? nullptr : &ops.back()));
     ops.push_back(op);
-    if (k < keep.size() && keep[k] != nullptr)
-      memo.Put(lineage[k], OpEntry{keep[k], op});
   }
-  const std::size_t own = entry->versions.size();
-  MEMWAL_ASSERT(lineage.size() >= own && entry->abstract.size() == own);
-  for (std::size_t k = 0; k < own; ++k)
-    entry->abstract[k].op = ops[lineage.size() - own + k];
+  for (std::size_t k = lineage.size() - own; k < lineage.size(); ++k) {
+    if (k >= from) entry->abstract[k - (lineage.size() - own)].op = ops[k];
+  }
   if (lineage.size() - 1 > 255)
     return Unrepresentable("the lineage has " + std::to_string(lineage.size()) +
                            " versions");
@@ -623,7 +632,7 @@ Status AbstractLineage(const model::Config& config,
   if (next > model::kFragmentsMax)
     return Unrepresentable("max_fragment_id is " + std::to_string(next - 1));
   entry->next_fragment = static_cast<uint8_t>(next);
-  for (std::size_t k = 0; k < lineage.size(); ++k) {
+  for (std::size_t k = from; k < lineage.size(); ++k) {
     const model::OpKind kind = ops[k].kind;
     // A clone's version is no commit of a protocol's own (R37 keeps the flag).
     const bool clone = lineage[k]->op == impl::OpKind::kShallowClone;
@@ -642,11 +651,14 @@ Status AbstractLineage(const model::Config& config,
 // World's versions) and AbstractVersions (a caller's): `entry->versions` are
 // the table's own versions, the last ones of `lineage` (its clone sources'
 // first); sets entry->abstract_status when the model cannot represent them.
+// `prefix` (or null): an entry whose own versions decode the blobs of this
+// one's first versions (retention aside) over the same clone sources, and
+// abstracted without error; its abstraction of them serves, uuid numbering
+// included (numbered oldest first, so the newer versions continue it).
 void AbstractTable(const model::Config& config,
                    const std::vector<const impl::TableVersion*>& lineage,
-                   const std::vector<VersionPtr>& keep,
                    const ShardNumbers& shards, const impl::RowsView& rows,
-                   TableEntry* entry) {
+                   const TableEntry* prefix, TableEntry* entry) {
   if (entry->versions.empty()) {
     entry->abstract_status = Unrepresentable("the table has no version");
     return;
@@ -657,7 +669,17 @@ void AbstractTable(const model::Config& config,
                         std::to_string(entry->versions.size()) + " versions");
     return;
   }
-  for (const VersionPtr& version : entry->versions) {
+  if (prefix != nullptr) {
+    entry->uuids = prefix->uuids;
+    for (std::size_t k = 0; k < prefix->abstract.size(); ++k) {
+      // A decoding of the same blob: only where it was found may differ.
+      entry->abstract.push_back(prefix->abstract[k]);
+      entry->abstract.back().retained = entry->versions[k]->retained;
+    }
+  }
+  for (std::size_t k = entry->abstract.size(); k < entry->versions.size();
+       ++k) {
+    const VersionPtr& version = entry->versions[k];
     // Lockstep's contract with the decoder: a decoded version carries its
     // transaction file, and the versions are listed oldest first.
     MEMWAL_ASSERT(version->transaction != nullptr);
@@ -672,7 +694,7 @@ void AbstractTable(const model::Config& config,
     entry->abstract.push_back(*abstract);
   }
   const Status table_wide =
-      AbstractLineage(config, lineage, keep, shards, entry);
+      AbstractLineage(config, lineage, shards, prefix, entry);
   if (!table_wide.ok()) {
     entry->abstract_status = table_wide;
     return;
@@ -683,6 +705,26 @@ void AbstractTable(const model::Config& config,
     return;
   }
   entry->rows = *abstract_rows;
+}
+
+// `base` if its own versions are the first ones of `entry` (read so far),
+// blob for blob, at most one fewer, and it was decoded and abstracted
+// without error; else null.
+const TableEntry* ExtendableBase(const TableEntry* base,
+                                 const TableEntry& entry) {
+  if (base == nullptr || !base->status.ok() || !base->abstract_status.ok() ||
+      base->rows_view == nullptr || base->shards != entry.shards ||
+      base->versions.empty() ||
+      base->version_blobs.size() > entry.version_blobs.size() ||
+      base->version_blobs.size() + 1 < entry.version_blobs.size())
+    return nullptr;
+  for (std::size_t k = 0; k < base->version_blobs.size(); ++k) {
+    if (base->version_blobs[k] == nullptr ||
+        base->version_blobs[k] != entry.version_blobs[k] ||
+        base->versions[k]->number != entry.versions[k]->number)
+      return nullptr;
+  }
+  return base;
 }
 
 void FillTable(const model::Config& config, const impl::World& world,
@@ -704,24 +746,31 @@ void FillTable(const model::Config& config, const impl::World& world,
     entry->versions.push_back(std::move(*version));
     entry->version_blobs.push_back(std::move(blob));
   }
-  Result<std::shared_ptr<const impl::RowsView>> shared = world.SharedRows();
+  // A base whose versions are this table's first ones, blob for blob (its
+  // decodings of them serve whatever their retention): a CleanupVersions
+  // archived some of them, or a commit added one. Its rows and abstraction
+  // are extended rather than made again.
+  const TableEntry* prefix = ExtendableBase(base, *entry);
+  Result<std::shared_ptr<const impl::RowsView>> shared =
+      prefix == nullptr ? world.SharedRows()
+      : prefix->versions.size() == entry->versions.size()
+          ? Result<std::shared_ptr<const impl::RowsView>>(prefix->rows_view)
+          : world.SharedRowsAfter(*prefix->rows_view,
+                                  entry->versions.back()->number);
   if (!shared.ok()) {
     entry->status = shared.status();
     return;
   }
+  entry->rows_view = *shared;
   const impl::RowsView& rows = **shared;
   std::vector<const impl::TableVersion*> lineage;
-  std::vector<VersionPtr> keep(rows.sources.size());
+  lineage.reserve(rows.sources.size() + entry->versions.size());
   for (const impl::TableVersion& source : rows.sources)
     lineage.push_back(&source);
-  for (const VersionPtr& version : entry->versions) {
+  for (const VersionPtr& version : entry->versions)
     lineage.push_back(version.get());
-    keep.push_back(version);
-  }
-  // Only a table's own versions are memoized, and only when no source
-  // precedes them (a source's versions are decoded per table).
-  if (!rows.sources.empty()) keep.assign(lineage.size(), nullptr);
-  AbstractTable(config, lineage, keep, ShardNumbersOf(world), rows, entry);
+  entry->shard_numbers = ShardNumbersOf(world);
+  AbstractTable(config, lineage, entry->shard_numbers, rows, prefix, entry);
 }
 
 // In front of each EntryCache below, an impl::EpochCache by the epoch of the
@@ -773,18 +822,20 @@ std::shared_ptr<TableEntry> CachedTable(const model::Config& config,
     const std::string versions =
         world.table_root() + std::string(impl::kVersionsDir);
     const std::string archived = std::string(impl::kArchivePrefix) + versions;
-    key = OptionsKey(world);
+    thread_local std::vector<const impl::Blob*> blobs;
+    blobs.clear();
+    key.clear();
+    AppendOptionsKey(world, &key);
     key += world.table_root();
     key.push_back('\0');
-    AppendObjects(world, versions, &key, nullptr);
+    AppendObjects(world, versions, &key, &blobs);
     key.push_back('\1');
-    AppendObjects(world, archived, &key, nullptr);
+    AppendObjects(world, archived, &key, &blobs);
     bool added = false;
     std::shared_ptr<TableEntry> entry = cache.Find(key, &added);
     if (added) {
-      std::string unused;
-      AppendObjects(world, versions, &unused, &entry->keep);
-      AppendObjects(world, archived, &unused, &entry->keep);
+      entry->keep.reserve(blobs.size());
+      for (const impl::Blob* blob : blobs) entry->keep.push_back(*blob);
       FillTable(config, world, base, entry.get());
     }
     // A cached table is decoded whole or carries why not.
@@ -840,29 +891,43 @@ void ShareIdenticalTable(impl::World* world) {
   const auto& mine = world->store().objects();
   const auto& theirs = first->objects();
   if (&mine == &theirs) return;
-  std::vector<std::pair<std::string, impl::Blob>> shared;
+  // The first store's objects (it is not changed below), by address.
+  std::vector<const impl::ObjectMap::value_type*> shared;
   auto a = mine.begin();
   auto b = theirs.begin();
+  // What the store worked out when it put the object: its part, and its
+  // bytes' hash (unequal hashes: unequal bytes).
+  const auto facts = [](const impl::ObjectMap::value_type& object) {
+    return static_cast<const impl::ObjectMap::Object&>(object).facts;
+  };
   // Objects of the MemWAL's part may differ (and are asked about only then).
   while (a != mine.end() || b != theirs.end()) {
+    if (a != mine.end() && b != theirs.end() && &*a == &*b) {
+      ++a;  // one object both stores share: the same path and blob
+      ++b;
+      continue;
+    }
     const int order = a == mine.end()     ? 1
                       : b == theirs.end() ? -1
                                           : a->first.compare(b->first);
     if (order != 0) {
       auto& only = order < 0 ? a : b;
-      if (!impl::MemoryStore::InWal(only->first)) return;
+      if (!facts(*only).wal) return;
       ++only;
       continue;
     }
-    if (a->second != b->second && !impl::MemoryStore::InWal(a->first)) {
-      if (*a->second != *b->second) return;
-      shared.emplace_back(a->first, b->second);
+    if (a->second != b->second && !facts(*a).wal) {
+      const impl::ObjectMap::Facts& x = facts(*a);
+      const impl::ObjectMap::Facts& y = facts(*b);
+      if (x.low != y.low || x.high != y.high || *a->second != *b->second)
+        return;
+      shared.push_back(&*b);
     }
     ++a;
     ++b;
   }
-  for (auto& [path, blob] : shared)
-    world->mutable_store()->ShareIdentical(path, std::move(blob));
+  for (const impl::ObjectMap::value_type* object : shared)
+    world->mutable_store()->ShareIdentical(object->first, object->second);
 }
 
 namespace {
@@ -875,15 +940,18 @@ std::shared_ptr<WalEntry> CachedWal(const impl::World& world) {
     thread_local EntryCache<WalEntry> cache;
     thread_local std::string key;
     const std::string dir = world.wal_root() + std::string(impl::kMemWalDir);
-    key = OptionsKey(world);
+    thread_local std::vector<const impl::Blob*> blobs;
+    blobs.clear();
+    key.clear();
+    AppendOptionsKey(world, &key);
     key += dir;
     key.push_back('\0');
-    AppendObjects(world, dir, &key, nullptr);
+    AppendObjects(world, dir, &key, &blobs);
     bool added = false;
     std::shared_ptr<WalEntry> entry = cache.Find(key, &added);
     if (added) {
-      std::string unused;
-      AppendObjects(world, dir, &unused, &entry->keep);
+      entry->keep.reserve(blobs.size());
+      for (const impl::Blob* blob : blobs) entry->keep.push_back(*blob);
       entry->wal = world.ReadWal();
     }
     return entry;
@@ -913,7 +981,9 @@ Status AbstractInflightOf(const model::Config& config, const impl::World& world,
       return Unrepresentable("more than 255 segment uuids");
     return static_cast<uint8_t>(table.uuids.size() + fresh.size());
   };
-  const ShardNumbers shards = ShardNumbersOf(world);
+  // The table's (its key holds the World's shard uuids).
+  const ShardNumbers& shards = table.shard_numbers;
+  MEMWAL_ASSERT(shards.uuids.size() == world.options().shards);
   for (std::size_t k = 0; k < staged.size(); ++k) {
     MEMWAL_ASSERT(staged[k] != nullptr);
     Result<model::Txn> txn =
@@ -1356,16 +1426,21 @@ std::optional<Finding> CheckRefinement(const model::Config& config,
     }
     return Finding{std::string(broken->name), detail};
   }
-  if (std::optional<Finding> zero =
-          CheckZeroEntries(config, *table->versions.back()))
-    return zero;
+  if (!table->bytes_checked) {
+    table->zero_entries = CheckZeroEntries(config, *table->versions.back());
+    table->system_uuid_kept = SystemIndexUuidKept(table->versions);
+    table->bytes_checked = true;
+  }
+  if (table->zero_entries.has_value()) return table->zero_entries;
   std::vector<std::string> lines;
   if (!equal) lines = Diff(config, *abstract, model);
   // The in-flight transactions' contents, line by line (what Txn does not
   // hold: a fenced data pass's property, the merged rows).
   for (std::string& line : InflightDiff(config, world, model))
     lines.push_back(std::move(line));
-  if (lines.empty()) lines = SystemIndexUuidDiff(table->versions, model);
+  if (lines.empty())
+    lines =
+        SystemIndexUuidDiff(table->versions, table->system_uuid_kept, model);
   if (lines.empty()) lines = ReadSideLines(config, world, model, table.get());
   if (lines.empty()) return std::nullopt;
   std::string detail = "the implementation's state differs from the model's:";
@@ -1388,12 +1463,10 @@ Result<model::State> AbstractVersions(
   MEMWAL_ASSERT(own <= lineage.size());
   TableEntry entry;
   for (std::size_t k = lineage.size() - own; k < lineage.size(); ++k) {
-    // Not owned: the caller's versions outlive this call, and nothing is
-    // memoized by their addresses (keep is all null).
+    // Not owned: the caller's versions outlive this call.
     entry.versions.push_back(VersionPtr(VersionPtr(), lineage[k]));
   }
-  const std::vector<VersionPtr> keep(lineage.size(), nullptr);
-  AbstractTable(config, lineage, keep, shards, rows, &entry);
+  AbstractTable(config, lineage, shards, rows, nullptr, &entry);
   return AbstractFields(config, entry, wal, pending);
 }
 
