@@ -49,91 +49,100 @@ bool OpensHead(const Config& config, const State& state) {
   return head.reader_bit == head.writer_bit;
 }
 
-// Appends `action` when it is enabled.
+// The kind (Action's alternative) of A, as a bit.
 template <typename A>
-void Offer(const Config& config, const State& state, const A& action,
-           std::vector<Action>* out) {
+constexpr uint32_t KindBit() {
+  return 1u << Action(std::in_place_type<A>).index();
+}
+
+// Appends `action` when it is enabled and its kind is in `kinds`.
+template <typename A>
+void Offer(const Config& config, const State& state, uint32_t kinds,
+           const A& action, std::vector<Action>* out) {
+  if ((kinds & KindBit<A>()) == 0) return;
   if (IsEnabled(config, state, action) && OpensHead<A>(config, state))
     out->push_back(action);
 }
 
-void OfferWal(const Config& config, const State& state,
+void OfferWal(const Config& config, const State& state, uint32_t kinds,
               std::vector<Action>* out) {
   const Bounds& b = config.bounds;
   for (int s = 0; s < b.shards; ++s)
-    Offer(config, state, FlushMemTable{s}, out);
+    Offer(config, state, kinds, FlushMemTable{s}, out);
   for (int s = 0; s < b.shards; ++s) {
     for (int g = 1; g <= b.generations; ++g)
-      Offer(config, state, RetireSsTable{s, g}, out);
+      Offer(config, state, kinds, RetireSsTable{s, g}, out);
   }
   for (int s = 0; s < b.shards; ++s) {
     for (int g = 1; g <= b.generations; ++g)
-      Offer(config, state, RetireDecide{s, g}, out);
+      Offer(config, state, kinds, RetireDecide{s, g}, out);
   }
   for (int s = 0; s < b.shards; ++s) {
     for (int g = 1; g <= b.generations; ++g)
-      Offer(config, state, RetireExecute{s, g}, out);
+      Offer(config, state, kinds, RetireExecute{s, g}, out);
   }
 }
 
-void OfferBegins(const Config& config, const State& state,
+void OfferBegins(const Config& config, const State& state, uint32_t kinds,
                  std::vector<Action>* out) {
   const Bounds& b = config.bounds;
-  Offer(config, state, Append{}, out);
+  Offer(config, state, kinds, Append{}, out);
   for (int f = 0; f < b.fragments; ++f)
-    Offer(config, state, DeleteFragment{f}, out);
+    Offer(config, state, kinds, DeleteFragment{f}, out);
   for (int s = 0; s < b.shards; ++s) {
-    Offer(config, state, CompactSsTable{s, false}, out);
-    Offer(config, state, CompactSsTable{s, true}, out);
+    Offer(config, state, kinds, CompactSsTable{s, false}, out);
+    Offer(config, state, kinds, CompactSsTable{s, true}, out);
   }
   for (int f = 0; f < b.fragments; ++f) {
     for (int i = 0; i < b.indexes; ++i)
-      Offer(config, state, UpdateColumns{f, i}, out);
+      Offer(config, state, kinds, UpdateColumns{f, i}, out);
   }
   for (int f1 = 0; f1 < b.fragments; ++f1) {
     for (int f2 = f1 + 1; f2 < b.fragments; ++f2) {
-      Offer(config, state, RewriteFragments{f1, f2}, out);
+      Offer(config, state, kinds, RewriteFragments{f1, f2}, out);
     }
   }
-  for (int i = 0; i < b.indexes; ++i) Offer(config, state, CreateIndex{i}, out);
   for (int i = 0; i < b.indexes; ++i)
-    Offer(config, state, OptimizeIndex{i}, out);
-  for (int i = 0; i < b.indexes; ++i) Offer(config, state, DropIndex{i}, out);
+    Offer(config, state, kinds, CreateIndex{i}, out);
+  for (int i = 0; i < b.indexes; ++i)
+    Offer(config, state, kinds, OptimizeIndex{i}, out);
+  for (int i = 0; i < b.indexes; ++i)
+    Offer(config, state, kinds, DropIndex{i}, out);
   for (int s = 0; s < b.shards; ++s)
-    Offer(config, state, RecordProgress{s}, out);
-  Offer(config, state, Activate{}, out);
+    Offer(config, state, kinds, RecordProgress{s}, out);
+  Offer(config, state, kinds, Activate{}, out);
 }
 
-void OfferTable(const Config& config, const State& state,
+void OfferTable(const Config& config, const State& state, uint32_t kinds,
                 std::vector<Action>* out) {
   for (int t = 0; t < state.inflight_count; ++t)
-    Offer(config, state, Commit{t}, out);
+    Offer(config, state, kinds, Commit{t}, out);
   for (int v = 0; v < state.version_count; ++v) {
-    Offer(config, state, Restore{state.versions[v].number}, out);
+    Offer(config, state, kinds, Restore{state.versions[v].number}, out);
   }
-  Offer(config, state, ShallowClone{}, out);
-  Offer(config, state, CleanupVersions{}, out);
+  Offer(config, state, kinds, ShallowClone{}, out);
+  Offer(config, state, kinds, CleanupVersions{}, out);
 }
 
 // Section 10, after every other kind so that env none enumerates as before.
-void OfferEnv(const Config& config, const State& state,
+void OfferEnv(const Config& config, const State& state, uint32_t kinds,
               std::vector<Action>* out) {
   if (!IsForeign(config)) return;
-  Offer(config, state, ForeignHalfSet{}, out);
+  Offer(config, state, kinds, ForeignHalfSet{}, out);
   for (int i = 0; i < config.bounds.indexes; ++i) {
     for (int offer = 0; offer < kAdvanceOffers; ++offer)
-      Offer(config, state, CallerAdvance{i, offer}, out);
+      Offer(config, state, kinds, CallerAdvance{i, offer}, out);
   }
-  Offer(config, state, ResetMemWal{}, out);
-  Offer(config, state, DropMemWal{}, out);
+  Offer(config, state, kinds, ResetMemWal{}, out);
+  Offer(config, state, kinds, DropMemWal{}, out);
   for (int s = 0; s < config.bounds.shards; ++s)
-    Offer(config, state, ForeignCompaction{s}, out);
+    Offer(config, state, kinds, ForeignCompaction{s}, out);
 }
 
 // R39, after section 10 so that every older kind enumerates as before.
-void OfferReinstall(const Config& config, const State& state,
+void OfferReinstall(const Config& config, const State& state, uint32_t kinds,
                     std::vector<Action>* out) {
-  Offer(config, state, ReinstallMemWal{}, out);
+  Offer(config, state, kinds, ReinstallMemWal{}, out);
 }
 
 std::string Field(std::string_view name, int value) {
@@ -260,12 +269,17 @@ State Apply(const Config& config, State state, const Action& action,
 
 void EnabledActions(const Config& config, const State& state,
                     std::vector<Action>* out) {
+  EnabledActions(config, state, ~0u, out);
+}
+
+void EnabledActions(const Config& config, const State& state, uint32_t kinds,
+                    std::vector<Action>* out) {
   out->clear();
-  OfferWal(config, state, out);
-  OfferBegins(config, state, out);
-  OfferTable(config, state, out);
-  OfferEnv(config, state, out);
-  OfferReinstall(config, state, out);
+  OfferWal(config, state, kinds, out);
+  OfferBegins(config, state, kinds, out);
+  OfferTable(config, state, kinds, out);
+  OfferEnv(config, state, kinds, out);
+  OfferReinstall(config, state, kinds, out);
 }
 
 std::string_view KindName(int kind) {

@@ -274,6 +274,10 @@ void Apply(const Config& config, const Action& action, State* state,
 // Clears `out` first.
 void EnabledActions(const Config& config, const State& state,
                     std::vector<Action>* out);
+// Only those of the kinds in `kinds` (bit k: Action's alternative k), in the
+// same order: the liveness continuation asks for its own kinds only.
+void EnabledActions(const Config& config, const State& state, uint32_t kinds,
+                    std::vector<Action>* out);
 
 // The action's parameters in field order (e.g. {shard, marker}; marker as 0/1;
 // unused parameters 0), and the inverse. MakeAction REQUIRES 0 <= kind <

@@ -14,6 +14,11 @@ namespace {
 // A shard's rows are kGenerationsMax consecutive bits (RowBit): they move
 // as one group.
 RowSet PermuteRows(RowSet rows, const Permutation& p) {
+  if constexpr (kShardsMax == 2 && kGenerationsMax == 4) {
+    // Two shards: the identity, or the two nibbles swapped.
+    return p.shards[0] == 0 ? rows
+                            : static_cast<RowSet>((rows >> 4) | (rows << 4));
+  }
   constexpr unsigned kGroup = (1u << kGenerationsMax) - 1;
   unsigned out = 0;
   for (int s = 0; s < kShardsMax; ++s) {
@@ -24,6 +29,7 @@ RowSet PermuteRows(RowSet rows, const Permutation& p) {
 }
 
 IndexSet PermuteIndexes(IndexSet set, const Permutation& p) {
+  if (set == 0) return 0;
   IndexSet out = 0;
   for (int i = 0; i < kIndexesMax; ++i) {
     if (Contains(set, i)) out |= static_cast<IndexSet>(1u << p.indexes[i]);
@@ -268,8 +274,24 @@ std::size_t CanonicalPosition(const std::vector<Permutation>& permutations,
   uint8_t headers[kTried][kEncodedHeaderBytes];
   std::size_t tied[kTried];
   std::size_t ties = 0;
+  // Without retire covers (a folded state has none) the header does not
+  // depend on the index order: permutations that move shards alike share it
+  // (Permutations lists them one after another).
+  static_assert(sizeof(state.retire_cover) == sizeof(uint64_t));
+  int no_cover = -1;  // not looked at yet
   for (std::size_t k = 0; k < permutations.size(); ++k) {
-    PermutedHeader(state, permutations[k], headers[k]);
+    if (k > 0 && permutations[k].shards == permutations[k - 1].shards) {
+      if (no_cover < 0) {
+        uint64_t covers = 0;
+        std::memcpy(&covers, state.retire_cover.data(), sizeof(covers));
+        no_cover = covers == 0 ? 1 : 0;
+      }
+    }
+    if (no_cover == 1 && permutations[k].shards == permutations[k - 1].shards) {
+      std::memcpy(headers[k], headers[k - 1], kEncodedHeaderBytes);
+    } else {
+      PermutedHeader(state, permutations[k], headers[k]);
+    }
     const int order = ties == 0 ? -1
                                 : std::memcmp(headers[k], headers[tied[0]],
                                               kEncodedHeaderBytes);

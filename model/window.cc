@@ -252,7 +252,17 @@ void FoldVersions(const Config& config, State* state) {
   for (int f = 0; f < kFragmentsMax; ++f) {
     if (Contains(named, f)) map.to[f] = static_cast<uint8_t>(next++);
   }
-  Renumber(map, named, state);
+  if (named == FragmentSet((1u << next) - 1)) {
+    // Already numbered 0, 1, ...: only the rows Renumber drops.
+    FragmentSet live = 0;
+    for (int v = 0; v < state->version_count; ++v)
+      live |= state->versions[v].live;
+    for (int f = 0; f < kFragmentsMax; ++f) {
+      if (!Contains(named & live, f)) state->rows[f] = 0;
+    }
+  } else {
+    Renumber(map, named, state);
+  }
   // Section 2's well-formedness wants at least one allocated id.
   state->next_fragment = static_cast<uint8_t>(std::max(next, 1));
   state->committed = static_cast<uint8_t>(count - 1);

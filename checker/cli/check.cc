@@ -349,6 +349,7 @@ engine::LivenessOptions LivenessOptionsOf(const CheckOptions& check,
       .memory_limit_mb = run.memory_limit_mb,
       .symmetry = run.symmetry,
       .layered = run.layered,
+      .reduction = run.reduction,
       .threads = run.threads};
 }
 
@@ -444,6 +445,7 @@ std::string LockstepCommandLine(const CheckOptions& check,
   if (run.storage == engine::Storage::kExact) line += " --storage exact";
   if (!run.symmetry) line += " --no-symmetry";
   if (!run.layered) line += " --no-layers";
+  if (!run.reduction) line += " --no-reduction";
   if (run.keep_going) line += " --continue";
   return line;
 }

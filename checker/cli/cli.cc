@@ -237,6 +237,10 @@ std::vector<Flag> CheckFlagSet::SearchFlags() {
              "build the whole liveness graph at once, not one layer of\n"
              "MemWAL progress at a time (spec R74)",
              [this] { run.layered = false; }),
+      Switch("--no-reduction",
+             "expand every step of the liveness continuation, not only the\n"
+             "flushes where one is enabled (spec R75)",
+             [this] { run.reduction = false; }),
   };
 }
 

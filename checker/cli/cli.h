@@ -64,6 +64,7 @@ struct RunOptions {
   engine::Storage storage = engine::Storage::kFingerprint;
   bool symmetry = true;      // where the configuration allows it
   bool layered = true;       // liveness one layer at a time (spec R74)
+  bool reduction = true;     // liveness flushes first (spec R75)
   std::string html_dir{};    // empty: no HTML pages
   bool walks_given = false;  // --walks or --depth was on the command line
   bool keep_going = false;   // --continue (bfs): every distinct violation

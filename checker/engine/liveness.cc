@@ -73,14 +73,18 @@ class NodeMap {
     *added = true;
     return next;
   }
-  // Whether `fingerprint` has a number (reads only).
-  bool Contains(uint64_t fingerprint) const {
-    if (slots_.empty()) return false;
+  static constexpr uint32_t kEmpty = UINT32_MAX;
+  // The number of `fingerprint`, or kEmpty (reads only).
+  uint32_t Lookup(uint64_t fingerprint) const {
+    if (slots_.empty()) return kEmpty;
     for (std::size_t k = Home(fingerprint);;
          k = (k + 1) & (slots_.size() - 1)) {
-      if (slots_[k].number == kEmpty) return false;
-      if (slots_[k].key == fingerprint) return true;
+      if (slots_[k].number == kEmpty || slots_[k].key == fingerprint)
+        return slots_[k].number;
     }
+  }
+  bool Contains(uint64_t fingerprint) const {
+    return Lookup(fingerprint) != kEmpty;
   }
   // Starts loading the slot `fingerprint` is looked up in first.
   void Prefetch(uint64_t fingerprint) const {
@@ -89,7 +93,6 @@ class NodeMap {
   std::size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
 
  private:
-  static constexpr uint32_t kEmpty = UINT32_MAX;
   struct __attribute__((packed)) Slot {
     uint64_t key = 0;
     uint32_t number = kEmpty;
@@ -133,28 +136,63 @@ State Plain(const model::Config& config, const State& state,
 // updates, fragment rewrites, index builds and drops, activation, restores,
 // clones, re-installs, the foreign writers) happens finitely often: in the
 // stem, within the run's bounds.
+template <typename... A>
+constexpr uint32_t KindBits() {
+  return (0u | ... | (1u << Action(std::in_place_type<A>).index()));
+}
+// The kinds of the fair classes (FairClass) and of the MemWAL write path.
+constexpr uint32_t kContinuationKinds =
+    KindBits<model::OptimizeIndex, model::Commit, model::CleanupVersions,
+             model::RetireSsTable, model::RetireDecide, model::RetireExecute,
+             model::Append, model::FlushMemTable, model::CompactSsTable,
+             model::RecordProgress>();
+
 bool InContinuation(const Action& action) {
-  return FairClass(action) != kNoClass ||
-         std::holds_alternative<model::Append>(action) ||
-         std::holds_alternative<model::FlushMemTable>(action) ||
-         std::holds_alternative<model::CompactSsTable>(action) ||
-         std::holds_alternative<model::RecordProgress>(action);
+  return (kContinuationKinds >> action.index()) & 1u;
 }
 
-// The enabled actions of a bounded-graph state, or of a continuation state.
+// R75: in the continuation, a state where a flush is enabled steps only by
+// its flushes (they commute with every continuation step, change neither the
+// goal nor a fair class's enabledness, and lie on no cycle).
+bool IsFlush(const Action& action) {
+  return std::holds_alternative<model::FlushMemTable>(action);
+}
+
+// Keeps the continuation's steps of `actions` (every enabled action of a
+// continuation state) and, under R75's reduction, only the flushes where one
+// is enabled.
+void ContinuationSteps(bool reduction, std::vector<Action>* actions) {
+  const auto drop = [actions](auto predicate) {
+    actions->erase(std::remove_if(actions->begin(), actions->end(), predicate),
+                   actions->end());
+  };
+  if (reduction && std::any_of(actions->begin(), actions->end(), IsFlush)) {
+    drop([](const Action& a) { return !IsFlush(a); });
+    return;
+  }
+  drop([](const Action& a) { return !InContinuation(a); });
+}
+
+// The enabled actions of a bounded-graph state, or of a continuation state
+// those of the continuation's kinds.
+void EnabledOf(const model::Config& config, const State& state, bool windowed,
+               std::vector<Action>* out) {
+  model::EnabledActions(config, state, windowed ? kContinuationKinds : ~0u,
+                        out);
+}
+
+// The enabled actions of a bounded-graph state, or the steps of a
+// continuation state (reduced by R75 when `reduction`).
 void EnabledSteps(const model::Config& config, const State& state,
-                  bool windowed, std::vector<Action>* out) {
-  model::EnabledActions(config, state, out);
-  if (!windowed) return;
-  out->erase(std::remove_if(out->begin(), out->end(),
-                            [](const Action& a) { return !InContinuation(a); }),
-             out->end());
+                  bool windowed, bool reduction, std::vector<Action>* out) {
+  EnabledOf(config, state, windowed, out);
+  if (windowed) ContinuationSteps(reduction, out);
 }
 
 // Turns of a cycle a replay drives on the implementation at most.
 constexpr std::size_t kTurnsMax = 3;
 
-// The shard and index permutations the graph is reduced by (liveness.h):
+// The shard and index permutations the graph is quotiented by (liveness.h):
 // their list (the identity first), composition and inverse tables by
 // position, and the renaming of fair classes.
 class Frames {
@@ -407,6 +445,10 @@ struct Part {
 struct LayerStep {
   uint64_t print = 0;
   uint64_t layer = 0;
+  // The successor's node when the expanding thread found it (in the part
+  // being expanded; in a later part: only that it is there), else
+  // NodeMap::kEmpty.
+  uint32_t node = NodeMap::kEmpty;
   uint32_t fair_class = kNoClass;
   uint8_t frame = 0;
   bool into = false;
@@ -454,14 +496,16 @@ uint32_t FairEnabledAmong(const model::Config& config, const State& state,
 
 // Expands records[k] into (*expansions)[k] for every k, on `threads` threads
 // each taking a contiguous slice. A successor is packed only when `known`
-// (which reads the parts, unchanged while the threads run) does not already
-// hold it: most edges lead to a known state. A state's successors are all
-// built before any is looked up, their slots loaded meanwhile (`prefetch`):
-// the lookups are cache misses in a layer of millions of states.
+// (which reads the parts, unchanged while the threads run, and gives its node
+// or NodeMap::kEmpty) does not already hold it: most edges lead to a known
+// state, whose node the merge then need not look up again. A state's successors
+// are all built before any is looked up, their slots loaded meanwhile
+// (`prefetch`): the lookups are cache misses in a layer of millions of states.
 template <typename Known, typename Prefetch>
 void ExpandLayerChunk(const model::Config& config, const Frames& frames,
-                      bool windowed, const std::vector<std::string>& records,
-                      int threads, const Known& known, const Prefetch& prefetch,
+                      bool windowed, bool reduction,
+                      const std::vector<std::string>& records, int threads,
+                      const Known& known, const Prefetch& prefetch,
                       std::vector<LayerExpansion>* expansions) {
   auto slice = [&](std::size_t begin, std::size_t end) {
     State state;
@@ -470,15 +514,10 @@ void ExpandLayerChunk(const model::Config& config, const Frames& frames,
     for (std::size_t k = begin; k < end; ++k) {
       MEMWAL_ASSERT(Unpack(records[k], &state));
       LayerExpansion& expansion = (*expansions)[k];
-      model::EnabledActions(config, state, &actions);
+      EnabledOf(config, state, windowed, &actions);
       expansion.enabled = FairEnabledAmong(config, state, actions);
       expansion.goal = Discharged(config, state);
-      if (windowed) {
-        actions.erase(
-            std::remove_if(actions.begin(), actions.end(),
-                           [](const Action& a) { return !InContinuation(a); }),
-            actions.end());
-      }
+      if (windowed) ContinuationSteps(reduction, &actions);
       const std::size_t steps = actions.size() + (windowed ? 0 : 1);
       expansion.next.resize(steps);
       if (encodings.size() < steps) encodings.resize(steps);
@@ -504,7 +543,8 @@ void ExpandLayerChunk(const model::Config& config, const Frames& frames,
       }
       for (std::size_t a = 0; a < steps; ++a) {
         LayerStep& next = expansion.next[a];
-        if (known(next))
+        next.node = known(next);
+        if (next.node != NodeMap::kEmpty)
           next.packed.clear();
         else
           PackEncoding(encodings[a], &next.packed);
@@ -575,7 +615,7 @@ class LayerSweep {
       : config_(config),
         options_(options),
         frames_(frames),
-        reduced_(frames.size() > 1) {}
+        symmetric_(frames.size() > 1) {}
 
   Sweep Run() {
     {
@@ -661,16 +701,21 @@ class LayerSweep {
           // same order: the counters are not monotone here.
           if (windowed && LayerOrder(next.layer) <= LayerOrder(layer))
             return SweepEnd::kNotLayered;
-          AddPacked(&later_[next.layer], next.print ^ kWindowedTag, next.packed,
-                    &sweep_.states);
+          if (next.node == NodeMap::kEmpty) {
+            AddPacked(&later_[next.layer], next.print ^ kWindowedTag,
+                      next.packed, &sweep_.states);
+          }
           continue;
         }
       }
       const uint32_t target =
-          AddPacked(&part, windowed ? next.print ^ kWindowedTag : next.print,
-                    next.packed, &sweep_.states);
+          next.node != NodeMap::kEmpty
+              ? next.node
+              : AddPacked(&part,
+                          windowed ? next.print ^ kWindowedTag : next.print,
+                          next.packed, &sweep_.states);
       out_.push_back(FairGraph::Edge(target, next.fair_class));
-      if (reduced_) built->edge_frame.Push(next.frame);
+      if (symmetric_) built->edge_frame.Push(next.frame);
     }
     built->graph.AddNode(expansion.enabled, expansion.goal, out_);
     return std::nullopt;
@@ -705,15 +750,17 @@ class LayerSweep {
   // graph when `windowed` is false) and tests its SCCs.
   SweepEnd Expand(Part& part, uint64_t layer, bool windowed) {
     Layer built(frames_.size());
-    // Is the successor already a node (AddNode then adds nothing)?
+    // The successor's node if it is one already (AddNode then adds nothing),
+    // else NodeMap::kEmpty.
     const auto known = [&](const LayerStep& next) {
       if ((windowed || next.into) && (next.into || next.layer != layer)) {
         const auto it = later_.find(next.layer);
-        return it != later_.end() &&
-               it->second.nodes.Contains(next.print ^ kWindowedTag);
+        return it == later_.end()
+                   ? NodeMap::kEmpty
+                   : it->second.nodes.Lookup(next.print ^ kWindowedTag);
       }
-      return part.nodes.Contains(windowed ? next.print ^ kWindowedTag
-                                          : next.print);
+      return part.nodes.Lookup(windowed ? next.print ^ kWindowedTag
+                                        : next.print);
     };
     const auto prefetch = [&](const LayerStep& next) {
       if ((windowed || next.into) && (next.into || next.layer != layer)) {
@@ -732,24 +779,25 @@ class LayerSweep {
       if (const std::optional<SweepEnd> stop = PopChunk(part, count))
         return *stop;
       expansions_.resize(count);
-      ExpandLayerChunk(config_, frames_, windowed, records_, options_.threads,
-                       known, prefetch, &expansions_);
+      ExpandLayerChunk(config_, frames_, windowed, options_.reduction, records_,
+                       options_.threads, known, prefetch, &expansions_);
       if (MemoryExhausted()) {  // a thread ended its slice early
         sweep_.stopped_by = "memory-limit";
         return SweepEnd::kStopped;
       }
-      // The merge looks up every successor again (a state new in the chunk
-      // was not known to the threads): the slots of a few expansions ahead
-      // are loaded meanwhile.
+      // The merge looks up every successor the threads did not find (it may
+      // be new in the chunk): the slots of a few expansions ahead are loaded
+      // meanwhile.
       constexpr uint32_t kAhead = 4;
-      for (uint32_t k = 0; k < std::min(kAhead, count); ++k) {
-        for (const LayerStep& next : expansions_[k].next) prefetch(next);
-      }
-      for (uint32_t k = 0; k < count; ++k) {
-        if (k + kAhead < count) {
-          for (const LayerStep& next : expansions_[k + kAhead].next)
-            prefetch(next);
+      const auto prefetch_unknown = [&](const LayerExpansion& expansion) {
+        for (const LayerStep& next : expansion.next) {
+          if (next.node == NodeMap::kEmpty) prefetch(next);
         }
+      };
+      for (uint32_t k = 0; k < std::min(kAhead, count); ++k)
+        prefetch_unknown(expansions_[k]);
+      for (uint32_t k = 0; k < count; ++k) {
+        if (k + kAhead < count) prefetch_unknown(expansions_[k + kAhead]);
         if (const std::optional<SweepEnd> end =
                 AddNode(part, layer, windowed, expansions_[k], &built))
           return *end;
@@ -766,7 +814,7 @@ class LayerSweep {
   const model::Config& config_;
   const LivenessOptions& options_;
   const Frames& frames_;
-  const bool reduced_;
+  const bool symmetric_;
   Sweep sweep_;
   std::map<uint64_t, Part> later_;  // continuation layers not yet expanded
   std::vector<uint32_t> out_;
@@ -985,11 +1033,12 @@ bool SweepFirst(const model::Config& config, const LivenessOptions& options,
 // classes and (with symmetry) frames.
 class GraphBuild {
  public:
-  GraphBuild(const model::Config& config, const Frames& frames,
+  GraphBuild(const model::Config& config, const Frames& frames, bool reduction,
              std::optional<std::optional<uint64_t>> expand_through)
       : config_(config),
         frames_(frames),
-        reduced_(frames.size() > 1),
+        symmetric_(frames.size() > 1),
+        reduction_(reduction),
         expand_through_(expand_through),
         edge_frame_(frames.size()) {}
 
@@ -999,7 +1048,8 @@ class GraphBuild {
     return nodes_.bytes() + graph_.bytes() + edge_frame_.bytes();
   }
   uint32_t discovered() const { return discovered_; }
-  bool reduced() const { return reduced_; }
+  bool symmetric() const { return symmetric_; }
+  bool reduction() const { return reduction_; }
   const FairGraph& graph() const { return graph_; }
   const EdgeFrames& edge_frame() const { return edge_frame_; }
   const std::vector<bool>& windowed_node() const { return windowed_node_; }
@@ -1016,7 +1066,8 @@ class GraphBuild {
 
   const model::Config& config_;
   const Frames& frames_;
-  const bool reduced_;
+  const bool symmetric_;
+  const bool reduction_;  // R75
   const std::optional<std::optional<uint64_t>> expand_through_;
   NodeMap nodes_;
   FairGraph graph_;
@@ -1037,7 +1088,7 @@ uint32_t GraphBuild::Discover(const State& state, bool windowed,
   bool added = false;
   uint64_t print = 0;
   std::size_t k = 0;
-  if (reduced_) {
+  if (symmetric_) {
     k = model::CanonicalPosition(frames_.list(), state, &encoding_);
     print = model::Hash64(encoding_);
   } else {
@@ -1063,12 +1114,12 @@ uint32_t GraphBuild::Discover(const State& state, bool windowed,
 // A node's edges: its enabled steps and, outside the continuation, the edge
 // into it (the folded state).
 void GraphBuild::ExpandNode(const State& state, bool windowed) {
-  EnabledSteps(config_, state, windowed, &actions_);
+  EnabledSteps(config_, state, windowed, reduction_, &actions_);
   out_.clear();
   uint8_t frame = 0;
   const auto edge = [&](uint32_t target, uint32_t fair_class) {
     out_.push_back(FairGraph::Edge(target, fair_class));
-    if (reduced_) edge_frame_.Push(frame);
+    if (symmetric_) edge_frame_.Push(frame);
   };
   for (const Action& action : actions_) {
     const uint32_t n =
@@ -1211,7 +1262,7 @@ std::optional<LassoSteps> FindLassoSteps(const GraphBuild& build,
                                          const LivenessOptions& options,
                                          std::size_t* scratch,
                                          bool* over_budget) {
-  if (!build.reduced()) {
+  if (!build.symmetric()) {
     const std::optional<std::vector<uint32_t>> scc =
         FindFairScc(build.graph(), scratch);
     if (!scc) return std::nullopt;
@@ -1245,11 +1296,11 @@ void ConcreteLasso(const model::Config& config, const GraphBuild& build,
     if (k == lasso.loop) result->loop = result->trace.size();
     MEMWAL_ASSERT(SourceOf(graph, position) == node);
     const bool windowed = build.windowed_node()[node];
-    EnabledSteps(config, canon, windowed, &actions);
+    EnabledSteps(config, canon, windowed, build.reduction(), &actions);
     const std::size_t choice = position - graph.begin[node];
     node = FairGraph::Target(graph.edges[position]);
     const uint8_t to_representative =
-        build.reduced() ? build.edge_frame()[position] : 0;
+        build.symmetric() ? build.edge_frame()[position] : 0;
     if (choice == actions.size()) {  // into the continuation
       MEMWAL_ASSERT(!windowed && !result->window);
       result->window = result->trace.size();
@@ -1283,7 +1334,7 @@ LivenessResult CheckLivenessOnce(const model::Config& config,
   if (options.layered && SweepFirst(config, options, frames, &result,
                                     &expand_through, &layered_fair))
     return result;
-  GraphBuild build(config, frames, expand_through);
+  GraphBuild build(config, frames, options.reduction, expand_through);
   const auto stop = [&](const std::string& why) {
     result.complete = false;
     result.stopped_by = why;
@@ -1336,7 +1387,8 @@ Status CheckLasso(const model::Config& config, const std::vector<Action>& trace,
     const bool windowed = window && k >= *window;
     if (window && k == *window) model::Fold(config, &at);
     if (k == loop) at_loop = at;
-    EnabledSteps(config, at, windowed, &enabled);
+    // Every step of the continuation, R75's reduction or not.
+    EnabledSteps(config, at, windowed, false, &enabled);
     if (std::find(enabled.begin(), enabled.end(), trace[k]) == enabled.end()) {
       return Status::InvalidArgument(
           "step " + std::to_string(k + 1) + " (" + model::ToString(trace[k]) +

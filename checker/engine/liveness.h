@@ -58,6 +58,9 @@ struct LivenessOptions {
   // Decide the verdict one layer at a time (R74, liveness.cc); the whole
   // graph is built only to rebuild a lasso, or where the layers do not apply.
   bool layered = true;
+  // R75: in the continuation a state with a flush enabled steps only by its
+  // flushes (the verdict is the unreduced graph's; states and edges fewer).
+  bool reduction = true;
   // Threads expanding each chunk of a layer (the result does not depend on
   // it).
   int threads = 1;
