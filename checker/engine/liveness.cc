@@ -1334,7 +1334,12 @@ LivenessResult CheckLivenessOnce(const model::Config& config,
   if (options.layered && SweepFirst(config, options, frames, &result,
                                     &expand_through, &layered_fair))
     return result;
-  GraphBuild build(config, frames, options.reduction, expand_through);
+  // A fair cycle is reported from the graph without R75's reduction: the
+  // lasso nearest Init over every step (R72), the one reported before the
+  // reduction; the reduced graph has a fair cycle exactly when the unreduced
+  // one has (R75), which then has one in the same layer or an earlier one.
+  GraphBuild build(config, frames, options.reduction && !layered_fair,
+                   expand_through);
   const auto stop = [&](const std::string& why) {
     result.complete = false;
     result.stopped_by = why;
@@ -1359,6 +1364,13 @@ LivenessResult CheckLivenessOnce(const model::Config& config,
   // The layers and the whole graph hold the same nodes, edges and SCCs.
   MEMWAL_ASSERT(lasso || !layered_fair);
   if (!lasso) return result;
+  // The whole reduced graph (--no-layers) has a fair cycle: the lasso comes
+  // from the unreduced one, as when the layers found it.
+  if (build.reduction()) {
+    LivenessOptions unreduced = options;
+    unreduced.reduction = false;
+    return CheckLivenessOnce(config, unreduced);
+  }
   result.holds = false;
   ConcreteLasso(config, build, frames, *lasso, &result);
   const std::vector<Action> cycle(result.trace.begin() + result.loop,
