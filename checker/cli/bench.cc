@@ -396,7 +396,10 @@ Wire RunChild(const model::Config& config, const engine::Options& search,
   const Clock::time_point start = Clock::now();
   // Depth first, the liveness pass runs beside the one-thread search, as
   // `check --mode dfs` runs it (checker/cli/check.cc).
-  const engine::LivenessOptions live_options{.threads = search.threads};
+  // No state budget on the pass, as `check` runs it (LivenessOptions' own
+  // default, 50 million graph states, stopped large's pass part way).
+  const engine::LivenessOptions live_options{.max_states = UINT64_MAX,
+                                             .threads = search.threads};
   const bool beside = liveness && search.order == engine::Order::kDfs;
   std::optional<engine::LivenessBeside> pass;
   if (beside) pass.emplace(config, live_options);
