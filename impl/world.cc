@@ -108,9 +108,14 @@ const std::string& World::shard_uuid(uint32_t shard) const {
 }
 
 std::optional<uint32_t> World::ShardNumber(const std::string& uuid) const {
-  const auto it = std::find(shard_uuids_.begin(), shard_uuids_.end(), uuid);
-  if (it == shard_uuids_.end()) return std::nullopt;
-  return static_cast<uint32_t>(it - shard_uuids_.begin());
+  return ShardNumberIn(shard_uuids_, uuid);
+}
+
+std::optional<uint32_t> World::ShardNumberIn(
+    const std::vector<std::string>& shard_uuids, const std::string& uuid) {
+  const auto it = std::find(shard_uuids.begin(), shard_uuids.end(), uuid);
+  if (it == shard_uuids.end()) return std::nullopt;
+  return static_cast<uint32_t>(it - shard_uuids.begin());
 }
 
 Result<World> World::Create(const Options& options) {

@@ -253,6 +253,10 @@ class World {
   const std::string& last_reason() const { return last_reason_; }
   const Options& options() const { return options_; }
   const std::string& shard_uuid(uint32_t shard) const;
+  // The position of `uuid` in `shard_uuids`: the World's ShardNumber for a
+  // list read without a World (ReadVersionRows).
+  static std::optional<uint32_t> ShardNumberIn(
+      const std::vector<std::string>& shard_uuids, const std::string& uuid);
 
   // What a caller decoded from this World's persisted state, kept with it
   // (the lockstep checker's decoded table, checker/lockstep/refinement.cc):

@@ -25,13 +25,6 @@ struct VersionRows {
       fragments;
 };
 
-std::optional<uint32_t> ShardOf(const std::vector<std::string>& shard_uuids,
-                                const std::string& uuid) {
-  const auto it = std::find(shard_uuids.begin(), shard_uuids.end(), uuid);
-  if (it == shard_uuids.end()) return std::nullopt;
-  return static_cast<uint32_t>(it - shard_uuids.begin());
-}
-
 Status ReadVersionRows(const MemoryStore& store, const std::string& root,
                        const ManifestFile& file,
                        const std::vector<std::string>& shard_uuids,
@@ -57,7 +50,8 @@ Status ReadVersionRows(const MemoryStore& store, const std::string& root,
     for (uint64_t offset = 0; offset < rows.rows->size(); ++offset) {
       const RowKey& row = (*rows.rows)[offset];
       if (!row.memwal()) continue;
-      const std::optional<uint32_t> shard = ShardOf(shard_uuids, row.shard);
+      const std::optional<uint32_t> shard =
+          World::ShardNumberIn(shard_uuids, row.shard);
       if (!shard.has_value()) {
         return Status::Corruption("fragment " + std::to_string(fragment.id()) +
                                   " holds a row of unknown shard " +
