@@ -2,6 +2,7 @@
 #include "model/symmetry.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <numeric>
 #include <type_traits>
@@ -263,6 +264,78 @@ void PermutedHeader(const State& state, const Permutation& p, uint8_t* out) {
   MEMWAL_ASSERT(at == out + kEncodedHeaderBytes);
 }
 
+std::size_t EncodePermutedTo(const State& state, const Permutation& p,
+                             uint8_t* out) {
+  // R3's renaming of Permute: uuids numbered 1, 2, ... in the order
+  // Canonicalize reads them (versions oldest first, indexes and segments in
+  // order, then each in-flight transaction's removed and new segment).
+  std::array<uint8_t, 256> renamed{};
+  uint8_t last = 0;
+  const auto rename = [&renamed, &last](uint8_t uuid) -> uint8_t {
+    if (uuid == 0) return 0;
+    if (renamed[uuid] == 0) renamed[uuid] = ++last;
+    return renamed[uuid];
+  };
+  // Index j of the permuted state is index from_index[j] of `state`; shard t
+  // is shard from_shard[t].
+  std::array<uint8_t, kIndexesMax> from_index{};
+  std::array<uint8_t, kShardsMax> from_shard{};
+  for (int i = 0; i < kIndexesMax; ++i)
+    from_index[p.indexes[i]] = static_cast<uint8_t>(i);
+  for (int s = 0; s < kShardsMax; ++s)
+    from_shard[p.shards[s]] = static_cast<uint8_t>(s);
+  PermutedHeader(state, p, out);
+  uint8_t* at = out + kEncodedHeaderBytes;
+  // EncodeTo's order: each version's fields as declared, its four flags in
+  // one byte, its op; then each transaction's.
+  for (int v = 0; v < state.version_count; ++v) {
+    const Version& in = state.versions[v];
+    *at++ = in.number;
+    *at++ = in.live;
+    for (int j = 0; j < kIndexesMax; ++j) {
+      for (const Segment& segment : in.segments[from_index[j]]) {
+        *at++ = rename(segment.uuid);
+        *at++ = segment.covers;
+      }
+    }
+    for (int t = 0; t < kShardsMax; ++t) *at++ = in.compacted[from_shard[t]];
+    for (int j = 0; j < kIndexesMax; ++j) {
+      for (int t = 0; t < kShardsMax; ++t)
+        *at++ = in.catchup[from_index[j]][from_shard[t]];
+    }
+    *at++ =
+        static_cast<uint8_t>(in.reader_bit | (in.writer_bit << 1) |
+                             (in.retained << 2) | (in.mem_wal_dropped << 3));
+    *at++ = static_cast<uint8_t>(in.op.kind);
+    *at++ = in.op.fragments;
+    *at++ = in.op.new_covers;
+    *at++ = OpNamesIndex(in.op.kind) ? PermuteIndexName(in.op.index, p)
+                                     : in.op.index;
+    *at++ = in.op.progress_generation > 0 ? p.shards[in.op.progress_shard]
+                                          : in.op.progress_shard;
+    *at++ = in.op.progress_generation;
+  }
+  for (int t = 0; t < state.inflight_count; ++t) {
+    const Txn& in = state.inflight[t];
+    const uint8_t removed = rename(in.removed_uuid);  // read first (R3)
+    const uint8_t uuid = rename(in.segment.uuid);
+    *at++ = static_cast<uint8_t>(in.kind);
+    *at++ = in.read_version;
+    *at++ = TxnNamesShard(in.kind) ? p.shards[in.shard] : in.shard;
+    *at++ = in.generation;
+    *at++ = static_cast<uint8_t>(in.marker | (in.advance << 1));
+    *at++ = in.fragment;
+    *at++ = in.second_fragment;
+    *at++ = OpNamesIndex(in.kind) ? p.indexes[in.index] : in.index;
+    *at++ = uuid;
+    *at++ = in.segment.covers;
+    *at++ = removed;
+  }
+  const std::size_t size = static_cast<std::size_t>(at - out);
+  MEMWAL_ASSERT(size <= kEncodedMax);
+  return size;
+}
+
 std::size_t CanonicalPosition(const std::vector<Permutation>& permutations,
                               const State& state, std::string* encoding) {
   // Every permuted state has the same encoded size, so the smallest encoding
@@ -305,7 +378,7 @@ std::size_t CanonicalPosition(const std::vector<Permutation>& permutations,
   uint8_t candidate[kEncodedMax];
   const auto encode = [&](std::size_t k, uint8_t* out) {
     return k == 0 ? EncodeTo(state, out)
-                  : EncodeTo(Permute(state, permutations[k]), out);
+                  : EncodePermutedTo(state, permutations[k], out);
   };
   std::size_t best_k = tied[0];
   std::size_t best_size = encode(best_k, best);

@@ -70,6 +70,12 @@ Action Permute(const Action& action, const Permutation& permutation);
 // out, computed without the permuted state.
 void PermutedHeader(const State& state, const Permutation& p, uint8_t* out);
 
+// EncodeTo(Permute(state, p), out), written without the permuted state: its
+// bytes in place, the uuids renamed in R3's order as they are met. Returns
+// the size.
+std::size_t EncodePermutedTo(const State& state, const Permutation& p,
+                             uint8_t* out);
+
 // The position in `permutations` (a Permutations list) of the first
 // permutation whose image of `state` has the smallest encoding: the
 // canonical representative is Permute(state, permutations[position]).

@@ -2,10 +2,14 @@
 // (checker/engine/liveness.h).
 #include "checker/engine/liveness.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <chrono>
 #include <deque>
 #include <map>
+#include <memory>
+#include <new>
 #include <optional>
 #include <thread>
 
@@ -50,6 +54,35 @@ model::Config Unbounded(const model::Config& config) {
   relaxed.bounds.commits = 255;
   return relaxed;
 }
+
+// An allocator for the node maps' slot arrays, hundreds of megabytes probed
+// at random: aligned to 2 MB and advised to use huge pages, so that a probe
+// costs a cache miss and not also a page-table walk. Allocation goes through
+// operator new, so running out of memory is reported as everywhere else
+// (base/memory.h).
+template <typename T>
+struct HugePages {
+  using value_type = T;
+  static constexpr std::size_t kHuge = std::size_t{2} << 20;
+  HugePages() = default;
+  template <typename U>
+  explicit HugePages(const HugePages<U>&) {}
+  T* allocate(std::size_t n) {
+    const std::size_t bytes = n * sizeof(T);
+    if (bytes < kHuge) return std::allocator<T>().allocate(n);
+    void* p = ::operator new (bytes, std::align_val_t{kHuge});
+    (void)madvise(p, bytes / kHuge * kHuge, MADV_HUGEPAGE);
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, std::size_t n) {
+    if (n * sizeof(T) < kHuge) {
+      std::allocator<T>().deallocate(p, n);
+      return;
+    }
+    ::operator delete (p, std::align_val_t{kHuge});
+  }
+  friend bool operator==(const HugePages&, const HugePages&) { return true; }
+};
 
 // Node numbers by fingerprint: open addressing over (fingerprint, number)
 // slots of 12 bytes each, the two side by side so that a probe costs one
@@ -103,7 +136,7 @@ class NodeMap {
            (slots_.size() - 1);
   }
   void Grow() {
-    std::vector<Slot> old;
+    std::vector<Slot, HugePages<Slot>> old;
     old.swap(slots_);
     const std::size_t count = old.empty() ? 1024 : 2 * old.size();
     slots_.assign(count, Slot{});
@@ -115,7 +148,7 @@ class NodeMap {
     }
   }
 
-  std::vector<Slot> slots_;
+  std::vector<Slot, HugePages<Slot>> slots_;
   std::size_t size_ = 0;
 };
 
@@ -499,8 +532,9 @@ uint32_t FairEnabledAmong(const model::Config& config, const State& state,
 // (which reads the parts, unchanged while the threads run, and gives its node
 // or NodeMap::kEmpty) does not already hold it: most edges lead to a known
 // state, whose node the merge then need not look up again. A state's successors
-// are all built before any is looked up, their slots loaded meanwhile
-// (`prefetch`): the lookups are cache misses in a layer of millions of states.
+// are looked up only after the next two states' are built, their slots loaded
+// meanwhile (`prefetch`): the lookups are cache misses in a layer of millions
+// of states.
 template <typename Known, typename Prefetch>
 void ExpandLayerChunk(const model::Config& config, const Frames& frames,
                       bool windowed, bool reduction,
@@ -510,22 +544,39 @@ void ExpandLayerChunk(const model::Config& config, const Frames& frames,
   auto slice = [&](std::size_t begin, std::size_t end) {
     State state;
     std::vector<Action> actions;
-    std::vector<std::string> encodings;  // of the state's successors
+    // The encodings of the successors of the last kLag + 1 states built: a
+    // state's successors are looked up only once kLag more states are built,
+    // so that the slots prefetched as they were built have arrived.
+    constexpr std::size_t kLag = 2;
+    std::array<std::vector<std::string>, kLag + 1> encodings;
+    const auto resolve = [&](std::size_t k) {
+      LayerExpansion& expansion = (*expansions)[k];
+      std::vector<std::string>& built = encodings[k % (kLag + 1)];
+      for (std::size_t a = 0; a < expansion.next.size(); ++a) {
+        LayerStep& next = expansion.next[a];
+        next.node = known(next);
+        if (next.node != NodeMap::kEmpty)
+          next.packed.clear();
+        else
+          PackEncoding(built[a], &next.packed);
+      }
+    };
     for (std::size_t k = begin; k < end; ++k) {
       MEMWAL_ASSERT(Unpack(records[k], &state));
       LayerExpansion& expansion = (*expansions)[k];
+      std::vector<std::string>& built = encodings[k % (kLag + 1)];
       EnabledOf(config, state, windowed, &actions);
       expansion.enabled = FairEnabledAmong(config, state, actions);
       expansion.goal = Discharged(config, state);
       if (windowed) ContinuationSteps(reduction, &actions);
       const std::size_t steps = actions.size() + (windowed ? 0 : 1);
       expansion.next.resize(steps);
-      if (encodings.size() < steps) encodings.resize(steps);
+      if (built.size() < steps) built.resize(steps);
       for (std::size_t a = 0; a < actions.size(); ++a) {
         LayerStep& next = expansion.next[a];
         const State after = windowed ? Step(config, state, actions[a])
                                      : Plain(config, state, actions[a]);
-        ToRepresentative(frames, after, &next, &encodings[a]);
+        ToRepresentative(frames, after, &next, &built[a]);
         next.layer = windowed ? LayerOf(config, after) : 0;
         next.fair_class = FairClass(actions[a]);
         next.into = false;
@@ -535,21 +586,17 @@ void ExpandLayerChunk(const model::Config& config, const Frames& frames,
         State folded = state;
         model::Fold(config, &folded);
         LayerStep& next = expansion.next.back();
-        ToRepresentative(frames, folded, &next, &encodings[steps - 1]);
+        ToRepresentative(frames, folded, &next, &built[steps - 1]);
         next.layer = LayerOf(config, folded);
         next.fair_class = kNoClass;
         next.into = true;
         prefetch(next);
       }
-      for (std::size_t a = 0; a < steps; ++a) {
-        LayerStep& next = expansion.next[a];
-        next.node = known(next);
-        if (next.node != NodeMap::kEmpty)
-          next.packed.clear();
-        else
-          PackEncoding(encodings[a], &next.packed);
-      }
+      if (k >= begin + kLag) resolve(k - kLag);
     }
+    for (std::size_t k = std::max(begin, end >= kLag ? end - kLag : 0); k < end;
+         ++k)
+      resolve(k);
   };
   const std::size_t count = records.size();
   const std::size_t workers =
@@ -779,8 +826,11 @@ class LayerSweep {
       if (const std::optional<SweepEnd> stop = PopChunk(part, count))
         return *stop;
       expansions_.resize(count);
+      const int threads = options_.threads_now != nullptr
+                              ? options_.threads_now->load()
+                              : options_.threads;
       ExpandLayerChunk(config_, frames_, windowed, options_.reduction, records_,
-                       options_.threads, known, prefetch, &expansions_);
+                       threads, known, prefetch, &expansions_);
       if (MemoryExhausted()) {  // a thread ended its slice early
         sweep_.stopped_by = "memory-limit";
         return SweepEnd::kStopped;
@@ -924,6 +974,9 @@ std::string Explain(const model::Config& config, const State& at_loop,
 LivenessBeside::LivenessBeside(const model::Config& config,
                                LivenessOptions options) {
   options.cancel = &cancel_;
+  threads_ = std::max(1, options.threads);
+  threads_now_.store(std::max(1, options.threads - 1));
+  options.threads_now = &threads_now_;
   thread_ = std::thread([this, config, options] {
     const auto start = std::chrono::steady_clock::now();
     result_ = CheckLiveness(config, options);
@@ -940,6 +993,7 @@ LivenessBeside::~LivenessBeside() {
 const LivenessResult& LivenessBeside::Finish(bool search_ok) {
   MEMWAL_ASSERT(thread_.joinable());
   if (!search_ok) cancel_.store(true);
+  threads_now_.store(threads_);  // the search's core is free now
   thread_.join();
   return result_;
 }

@@ -64,6 +64,9 @@ struct LivenessOptions {
   // Threads expanding each chunk of a layer (the result does not depend on
   // it).
   int threads = 1;
+  // Where set, read before each chunk instead of `threads` (LivenessBeside
+  // raises it when the search beside the pass ends).
+  const std::atomic<int>* threads_now = nullptr;
   // Set by another thread: stop soon, stopped_by "cancelled" (the caller
   // that runs the pass beside a search discards it when the search fails).
   const std::atomic<bool>* cancel = nullptr;
@@ -117,10 +120,13 @@ LivenessResult CheckLiveness(const model::Config& config,
 LivenessResult CheckLiveness(const model::Config& config, uint64_t max_states);
 
 // The liveness pass on its own thread, beside a safety search of the same
-// configuration (check and bench, depth first in lockstep): the pass judges
-// the model's graph, which the search cannot change, so its result is the one
-// a pass run after a clean search would give. Finish joins it, cancelling it
-// first when the search did not end ok (the result is then discarded).
+// configuration (check and bench, depth first in lockstep, one thread): the
+// pass judges the model's graph, which the search cannot change, so its result
+// is the one a pass run after a clean search would give. While the search runs
+// the pass expands its chunks on options.threads - 1 threads (at least one),
+// leaving a core to the search; Finish gives it all options.threads, then
+// joins it, cancelling it first when the search did not end ok (the result is
+// then discarded). The result does not depend on the thread count.
 class LivenessBeside {
  public:
   LivenessBeside(const model::Config& config, LivenessOptions options);
@@ -136,6 +142,8 @@ class LivenessBeside {
 
  private:
   std::atomic<bool> cancel_{false};
+  std::atomic<int> threads_now_{1};
+  int threads_ = 1;  // once the search is done
   LivenessResult result_{};
   double seconds_ = 0;
   std::thread thread_;

@@ -9,10 +9,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <deque>
 #include <ostream>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -90,6 +92,39 @@ TEST(Liveness, ThePassBesideASearchGivesWhatThePassAfterItGives) {
   EXPECT_EQ(got.edges, after.edges);
   EXPECT_EQ(got.states, 230295u);
   EXPECT_GT(beside.seconds(), 0.0);
+}
+
+// Beside a search the pass starts on one thread fewer and gets them all when
+// the search ends (LivenessBeside::Finish); a thread count that changes while
+// a layer is being expanded changes nothing either.
+TEST(Liveness, ThePassGivesTheSameGraphWhenItsThreadCountIsRaisedMidway) {
+  const model::Config config = ConfigWith(model::TinyBounds());
+  const engine::LivenessResult after = engine::CheckLiveness(
+      config, engine::LivenessOptions{.max_states = 10'000'000});
+  engine::LivenessBeside beside(
+      config, engine::LivenessOptions{.max_states = 10'000'000, .threads = 2});
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  const engine::LivenessResult& got = beside.Finish(/*search_ok=*/true);
+  EXPECT_TRUE(got.complete);
+  EXPECT_EQ(got.holds, after.holds);
+  EXPECT_EQ(got.states, after.states);
+  EXPECT_EQ(got.edges, after.edges);
+  // Raised by another thread at some chunk of some layer.
+  std::atomic<int> threads{1};
+  engine::LivenessResult raised;
+  std::thread pass([&] {
+    raised = engine::CheckLiveness(
+        config, engine::LivenessOptions{.max_states = 10'000'000,
+                                        .threads_now = &threads});
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  threads.store(2);
+  pass.join();
+  EXPECT_TRUE(raised.complete);
+  EXPECT_EQ(raised.states, after.states);
+  EXPECT_EQ(raised.edges, after.edges);
+  EXPECT_EQ(raised.layers, after.layers);
+  EXPECT_EQ(raised.largest_layer, after.largest_layer);
 }
 
 TEST(Liveness, StopsIncompleteWhenTheResidentSetPassesTheMemoryLimit) {

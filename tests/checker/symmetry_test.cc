@@ -102,9 +102,10 @@ TEST(Symmetry, RenamingCommutesWithEveryStepAndWithTheFold) {
   }
 }
 
-// CanonicalPosition builds only the permutations tied on the encoding's
-// header (PermutedHeader): it must pick what encoding every permuted state
-// picks, on bounded and on folded states, at the large bounds.
+// CanonicalPosition encodes only the permutations tied on the encoding's
+// header (PermutedHeader), each without building the permuted state
+// (EncodePermutedTo): it must pick what encoding every permuted state picks,
+// on bounded and on folded states, at the large bounds.
 TEST(Symmetry, TheHeaderShortcutPicksTheSmallestEncodingOfEveryPermutation) {
   model::Config config;
   config.bounds = model::LargeBounds();
@@ -132,6 +133,11 @@ TEST(Symmetry, TheHeaderShortcutPicksTheSmallestEncodingOfEveryPermutation) {
           std::string encoding;
           model::Encode(k == 0 ? seen : model::Permute(seen, all[k]),
                         &encoding);
+          uint8_t direct[model::kEncodedMax];
+          const std::size_t size =
+              model::EncodePermutedTo(seen, all[k], direct);
+          EXPECT_EQ(encoding,
+                    std::string(reinterpret_cast<const char*>(direct), size));
           uint8_t header[model::kEncodedHeaderBytes];
           model::PermutedHeader(seen, all[k], header);
           EXPECT_EQ(encoding.substr(0, model::kEncodedHeaderBytes),
