@@ -269,10 +269,21 @@ std::size_t EncodePermutedTo(const State& state, const Permutation& p,
   // R3's renaming of Permute: uuids numbered 1, 2, ... in the order
   // Canonicalize reads them (versions oldest first, indexes and segments in
   // order, then each in-flight transaction's removed and new segment).
-  std::array<uint8_t, 256> renamed{};
+  // A canonical state's uuids are 1, 2, ... (fewer than 64: at most two
+  // segments per index and version, and two per in-flight transaction); a
+  // table that small costs less to clear. A larger one falls back to the
+  // permuted state.
+  static_assert(kVersionsMax * kIndexesMax * kSegmentsMax + 2 * kInflightMax <
+                64);
+  std::array<uint8_t, 64> renamed{};
   uint8_t last = 0;
-  const auto rename = [&renamed, &last](uint8_t uuid) -> uint8_t {
+  bool wide = false;
+  const auto rename = [&renamed, &last, &wide](uint8_t uuid) -> uint8_t {
     if (uuid == 0) return 0;
+    if (uuid >= renamed.size()) {
+      wide = true;
+      return 0;
+    }
     if (renamed[uuid] == 0) renamed[uuid] = ++last;
     return renamed[uuid];
   };
@@ -331,6 +342,7 @@ std::size_t EncodePermutedTo(const State& state, const Permutation& p,
     *at++ = in.segment.covers;
     *at++ = removed;
   }
+  if (wide) return EncodeTo(Permute(state, p), out);
   const std::size_t size = static_cast<std::size_t>(at - out);
   MEMWAL_ASSERT(size <= kEncodedMax);
   return size;

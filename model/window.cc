@@ -165,9 +165,9 @@ bool MergeAlike(State* state) {
 // that number, so the retained ones merge into one holding the least of it.
 // A MemWAL install's version is kept whole (R31 note b reads its details).
 void Summarize(const Config& config, int oldest_read, State* state) {
-  std::array<bool, 256> read{};
+  std::bitset<256> read;  // by version number
   for (int t = 0; t < state->inflight_count; ++t)
-    read[state->inflight[t].read_version] = true;
+    read.set(state->inflight[t].read_version);
   // In place: version v is read before slot count <= v is written.
   std::array<Version, kVersionsMax>& out = state->versions;
   int count = 0;
@@ -223,7 +223,7 @@ void FoldVersions(const Config& config, State* state) {
   Summarize(config, oldest_read, state);
   // In place: version v is read before slot count <= v is written.
   std::array<Version, kVersionsMax>& kept = state->versions;
-  std::array<uint8_t, 256> number_of{};
+  std::array<uint8_t, kVersionsMax> old_number{};  // of kept[k], before
   int count = 0;
   for (int v = 0; v < state->version_count; ++v) {
     if (!Keeps(*state, v, oldest_read)) continue;
@@ -234,7 +234,7 @@ void FoldVersions(const Config& config, State* state) {
     if (number <= oldest_read &&
         kept[count].op.kind != OpKind::kReinstallMemWal)
       kept[count].op = Op{};
-    number_of[number] = static_cast<uint8_t>(count + 1);
+    old_number[count] = number;
     kept[count].number = static_cast<uint8_t>(count + 1);
     ++count;
   }
@@ -242,8 +242,10 @@ void FoldVersions(const Config& config, State* state) {
   state->version_count = static_cast<uint8_t>(count);
   for (int t = 0; t < state->inflight_count; ++t) {
     Txn& txn = state->inflight[t];
-    MEMWAL_ASSERT(number_of[txn.read_version] != 0);
-    txn.read_version = number_of[txn.read_version];
+    int k = 0;
+    while (k < count && old_number[k] != txn.read_version) ++k;
+    MEMWAL_ASSERT(k < count);  // a read version is kept
+    txn.read_version = static_cast<uint8_t>(k + 1);
   }
   // Fragments: keep the named ones, renumber them 0, 1, ... in order.
   const FragmentSet named = NamedFragments(*state);
