@@ -264,8 +264,14 @@ void PermutedHeader(const State& state, const Permutation& p, uint8_t* out) {
   MEMWAL_ASSERT(at == out + kEncodedHeaderBytes);
 }
 
-std::size_t EncodePermutedTo(const State& state, const Permutation& p,
-                             uint8_t* out) {
+namespace {
+
+// EncodePermutedTo, or with `below` (an encoding of the same size whose
+// header is this one's) only when the permuted encoding is smaller: 0 as
+// soon as a version or transaction shows it is not, and the header copied
+// from `below`.
+std::size_t EncodePermuted(const State& state, const Permutation& p,
+                           const uint8_t* below, uint8_t* out) {
   // R3's renaming of Permute: uuids numbered 1, 2, ... in the order
   // Canonicalize reads them (versions oldest first, indexes and segments in
   // order, then each in-flight transaction's removed and new segment).
@@ -295,12 +301,24 @@ std::size_t EncodePermutedTo(const State& state, const Permutation& p,
     from_index[p.indexes[i]] = static_cast<uint8_t>(i);
   for (int s = 0; s < kShardsMax; ++s)
     from_shard[p.shards[s]] = static_cast<uint8_t>(s);
-  PermutedHeader(state, p, out);
+  if (below == nullptr) {
+    PermutedHeader(state, p, out);
+  } else {
+    std::memcpy(out, below, kEncodedHeaderBytes);
+  }
   uint8_t* at = out + kEncodedHeaderBytes;
+  // Against `below`: 0 while the bytes so far are equal, < 0 once smaller.
+  int order = 0;
+  const auto compared = [&](const uint8_t* from) {
+    if (below == nullptr || order != 0) return true;
+    order = std::memcmp(from, below + (from - out), at - from);
+    return order <= 0;
+  };
   // EncodeTo's order: each version's fields as declared, its four flags in
   // one byte, its op; then each transaction's.
   for (int v = 0; v < state.version_count; ++v) {
     const Version& in = state.versions[v];
+    uint8_t* const from = at;
     *at++ = in.number;
     *at++ = in.live;
     for (int j = 0; j < kIndexesMax; ++j) {
@@ -325,11 +343,13 @@ std::size_t EncodePermutedTo(const State& state, const Permutation& p,
     *at++ = in.op.progress_generation > 0 ? p.shards[in.op.progress_shard]
                                           : in.op.progress_shard;
     *at++ = in.op.progress_generation;
+    if (!wide && !compared(from)) return 0;
   }
   for (int t = 0; t < state.inflight_count; ++t) {
     const Txn& in = state.inflight[t];
     const uint8_t removed = rename(in.removed_uuid);  // read first (R3)
     const uint8_t uuid = rename(in.segment.uuid);
+    uint8_t* const from = at;
     *at++ = static_cast<uint8_t>(in.kind);
     *at++ = in.read_version;
     *at++ = TxnNamesShard(in.kind) ? p.shards[in.shard] : in.shard;
@@ -341,11 +361,24 @@ std::size_t EncodePermutedTo(const State& state, const Permutation& p,
     *at++ = uuid;
     *at++ = in.segment.covers;
     *at++ = removed;
+    if (!wide && !compared(from)) return 0;
   }
-  if (wide) return EncodeTo(Permute(state, p), out);
+  if (wide) {
+    const std::size_t size = EncodeTo(Permute(state, p), out);
+    if (below == nullptr) return size;
+    return std::memcmp(out, below, size) < 0 ? size : 0;
+  }
+  if (below != nullptr && order == 0) return 0;  // equal: not smaller
   const std::size_t size = static_cast<std::size_t>(at - out);
   MEMWAL_ASSERT(size <= kEncodedMax);
   return size;
+}
+
+}  // namespace
+
+std::size_t EncodePermutedTo(const State& state, const Permutation& p,
+                             uint8_t* out) {
+  return EncodePermuted(state, p, nullptr, out);
 }
 
 std::size_t CanonicalPosition(const std::vector<Permutation>& permutations,
@@ -386,23 +419,25 @@ std::size_t CanonicalPosition(const std::vector<Permutation>& permutations,
   // The encodings in fixed buffers (they were strings, one allocated per
   // permutation and state), compared as std::string compares: bytes as
   // unsigned, then the shorter first.
-  uint8_t best[kEncodedMax];
-  uint8_t candidate[kEncodedMax];
-  const auto encode = [&](std::size_t k, uint8_t* out) {
-    return k == 0 ? EncodeTo(state, out)
-                  : EncodePermutedTo(state, permutations[k], out);
-  };
+  // Every tied permutation's encoding has the same header, hence the same
+  // size (the header holds the counts of versions and transactions): a later
+  // one replaces the best only when smaller, and its encoding stops at the
+  // first version or transaction that shows it is not (EncodePermuted).
+  uint8_t buffers[2][kEncodedMax];
+  uint8_t* best = buffers[0];
+  uint8_t* candidate = buffers[1];
   std::size_t best_k = tied[0];
-  std::size_t best_size = encode(best_k, best);
+  std::size_t best_size =
+      best_k == 0 ? EncodeTo(state, best)
+                  : EncodePermuted(state, permutations[best_k], nullptr, best);
   for (std::size_t t = 1; t < ties; ++t) {
     const std::size_t k = tied[t];
-    const std::size_t size = encode(k, candidate);
-    const int order = std::memcmp(candidate, best, std::min(size, best_size));
-    if (order < 0 || (order == 0 && size < best_size)) {
-      std::memcpy(best, candidate, size);
-      best_size = size;
-      best_k = k;
-    }
+    const std::size_t size =
+        EncodePermuted(state, permutations[k], best, candidate);
+    if (size == 0) continue;
+    MEMWAL_ASSERT(size == best_size);
+    std::swap(best, candidate);
+    best_k = k;
   }
   encoding->assign(reinterpret_cast<const char*>(best), best_size);
   return best_k;
