@@ -339,41 +339,6 @@ void DiffVersion(const model::Config& config, const Version& impl,
                  OpLabel(model.op));
 }
 
-// Decoded versions by manifest blob. A version's decoding is a function of its
-// manifest bytes (which name its immutable transaction file) and the run's
-// shard uuids, and a stored blob is never modified, so a World copy that
-// shares the blob shares the decoding. The entry keeps the blob alive, so its
-// address cannot be reused while cached. One cache per thread; a hit also
-// checks the shard uuids, since one thread serves several runs.
-// Two generations: when the current one is full it becomes the old one (the
-// previous old one is dropped), and a hit in the old one moves back, so what a
-// BFS level used recently survives the flush.
-class VersionCache {
- public:
-  // `archived`: the blob was read from the archive (part of the decoding).
-  VersionPtr Find(const impl::Blob& blob, const std::string& shards,
-                  bool archived) {
-    const Entry* entry = entries_.Find(blob.get());
-    if (entry == nullptr || entry->archived != archived ||
-        entry->shards != shards)
-      return nullptr;
-    return entry->version;
-  }
-  void Add(const impl::Blob& blob, const std::string& shards, bool archived,
-           VersionPtr version) {
-    entries_.Put(blob.get(), Entry{blob, shards, archived, std::move(version)});
-  }
-
- private:
-  struct Entry {
-    impl::Blob blob;  // keeps the blob alive, so its address is not reused
-    std::string shards;
-    bool archived = false;
-    VersionPtr version;
-  };
-  impl::TwoGenerations<const std::string*, Entry, 200'000> entries_;
-};
-
 std::string ShardKey(const impl::World& world) {
   std::string key;
   for (uint32_t s = 0; s < world.options().shards; ++s)
@@ -403,36 +368,31 @@ VersionPtr FromBase(const TableEntry* base, const std::string& shards,
 
 // `*blob`: the version's manifest blob (null if neither retained nor
 // archived). `base`: a table of the same World decoded before (or null),
-// whose decodings of the same blobs serve.
+// whose decodings of the same blobs serve. A version's decoding is a function
+// of its manifest bytes (which name its immutable transaction file), where
+// the blob was found (retained or archived) and the run's shard uuids, and a
+// stored blob is never modified, so a World stepped from the one `base`
+// decoded shares the decodings of the blobs it kept; the others are decoded
+// (impl keeps its own decodings by blob address under ReadVersion). A
+// thread-wide cache by blob in front of ReadVersion served 1% of the lookups
+// FromBase left (check --preset small --mode dfs, first 100,000 states) and
+// cost more than it saved.
 Result<VersionPtr> ReadVersionCached(const impl::World& world, uint64_t number,
                                      const std::string& shards,
                                      const TableEntry* base,
                                      impl::Blob* blob_out) {
-  thread_local VersionCache cache;
   bool retained = false;
-  const impl::Blob blob = ManifestBlob(world, number, &retained);
-  *blob_out = blob;
-  if (VersionPtr reused = FromBase(base, shards, number, blob, retained)) {
+  *blob_out = ManifestBlob(world, number, &retained);
+  if (VersionPtr reused = FromBase(base, shards, number, *blob_out, retained)) {
     // A decoding of this very blob: its number and retention.
-    MEMWAL_ASSERT(reused->transaction != nullptr);
+    MEMWAL_ASSERT(reused->number == number && reused->retained == retained &&
+                  reused->transaction != nullptr);
     return reused;
-  }
-  // The retained flag is part of the decoding: an archived blob is cached
-  // with a mark.
-  if (blob != nullptr) {
-    if (VersionPtr hit = cache.Find(blob, shards, !retained)) {
-      // A hit is the decoding of this very blob: its number and retention.
-      MEMWAL_ASSERT(hit->number == number && hit->retained == retained &&
-                    hit->transaction != nullptr);
-      return hit;
-    }
   }
   MEMWAL_ASSIGN_OR_RETURN(impl::TableVersion decoded,
                           world.ReadVersion(number));
-  auto version = std::make_shared<const impl::TableVersion>(std::move(decoded));
-  if (blob != nullptr && version->retained == retained)
-    cache.Add(blob, shards, !retained, version);
-  return VersionPtr(std::move(version));
+  return VersionPtr(
+      std::make_shared<const impl::TableVersion>(std::move(decoded)));
 }
 
 std::string ShapeName(model::QueryShape shape) {
@@ -521,9 +481,14 @@ VersionPtr FromBase(const TableEntry* base, const std::string& shards,
   for (std::size_t k = 0; k < base->versions.size(); ++k) {
     const VersionPtr& version = base->versions[k];
     if (version->number != number) continue;
-    if (base->version_blobs[k] != blob || version->retained != retained)
-      return nullptr;
-    return version;
+    if (base->version_blobs[k] != blob) return nullptr;
+    if (version->retained == retained) return version;
+    // The same blob where the other retention keeps it (CleanupVersions
+    // moves a manifest's blob to the archive): its decoding but the flag,
+    // which is where the blob was found (World::ReadVersion's `retained`).
+    auto moved = std::make_shared<impl::TableVersion>(*version);
+    moved->retained = retained;
+    return moved;
   }
   return nullptr;
 }
