@@ -498,23 +498,6 @@ struct WalEntry {
   Result<impl::WalState> wal = impl::WalState{};
 };
 
-// Appends the blob address of every object under `prefix` (and, when `blobs`
-// is not null, where the store holds the blob: valid while the store is not
-// changed). Paths need not be in the key: the objects of one prefix are
-// listed in path order, and a blob is written at one path (a manifest names
-// its own version, a shard manifest its generation).
-void AppendObjects(const impl::World& world, const std::string& prefix,
-                   std::string* key, std::vector<const impl::Blob*>* blobs) {
-  const auto& objects = world.store().objects();
-  for (auto it = objects.lower_bound(prefix);
-       it != objects.end() && it->first.compare(0, prefix.size(), prefix) == 0;
-       ++it) {
-    const std::string* address = it->second.get();
-    key->append(reinterpret_cast<const char*>(&address), sizeof(address));
-    if (blobs != nullptr) blobs->push_back(&it->second);
-  }
-}
-
 // Appended to `key` (a thread's, whose capacity stays: no allocation).
 void AppendOptionsKey(const impl::World& world, std::string* key) {
   const impl::Options& o = world.options();
@@ -533,22 +516,83 @@ void AppendOptionsKey(const impl::World& world, std::string* key) {
   key->push_back('\0');
 }
 
-// Two generations, as VersionCache.
+// What a cached entry was made of: the run's options and a root (`head`),
+// and the blob of every object under the listed prefixes, in path order
+// (`ends`: where each prefix's objects end). Paths need not be in it: the
+// objects of one prefix are listed in path order, and a blob is written at
+// one path (a manifest names its own version, a shard manifest its
+// generation). Compared whole on every hit; a hash of it finds the entry.
+struct ObjectsKey {
+  std::string head;
+  std::vector<const std::string*> blobs;
+  std::vector<std::size_t> ends;
+
+  // The store's objects under `prefix` (their blobs appended to `held`, valid
+  // while the store is not changed).
+  void List(const impl::World& world, const std::string& prefix,
+            std::vector<const impl::Blob*>* held) {
+    const auto& objects = world.store().objects();
+    for (auto it = objects.lower_bound(prefix);
+         it != objects.end() &&
+         it->first.compare(0, prefix.size(), prefix) == 0;
+         ++it) {
+      blobs.push_back(it->second.get());
+      held->push_back(&it->second);
+    }
+    ends.push_back(blobs.size());
+  }
+  void Clear(const impl::World& world, const std::string& root) {
+    head.clear();
+    AppendOptionsKey(world, &head);
+    head += root;
+    blobs.clear();
+    ends.clear();
+  }
+  std::size_t Hash() const {
+    std::size_t hash = std::hash<std::string_view>{}(head);
+    const auto mix = [&](uint64_t value) {
+      hash = (hash ^ value) * 0x9e3779b97f4a7c15ULL;
+      hash ^= hash >> 29;
+    };
+    for (const std::string* blob : blobs)
+      mix(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(blob)));
+    for (const std::size_t end : ends) mix(end);
+    return hash;
+  }
+  friend bool operator==(const ObjectsKey&, const ObjectsKey&) = default;
+};
+
+// Entries by ObjectsKey, in two generations (impl::TwoGenerations). An entry
+// keeps the blobs of its key alive (Entry::keep), so an address in a key
+// cannot be reused while the entry is cached.
 template <typename Entry>
 class EntryCache {
  public:
-  // The entry for `key`, and whether it is new (to be filled).
-  std::shared_ptr<Entry> Find(const std::string& key, bool* added) {
-    if (const std::shared_ptr<Entry>* hit = entries_.Find(key)) {
+  // The entry for `key`, and whether it is new (to be filled, its blobs
+  // `held` kept with it).
+  std::shared_ptr<Entry> Find(const ObjectsKey& key,
+                              const std::vector<const impl::Blob*>& held,
+                              bool* added) {
+    const std::size_t hash = key.Hash();
+    if (const Slot* hit = entries_.Find(hash);
+        hit != nullptr && hit->key == key) {
       *added = false;
-      return *hit;
+      return hit->entry;
     }
+    // A new entry (where another key hashed alike, it replaces that one).
     *added = true;
-    return entries_.Put(key, std::make_shared<Entry>());
+    auto entry = std::make_shared<Entry>();
+    entry->keep.reserve(held.size());
+    for (const impl::Blob* blob : held) entry->keep.push_back(*blob);
+    return entries_.Put(hash, Slot{key, std::move(entry)}).entry;
   }
 
  private:
-  impl::TwoGenerations<std::string, std::shared_ptr<Entry>, 100'000> entries_;
+  struct Slot {
+    ObjectsKey key;
+    std::shared_ptr<Entry> entry;
+  };
+  impl::TwoGenerations<std::size_t, Slot, 100'000> entries_;
 };
 
 ShardNumbers ShardNumbersOf(const impl::World& world) {
@@ -783,26 +827,18 @@ std::shared_ptr<TableEntry> CachedTable(const model::Config& config,
   thread_local impl::EpochCache<std::shared_ptr<TableEntry>, kEpochSlots> memo;
   return memo.Get(world.store().versions_epoch(), world.table_root(), [&] {
     thread_local EntryCache<TableEntry> cache;
-    thread_local std::string key;
+    thread_local ObjectsKey key;
+    thread_local std::vector<const impl::Blob*> held;
     const std::string versions =
         world.table_root() + std::string(impl::kVersionsDir);
     const std::string archived = std::string(impl::kArchivePrefix) + versions;
-    thread_local std::vector<const impl::Blob*> blobs;
-    blobs.clear();
-    key.clear();
-    AppendOptionsKey(world, &key);
-    key += world.table_root();
-    key.push_back('\0');
-    AppendObjects(world, versions, &key, &blobs);
-    key.push_back('\1');
-    AppendObjects(world, archived, &key, &blobs);
+    key.Clear(world, world.table_root());
+    held.clear();
+    key.List(world, versions, &held);
+    key.List(world, archived, &held);
     bool added = false;
-    std::shared_ptr<TableEntry> entry = cache.Find(key, &added);
-    if (added) {
-      entry->keep.reserve(blobs.size());
-      for (const impl::Blob* blob : blobs) entry->keep.push_back(*blob);
-      FillTable(config, world, base, entry.get());
-    }
+    std::shared_ptr<TableEntry> entry = cache.Find(key, held, &added);
+    if (added) FillTable(config, world, base, entry.get());
     // A cached table is decoded whole or carries why not.
     MEMWAL_ASSERT(!entry->status.ok() || !entry->abstract_status.ok() ||
                   entry->abstract.size() == entry->versions.size());
@@ -839,13 +875,12 @@ void ShareIdenticalTable(impl::World* world) {
     return;  // the table the parent's check decoded: already shared
   // As VersionCache: two generations; an entry is the first store met with
   // the digest (a copy: it shares its objects, and keeps them alive).
-  thread_local impl::TwoGenerations<std::string, impl::MemoryStore, 100'000>
+  // By the digest folded to one word (a store met under a colliding word is
+  // compared below and shares nothing).
+  thread_local impl::TwoGenerations<uint64_t, impl::MemoryStore, 100'000>
       first_met;
   const std::pair<uint64_t, uint64_t> digest = world->store().table_digest();
-  std::string key(sizeof(digest.first) * 2, '\0');
-  std::memcpy(key.data(), &digest.first, sizeof(digest.first));
-  std::memcpy(key.data() + sizeof(digest.first), &digest.second,
-              sizeof(digest.second));
+  const uint64_t key = digest.first ^ (digest.second * 0x9e3779b97f4a7c15ULL);
   const impl::MemoryStore* first = first_met.Find(key);
   if (first == nullptr) {
     first_met.Put(key, world->store());
@@ -903,20 +938,15 @@ std::shared_ptr<WalEntry> CachedWal(const impl::World& world) {
   thread_local impl::EpochCache<std::shared_ptr<WalEntry>, kEpochSlots> memo;
   return memo.Get(world.store().wal_epoch(), world.wal_root(), [&] {
     thread_local EntryCache<WalEntry> cache;
-    thread_local std::string key;
+    thread_local ObjectsKey key;
+    thread_local std::vector<const impl::Blob*> held;
     const std::string dir = world.wal_root() + std::string(impl::kMemWalDir);
-    thread_local std::vector<const impl::Blob*> blobs;
-    blobs.clear();
-    key.clear();
-    AppendOptionsKey(world, &key);
-    key += dir;
-    key.push_back('\0');
-    AppendObjects(world, dir, &key, &blobs);
+    key.Clear(world, dir);
+    held.clear();
+    key.List(world, dir, &held);
     bool added = false;
-    std::shared_ptr<WalEntry> entry = cache.Find(key, &added);
+    std::shared_ptr<WalEntry> entry = cache.Find(key, held, &added);
     if (added) {
-      entry->keep.reserve(blobs.size());
-      for (const impl::Blob* blob : blobs) entry->keep.push_back(*blob);
       entry->wal = world.ReadWal();
     }
     return entry;
