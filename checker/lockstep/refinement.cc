@@ -47,25 +47,25 @@ Result<model::FragmentSet> FragmentsOf(const std::set<uint64_t>& ids,
   return set;
 }
 
-// Renumbers raw uuids by first appearance.
+// Renumbers raw uuids by first appearance (a flat list: a table has a few).
 class UuidNumbering {
  public:
   Result<uint8_t> Number(const std::string& raw) {
-    auto [it, inserted] =
-        numbers_.emplace(raw, static_cast<uint8_t>(numbers_.size() + 1));
-    if (inserted && numbers_.size() > 255)
+    if (const uint8_t known = Find(raw)) return known;
+    if (raws_.size() >= 255)
       return Unrepresentable("more than 255 segment uuids");
-    return it->second;
+    raws_.push_back(raw);
+    return static_cast<uint8_t>(raws_.size());
   }
   // 0 when `raw` has no number yet.
   uint8_t Find(const std::string& raw) const {
-    const auto it = numbers_.find(raw);
-    return it == numbers_.end() ? 0 : it->second;
+    const auto it = std::find(raws_.begin(), raws_.end(), raw);
+    return it == raws_.end() ? 0 : static_cast<uint8_t>(it - raws_.begin() + 1);
   }
-  std::size_t size() const { return numbers_.size(); }
+  std::size_t size() const { return raws_.size(); }
 
  private:
-  std::map<std::string, uint8_t> numbers_;
+  std::vector<std::string> raws_;  // number k + 1 at k
 };
 
 Status AbstractSegments(const model::Config& config,
@@ -450,8 +450,11 @@ struct TableEntry {
   // The implementation's read side, asked lazily.
   // By the query's index set (model::QueryShape::uses; the run's config, part
   // of the key, fixes which index numbers that names).
-  std::map<model::IndexSet, Result<std::vector<uint64_t>>> watermarks{};
-  std::map<std::pair<uint32_t, uint64_t>, Result<bool>> retirable{};
+  // (Flat lists: a table is asked about a few shapes and SSTables.)
+  std::vector<std::pair<model::IndexSet, Result<std::vector<uint64_t>>>>
+      watermarks{};
+  std::vector<std::pair<std::pair<uint32_t, uint64_t>, Result<bool>>>
+      retirable{};
   // The same answers for the shapes of the implementation's own head, in
   // model terms (ReadsMissNoRows on the implementation); asked once, nothing
   // if the reader could not answer every shape.
@@ -1121,7 +1124,8 @@ std::vector<uint32_t> QueryIndexes(const model::Config& config,
 }
 
 // World::Watermarks for `shape`, asked once per table when `table` is not
-// null (the answer is the table's, else it is left in `*asked`).
+// null (the answer is the table's, valid until the next ask, else it is left
+// in `*asked`).
 const Result<std::vector<uint64_t>>& AskWatermarks(
     const model::Config& config, const impl::World& world,
     model::QueryShape shape, TableEntry* table,
@@ -1130,13 +1134,12 @@ const Result<std::vector<uint64_t>>& AskWatermarks(
     *asked = world.Watermarks(QueryIndexes(config, shape));
     return *asked;
   }
-  auto it = table->watermarks.find(shape.uses);
-  if (it == table->watermarks.end()) {
-    it = table->watermarks
-             .emplace(shape.uses, world.Watermarks(QueryIndexes(config, shape)))
-             .first;
+  for (const auto& [uses, answer] : table->watermarks) {
+    if (uses == shape.uses) return answer;
   }
-  return it->second;
+  return table->watermarks
+      .emplace_back(shape.uses, world.Watermarks(QueryIndexes(config, shape)))
+      .second;
 }
 
 // The implementation's reader's watermarks for the shapes of AllQueryShapes
@@ -1263,14 +1266,18 @@ std::vector<std::string> ReadSideLines(const model::Config& config,
         retirable =
             world.Retirable(shard_generation.first, shard_generation.second);
       } else {
-        auto it = table->retirable.find(shard_generation);
-        if (it == table->retirable.end())
-          it = table->retirable
-                   .emplace(shard_generation,
-                            world.Retirable(shard_generation.first,
-                                            shard_generation.second))
-                   .first;
-        retirable = it->second;
+        const Result<bool>* known = nullptr;
+        for (const auto& [asked, answer] : table->retirable) {
+          if (asked == shard_generation) known = &answer;
+        }
+        if (known == nullptr) {
+          known = &table->retirable
+                       .emplace_back(shard_generation,
+                                     world.Retirable(shard_generation.first,
+                                                     shard_generation.second))
+                       .second;
+        }
+        retirable = *known;
       }
       const bool model_retirable = model::Retirable(config, model, s, g);
       if (retirable.ok() && *retirable == model_retirable) continue;
