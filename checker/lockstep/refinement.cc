@@ -8,7 +8,9 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "checker/lockstep/bytes_checks.h"
 #include "checker/lockstep/inflight.h"
@@ -346,19 +348,35 @@ std::string ShardKey(const impl::World& world) {
   return key;
 }
 
-// The version's manifest blob in the world's store: retained, or archived by
+// The objects a table's key listed (CachedTable): those under its versions
+// directory (the first `retained_end`), then those under its archive, in path
+// order; valid while the store is not changed.
+struct Listed {
+  const std::vector<const impl::ObjectMap::value_type*>& objects;
+  std::size_t retained_end = 0;
+};
+
+// The version's manifest blob among `listed`: retained, or archived by
 // CleanupVersions (*retained tells which); null if neither.
-impl::Blob ManifestBlob(const impl::World& world, uint64_t number,
-                        bool* retained) {
-  const auto& objects = world.store().objects();
-  thread_local std::string name;  // built in place: this runs per version
-  name.assign(world.table_root());
-  std::string scratch;
-  name += impl::VersionFileNameIn(number, &scratch);
-  auto it = objects.find(name);
-  *retained = it != objects.end();
-  if (!*retained) it = objects.find(std::string(impl::kArchivePrefix) + name);
-  return it == objects.end() ? nullptr : it->second;
+impl::Blob ManifestBlob(const impl::World& world, const Listed& listed,
+                        uint64_t number, bool* retained) {
+  std::string scratch;  // the name is built in place: this runs per version
+  const std::string& name = impl::VersionFileNameIn(number, &scratch);
+  const std::size_t root = world.table_root().size();
+  const std::size_t archive = std::string_view(impl::kArchivePrefix).size();
+  for (std::size_t k = 0; k < listed.objects.size(); ++k) {
+    // Every listed path starts with the root (archived: under the archive's
+    // prefix) and the versions directory, which the name starts with too.
+    const std::string& path = listed.objects[k]->first;
+    const std::size_t at = k < listed.retained_end ? root : archive + root;
+    if (path.size() == at + name.size() &&
+        path.compare(at, name.size(), name) == 0) {
+      *retained = k < listed.retained_end;
+      return listed.objects[k]->second;
+    }
+  }
+  *retained = false;
+  return nullptr;
 }
 
 struct TableEntry;
@@ -377,12 +395,13 @@ VersionPtr FromBase(const TableEntry* base, const std::string& shards,
 // thread-wide cache by blob in front of ReadVersion served 1% of the lookups
 // FromBase left (check --preset small --mode dfs, first 100,000 states) and
 // cost more than it saved.
-Result<VersionPtr> ReadVersionCached(const impl::World& world, uint64_t number,
+Result<VersionPtr> ReadVersionCached(const impl::World& world,
+                                     const Listed& listed, uint64_t number,
                                      const std::string& shards,
                                      const TableEntry* base,
                                      impl::Blob* blob_out) {
   bool retained = false;
-  *blob_out = ManifestBlob(world, number, &retained);
+  *blob_out = ManifestBlob(world, listed, number, &retained);
   if (VersionPtr reused = FromBase(base, shards, number, *blob_out, retained)) {
     // A decoding of this very blob: its number and retention.
     MEMWAL_ASSERT(reused->number == number && reused->retained == retained &&
@@ -530,17 +549,17 @@ struct ObjectsKey {
   std::vector<const std::string*> blobs;
   std::vector<std::size_t> ends;
 
-  // The store's objects under `prefix` (their blobs appended to `held`, valid
-  // while the store is not changed).
+  // The store's objects under `prefix` (appended to `held`, valid while the
+  // store is not changed).
   void List(const impl::World& world, const std::string& prefix,
-            std::vector<const impl::Blob*>* held) {
+            std::vector<const impl::ObjectMap::value_type*>* held) {
     const auto& objects = world.store().objects();
     for (auto it = objects.lower_bound(prefix);
          it != objects.end() &&
          it->first.compare(0, prefix.size(), prefix) == 0;
          ++it) {
       blobs.push_back(it->second.get());
-      held->push_back(&it->second);
+      held->push_back(&*it);
     }
     ends.push_back(blobs.size());
   }
@@ -573,9 +592,10 @@ class EntryCache {
  public:
   // The entry for `key`, and whether it is new (to be filled, its blobs
   // `held` kept with it).
-  std::shared_ptr<Entry> Find(const ObjectsKey& key,
-                              const std::vector<const impl::Blob*>& held,
-                              bool* added) {
+  std::shared_ptr<Entry> Find(
+      const ObjectsKey& key,
+      const std::vector<const impl::ObjectMap::value_type*>& held,
+      bool* added) {
     const std::size_t hash = key.Hash();
     if (const Slot* hit = entries_.Find(hash);
         hit != nullptr && hit->key == key) {
@@ -586,7 +606,8 @@ class EntryCache {
     *added = true;
     auto entry = std::make_shared<Entry>();
     entry->keep.reserve(held.size());
-    for (const impl::Blob* blob : held) entry->keep.push_back(*blob);
+    for (const impl::ObjectMap::value_type* object : held)
+      entry->keep.push_back(object->second);
     return entries_.Put(hash, Slot{key, std::move(entry)}).entry;
   }
 
@@ -740,7 +761,8 @@ const TableEntry* ExtendableBase(const TableEntry* base,
 }
 
 void FillTable(const model::Config& config, const impl::World& world,
-               const TableEntry* base, TableEntry* entry) {
+               const Listed& listed, const TableEntry* base,
+               TableEntry* entry) {
   Result<std::vector<uint64_t>> numbers = world.Versions();
   if (!numbers.ok()) {
     entry->status = numbers.status();
@@ -750,7 +772,7 @@ void FillTable(const model::Config& config, const impl::World& world,
   for (const uint64_t number : *numbers) {
     impl::Blob blob;
     Result<VersionPtr> version =
-        ReadVersionCached(world, number, entry->shards, base, &blob);
+        ReadVersionCached(world, listed, number, entry->shards, base, &blob);
     if (!version.ok()) {
       entry->status = version.status();
       return;
@@ -831,7 +853,7 @@ std::shared_ptr<TableEntry> CachedTable(const model::Config& config,
   return memo.Get(world.store().versions_epoch(), world.table_root(), [&] {
     thread_local EntryCache<TableEntry> cache;
     thread_local ObjectsKey key;
-    thread_local std::vector<const impl::Blob*> held;
+    thread_local std::vector<const impl::ObjectMap::value_type*> held;
     const std::string versions =
         world.table_root() + std::string(impl::kVersionsDir);
     const std::string archived = std::string(impl::kArchivePrefix) + versions;
@@ -841,7 +863,10 @@ std::shared_ptr<TableEntry> CachedTable(const model::Config& config,
     key.List(world, archived, &held);
     bool added = false;
     std::shared_ptr<TableEntry> entry = cache.Find(key, held, &added);
-    if (added) FillTable(config, world, base, entry.get());
+    if (added) {
+      FillTable(config, world, Listed{held, key.ends.front()}, base,
+                entry.get());
+    }
     // A cached table is decoded whole or carries why not.
     MEMWAL_ASSERT(!entry->status.ok() || !entry->abstract_status.ok() ||
                   entry->abstract.size() == entry->versions.size());
@@ -942,7 +967,7 @@ std::shared_ptr<WalEntry> CachedWal(const impl::World& world) {
   return memo.Get(world.store().wal_epoch(), world.wal_root(), [&] {
     thread_local EntryCache<WalEntry> cache;
     thread_local ObjectsKey key;
-    thread_local std::vector<const impl::Blob*> held;
+    thread_local std::vector<const impl::ObjectMap::value_type*> held;
     const std::string dir = world.wal_root() + std::string(impl::kMemWalDir);
     key.Clear(world, dir);
     held.clear();
