@@ -854,9 +854,11 @@ std::shared_ptr<TableEntry> CachedTable(const model::Config& config,
     thread_local EntryCache<TableEntry> cache;
     thread_local ObjectsKey key;
     thread_local std::vector<const impl::ObjectMap::value_type*> held;
-    const std::string versions =
-        world.table_root() + std::string(impl::kVersionsDir);
-    const std::string archived = std::string(impl::kArchivePrefix) + versions;
+    // Built in place (a thread's, whose capacity stays: no allocation).
+    thread_local std::string versions;
+    thread_local std::string archived;
+    versions.assign(world.table_root()).append(impl::kVersionsDir);
+    archived.assign(impl::kArchivePrefix).append(versions);
     key.Clear(world, world.table_root());
     held.clear();
     key.List(world, versions, &held);
@@ -968,7 +970,8 @@ std::shared_ptr<WalEntry> CachedWal(const impl::World& world) {
     thread_local EntryCache<WalEntry> cache;
     thread_local ObjectsKey key;
     thread_local std::vector<const impl::ObjectMap::value_type*> held;
-    const std::string dir = world.wal_root() + std::string(impl::kMemWalDir);
+    thread_local std::string dir;  // built in place, as CachedTable's
+    dir.assign(world.wal_root()).append(impl::kMemWalDir);
     key.Clear(world, dir);
     held.clear();
     key.List(world, dir, &held);
