@@ -427,9 +427,10 @@ std::string ShapeName(model::QueryShape shape) {
 // implementation's read-side answers) is kept per set of manifest blobs, and
 // the decoded WAL per set of shard-directory blobs; a step that leaves the
 // table alone (a flush, a begin, a retirement) reads the table from the cache,
-// and one that commits decodes only what the version cache (above) has not
-// seen. Keys are the objects' paths and blob addresses; an entry keeps its
-// blobs alive, so an address cannot be reused while the entry exists. One
+// and one that commits decodes only the versions the table kept with its
+// World (KeepDecodedTable) does not hold (ReadVersionCached, above). Keys are
+// the objects' blob addresses (ObjectsKey); an entry keeps its blobs alive,
+// so an address cannot be reused while the entry exists. One
 // cache per thread; the run's implementation options are part of the key,
 // since one thread serves several runs.
 
@@ -903,9 +904,9 @@ void ShareIdenticalTable(impl::World* world) {
   const TableMemo* kept = TableMemoOf(*world);
   if (IsCurrent(kept, *world, /*same_thread=*/false))
     return;  // the table the parent's check decoded: already shared
-  // As VersionCache: two generations; an entry is the first store met with
-  // the digest (a copy: it shares its objects, and keeps them alive).
-  // By the digest folded to one word (a store met under a colliding word is
+  // Two generations (impl::TwoGenerations); an entry is the first store met
+  // with the digest (a copy: it shares its objects, and keeps them alive), by
+  // the digest folded to one word (a store met under a colliding word is
   // compared below and shares nothing).
   thread_local impl::TwoGenerations<uint64_t, impl::MemoryStore, 100'000>
       first_met;
