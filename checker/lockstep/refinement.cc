@@ -8,7 +8,9 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include "checker/lockstep/bytes_checks.h"
 #include "checker/lockstep/inflight.h"
@@ -47,25 +49,25 @@ Result<model::FragmentSet> FragmentsOf(const std::set<uint64_t>& ids,
   return set;
 }
 
-// Renumbers raw uuids by first appearance.
+// Renumbers raw uuids by first appearance (a flat list: a table has a few).
 class UuidNumbering {
  public:
   Result<uint8_t> Number(const std::string& raw) {
-    auto [it, inserted] =
-        numbers_.emplace(raw, static_cast<uint8_t>(numbers_.size() + 1));
-    if (inserted && numbers_.size() > 255)
+    if (const uint8_t known = Find(raw)) return known;
+    if (raws_.size() >= 255)
       return Unrepresentable("more than 255 segment uuids");
-    return it->second;
+    raws_.push_back(raw);
+    return static_cast<uint8_t>(raws_.size());
   }
   // 0 when `raw` has no number yet.
   uint8_t Find(const std::string& raw) const {
-    const auto it = numbers_.find(raw);
-    return it == numbers_.end() ? 0 : it->second;
+    const auto it = std::find(raws_.begin(), raws_.end(), raw);
+    return it == raws_.end() ? 0 : static_cast<uint8_t>(it - raws_.begin() + 1);
   }
-  std::size_t size() const { return numbers_.size(); }
+  std::size_t size() const { return raws_.size(); }
 
  private:
-  std::map<std::string, uint8_t> numbers_;
+  std::vector<std::string> raws_;  // number k + 1 at k
 };
 
 Status AbstractSegments(const model::Config& config,
@@ -339,41 +341,6 @@ void DiffVersion(const model::Config& config, const Version& impl,
                  OpLabel(model.op));
 }
 
-// Decoded versions by manifest blob. A version's decoding is a function of its
-// manifest bytes (which name its immutable transaction file) and the run's
-// shard uuids, and a stored blob is never modified, so a World copy that
-// shares the blob shares the decoding. The entry keeps the blob alive, so its
-// address cannot be reused while cached. One cache per thread; a hit also
-// checks the shard uuids, since one thread serves several runs.
-// Two generations: when the current one is full it becomes the old one (the
-// previous old one is dropped), and a hit in the old one moves back, so what a
-// BFS level used recently survives the flush.
-class VersionCache {
- public:
-  // `archived`: the blob was read from the archive (part of the decoding).
-  VersionPtr Find(const impl::Blob& blob, const std::string& shards,
-                  bool archived) {
-    const Entry* entry = entries_.Find(blob.get());
-    if (entry == nullptr || entry->archived != archived ||
-        entry->shards != shards)
-      return nullptr;
-    return entry->version;
-  }
-  void Add(const impl::Blob& blob, const std::string& shards, bool archived,
-           VersionPtr version) {
-    entries_.Put(blob.get(), Entry{blob, shards, archived, std::move(version)});
-  }
-
- private:
-  struct Entry {
-    impl::Blob blob;  // keeps the blob alive, so its address is not reused
-    std::string shards;
-    bool archived = false;
-    VersionPtr version;
-  };
-  impl::TwoGenerations<const std::string*, Entry, 200'000> entries_;
-};
-
 std::string ShardKey(const impl::World& world) {
   std::string key;
   for (uint32_t s = 0; s < world.options().shards; ++s)
@@ -381,19 +348,35 @@ std::string ShardKey(const impl::World& world) {
   return key;
 }
 
-// The version's manifest blob in the world's store: retained, or archived by
+// The objects a table's key listed (CachedTable): those under its versions
+// directory (the first `retained_end`), then those under its archive, in path
+// order; valid while the store is not changed.
+struct Listed {
+  const std::vector<const impl::ObjectMap::value_type*>& objects;
+  std::size_t retained_end = 0;
+};
+
+// The version's manifest blob among `listed`: retained, or archived by
 // CleanupVersions (*retained tells which); null if neither.
-impl::Blob ManifestBlob(const impl::World& world, uint64_t number,
-                        bool* retained) {
-  const auto& objects = world.store().objects();
-  thread_local std::string name;  // built in place: this runs per version
-  name.assign(world.table_root());
-  std::string scratch;
-  name += impl::VersionFileNameIn(number, &scratch);
-  auto it = objects.find(name);
-  *retained = it != objects.end();
-  if (!*retained) it = objects.find(std::string(impl::kArchivePrefix) + name);
-  return it == objects.end() ? nullptr : it->second;
+impl::Blob ManifestBlob(const impl::World& world, const Listed& listed,
+                        uint64_t number, bool* retained) {
+  std::string scratch;  // the name is built in place: this runs per version
+  const std::string& name = impl::VersionFileNameIn(number, &scratch);
+  const std::size_t root = world.table_root().size();
+  const std::size_t archive = std::string_view(impl::kArchivePrefix).size();
+  for (std::size_t k = 0; k < listed.objects.size(); ++k) {
+    // Every listed path starts with the root (archived: under the archive's
+    // prefix) and the versions directory, which the name starts with too.
+    const std::string& path = listed.objects[k]->first;
+    const std::size_t at = k < listed.retained_end ? root : archive + root;
+    if (path.size() == at + name.size() &&
+        path.compare(at, name.size(), name) == 0) {
+      *retained = k < listed.retained_end;
+      return listed.objects[k]->second;
+    }
+  }
+  *retained = false;
+  return nullptr;
 }
 
 struct TableEntry;
@@ -403,36 +386,32 @@ VersionPtr FromBase(const TableEntry* base, const std::string& shards,
 
 // `*blob`: the version's manifest blob (null if neither retained nor
 // archived). `base`: a table of the same World decoded before (or null),
-// whose decodings of the same blobs serve.
-Result<VersionPtr> ReadVersionCached(const impl::World& world, uint64_t number,
+// whose decodings of the same blobs serve. A version's decoding is a function
+// of its manifest bytes (which name its immutable transaction file), where
+// the blob was found (retained or archived) and the run's shard uuids, and a
+// stored blob is never modified, so a World stepped from the one `base`
+// decoded shares the decodings of the blobs it kept; the others are decoded
+// (impl keeps its own decodings by blob address under ReadVersion). A
+// thread-wide cache by blob in front of ReadVersion served 1% of the lookups
+// FromBase left (check --preset small --mode dfs, first 100,000 states) and
+// cost more than it saved.
+Result<VersionPtr> ReadVersionCached(const impl::World& world,
+                                     const Listed& listed, uint64_t number,
                                      const std::string& shards,
                                      const TableEntry* base,
                                      impl::Blob* blob_out) {
-  thread_local VersionCache cache;
   bool retained = false;
-  const impl::Blob blob = ManifestBlob(world, number, &retained);
-  *blob_out = blob;
-  if (VersionPtr reused = FromBase(base, shards, number, blob, retained)) {
+  *blob_out = ManifestBlob(world, listed, number, &retained);
+  if (VersionPtr reused = FromBase(base, shards, number, *blob_out, retained)) {
     // A decoding of this very blob: its number and retention.
-    MEMWAL_ASSERT(reused->transaction != nullptr);
+    MEMWAL_ASSERT(reused->number == number && reused->retained == retained &&
+                  reused->transaction != nullptr);
     return reused;
-  }
-  // The retained flag is part of the decoding: an archived blob is cached
-  // with a mark.
-  if (blob != nullptr) {
-    if (VersionPtr hit = cache.Find(blob, shards, !retained)) {
-      // A hit is the decoding of this very blob: its number and retention.
-      MEMWAL_ASSERT(hit->number == number && hit->retained == retained &&
-                    hit->transaction != nullptr);
-      return hit;
-    }
   }
   MEMWAL_ASSIGN_OR_RETURN(impl::TableVersion decoded,
                           world.ReadVersion(number));
-  auto version = std::make_shared<const impl::TableVersion>(std::move(decoded));
-  if (blob != nullptr && version->retained == retained)
-    cache.Add(blob, shards, !retained, version);
-  return VersionPtr(std::move(version));
+  return VersionPtr(
+      std::make_shared<const impl::TableVersion>(std::move(decoded)));
 }
 
 std::string ShapeName(model::QueryShape shape) {
@@ -448,9 +427,10 @@ std::string ShapeName(model::QueryShape shape) {
 // implementation's read-side answers) is kept per set of manifest blobs, and
 // the decoded WAL per set of shard-directory blobs; a step that leaves the
 // table alone (a flush, a begin, a retirement) reads the table from the cache,
-// and one that commits decodes only what the version cache (above) has not
-// seen. Keys are the objects' paths and blob addresses; an entry keeps its
-// blobs alive, so an address cannot be reused while the entry exists. One
+// and one that commits decodes only the versions the table kept with its
+// World (KeepDecodedTable) does not hold (ReadVersionCached, above). Keys are
+// the objects' blob addresses (ObjectsKey); an entry keeps its blobs alive,
+// so an address cannot be reused while the entry exists. One
 // cache per thread; the run's implementation options are part of the key,
 // since one thread serves several runs.
 
@@ -490,8 +470,11 @@ struct TableEntry {
   // The implementation's read side, asked lazily.
   // By the query's index set (model::QueryShape::uses; the run's config, part
   // of the key, fixes which index numbers that names).
-  std::map<model::IndexSet, Result<std::vector<uint64_t>>> watermarks{};
-  std::map<std::pair<uint32_t, uint64_t>, Result<bool>> retirable{};
+  // (Flat lists: a table is asked about a few shapes and SSTables.)
+  std::vector<std::pair<model::IndexSet, Result<std::vector<uint64_t>>>>
+      watermarks{};
+  std::vector<std::pair<std::pair<uint32_t, uint64_t>, Result<bool>>>
+      retirable{};
   // The same answers for the shapes of the implementation's own head, in
   // model terms (ReadsMissNoRows on the implementation); asked once, nothing
   // if the reader could not answer every shape.
@@ -521,9 +504,14 @@ VersionPtr FromBase(const TableEntry* base, const std::string& shards,
   for (std::size_t k = 0; k < base->versions.size(); ++k) {
     const VersionPtr& version = base->versions[k];
     if (version->number != number) continue;
-    if (base->version_blobs[k] != blob || version->retained != retained)
-      return nullptr;
-    return version;
+    if (base->version_blobs[k] != blob) return nullptr;
+    if (version->retained == retained) return version;
+    // The same blob where the other retention keeps it (CleanupVersions
+    // moves a manifest's blob to the archive): its decoding but the flag,
+    // which is where the blob was found (World::ReadVersion's `retained`).
+    auto moved = std::make_shared<impl::TableVersion>(*version);
+    moved->retained = retained;
+    return moved;
   }
   return nullptr;
 }
@@ -532,23 +520,6 @@ struct WalEntry {
   std::vector<impl::Blob> keep{};
   Result<impl::WalState> wal = impl::WalState{};
 };
-
-// Appends the blob address of every object under `prefix` (and, when `blobs`
-// is not null, where the store holds the blob: valid while the store is not
-// changed). Paths need not be in the key: the objects of one prefix are
-// listed in path order, and a blob is written at one path (a manifest names
-// its own version, a shard manifest its generation).
-void AppendObjects(const impl::World& world, const std::string& prefix,
-                   std::string* key, std::vector<const impl::Blob*>* blobs) {
-  const auto& objects = world.store().objects();
-  for (auto it = objects.lower_bound(prefix);
-       it != objects.end() && it->first.compare(0, prefix.size(), prefix) == 0;
-       ++it) {
-    const std::string* address = it->second.get();
-    key->append(reinterpret_cast<const char*>(&address), sizeof(address));
-    if (blobs != nullptr) blobs->push_back(&it->second);
-  }
-}
 
 // Appended to `key` (a thread's, whose capacity stays: no allocation).
 void AppendOptionsKey(const impl::World& world, std::string* key) {
@@ -568,22 +539,85 @@ void AppendOptionsKey(const impl::World& world, std::string* key) {
   key->push_back('\0');
 }
 
-// Two generations, as VersionCache.
+// What a cached entry was made of: the run's options and a root (`head`),
+// and the blob of every object under the listed prefixes, in path order
+// (`ends`: where each prefix's objects end). Paths need not be in it: the
+// objects of one prefix are listed in path order, and a blob is written at
+// one path (a manifest names its own version, a shard manifest its
+// generation). Compared whole on every hit; a hash of it finds the entry.
+struct ObjectsKey {
+  std::string head;
+  std::vector<const std::string*> blobs;
+  std::vector<std::size_t> ends;
+
+  // The store's objects under `prefix` (appended to `held`, valid while the
+  // store is not changed).
+  void List(const impl::World& world, const std::string& prefix,
+            std::vector<const impl::ObjectMap::value_type*>* held) {
+    const auto& objects = world.store().objects();
+    for (auto it = objects.lower_bound(prefix);
+         it != objects.end() &&
+         it->first.compare(0, prefix.size(), prefix) == 0;
+         ++it) {
+      blobs.push_back(it->second.get());
+      held->push_back(&*it);
+    }
+    ends.push_back(blobs.size());
+  }
+  void Clear(const impl::World& world, const std::string& root) {
+    head.clear();
+    AppendOptionsKey(world, &head);
+    head += root;
+    blobs.clear();
+    ends.clear();
+  }
+  std::size_t Hash() const {
+    std::size_t hash = std::hash<std::string_view>{}(head);
+    const auto mix = [&](uint64_t value) {
+      hash = (hash ^ value) * 0x9e3779b97f4a7c15ULL;
+      hash ^= hash >> 29;
+    };
+    for (const std::string* blob : blobs)
+      mix(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(blob)));
+    for (const std::size_t end : ends) mix(end);
+    return hash;
+  }
+  friend bool operator==(const ObjectsKey&, const ObjectsKey&) = default;
+};
+
+// Entries by ObjectsKey, in two generations (impl::TwoGenerations). An entry
+// keeps the blobs of its key alive (Entry::keep), so an address in a key
+// cannot be reused while the entry is cached.
 template <typename Entry>
 class EntryCache {
  public:
-  // The entry for `key`, and whether it is new (to be filled).
-  std::shared_ptr<Entry> Find(const std::string& key, bool* added) {
-    if (const std::shared_ptr<Entry>* hit = entries_.Find(key)) {
+  // The entry for `key`, and whether it is new (to be filled, its blobs
+  // `held` kept with it).
+  std::shared_ptr<Entry> Find(
+      const ObjectsKey& key,
+      const std::vector<const impl::ObjectMap::value_type*>& held,
+      bool* added) {
+    const std::size_t hash = key.Hash();
+    if (const Slot* hit = entries_.Find(hash);
+        hit != nullptr && hit->key == key) {
       *added = false;
-      return *hit;
+      return hit->entry;
     }
+    // A new entry (where another key hashed alike, it replaces that one).
     *added = true;
-    return entries_.Put(key, std::make_shared<Entry>());
+    auto entry = std::make_shared<Entry>();
+    entry->keep.reserve(held.size());
+    for (const impl::ObjectMap::value_type* object : held)
+      entry->keep.push_back(object->second);
+    return entries_.Put(hash, Slot{key, std::move(entry)}).entry;
   }
 
  private:
-  impl::TwoGenerations<std::string, std::shared_ptr<Entry>, 100'000> entries_;
+  struct Slot {
+    ObjectsKey key;
+    std::shared_ptr<Entry> entry;
+  };
+  impl::TwoGenerations<std::size_t, Slot, 100'000> entries_;
 };
 
 ShardNumbers ShardNumbersOf(const impl::World& world) {
@@ -728,7 +762,8 @@ const TableEntry* ExtendableBase(const TableEntry* base,
 }
 
 void FillTable(const model::Config& config, const impl::World& world,
-               const TableEntry* base, TableEntry* entry) {
+               const Listed& listed, const TableEntry* base,
+               TableEntry* entry) {
   Result<std::vector<uint64_t>> numbers = world.Versions();
   if (!numbers.ok()) {
     entry->status = numbers.status();
@@ -738,7 +773,7 @@ void FillTable(const model::Config& config, const impl::World& world,
   for (const uint64_t number : *numbers) {
     impl::Blob blob;
     Result<VersionPtr> version =
-        ReadVersionCached(world, number, entry->shards, base, &blob);
+        ReadVersionCached(world, listed, number, entry->shards, base, &blob);
     if (!version.ok()) {
       entry->status = version.status();
       return;
@@ -818,25 +853,22 @@ std::shared_ptr<TableEntry> CachedTable(const model::Config& config,
   thread_local impl::EpochCache<std::shared_ptr<TableEntry>, kEpochSlots> memo;
   return memo.Get(world.store().versions_epoch(), world.table_root(), [&] {
     thread_local EntryCache<TableEntry> cache;
-    thread_local std::string key;
-    const std::string versions =
-        world.table_root() + std::string(impl::kVersionsDir);
-    const std::string archived = std::string(impl::kArchivePrefix) + versions;
-    thread_local std::vector<const impl::Blob*> blobs;
-    blobs.clear();
-    key.clear();
-    AppendOptionsKey(world, &key);
-    key += world.table_root();
-    key.push_back('\0');
-    AppendObjects(world, versions, &key, &blobs);
-    key.push_back('\1');
-    AppendObjects(world, archived, &key, &blobs);
+    thread_local ObjectsKey key;
+    thread_local std::vector<const impl::ObjectMap::value_type*> held;
+    // Built in place (a thread's, whose capacity stays: no allocation).
+    thread_local std::string versions;
+    thread_local std::string archived;
+    versions.assign(world.table_root()).append(impl::kVersionsDir);
+    archived.assign(impl::kArchivePrefix).append(versions);
+    key.Clear(world, world.table_root());
+    held.clear();
+    key.List(world, versions, &held);
+    key.List(world, archived, &held);
     bool added = false;
-    std::shared_ptr<TableEntry> entry = cache.Find(key, &added);
+    std::shared_ptr<TableEntry> entry = cache.Find(key, held, &added);
     if (added) {
-      entry->keep.reserve(blobs.size());
-      for (const impl::Blob* blob : blobs) entry->keep.push_back(*blob);
-      FillTable(config, world, base, entry.get());
+      FillTable(config, world, Listed{held, key.ends.front()}, base,
+                entry.get());
     }
     // A cached table is decoded whole or carries why not.
     MEMWAL_ASSERT(!entry->status.ok() || !entry->abstract_status.ok() ||
@@ -872,15 +904,14 @@ void ShareIdenticalTable(impl::World* world) {
   const TableMemo* kept = TableMemoOf(*world);
   if (IsCurrent(kept, *world, /*same_thread=*/false))
     return;  // the table the parent's check decoded: already shared
-  // As VersionCache: two generations; an entry is the first store met with
-  // the digest (a copy: it shares its objects, and keeps them alive).
-  thread_local impl::TwoGenerations<std::string, impl::MemoryStore, 100'000>
+  // Two generations (impl::TwoGenerations); an entry is the first store met
+  // with the digest (a copy: it shares its objects, and keeps them alive), by
+  // the digest folded to one word (a store met under a colliding word is
+  // compared below and shares nothing).
+  thread_local impl::TwoGenerations<uint64_t, impl::MemoryStore, 100'000>
       first_met;
   const std::pair<uint64_t, uint64_t> digest = world->store().table_digest();
-  std::string key(sizeof(digest.first) * 2, '\0');
-  std::memcpy(key.data(), &digest.first, sizeof(digest.first));
-  std::memcpy(key.data() + sizeof(digest.first), &digest.second,
-              sizeof(digest.second));
+  const uint64_t key = digest.first ^ (digest.second * 0x9e3779b97f4a7c15ULL);
   const impl::MemoryStore* first = first_met.Find(key);
   if (first == nullptr) {
     first_met.Put(key, world->store());
@@ -938,20 +969,16 @@ std::shared_ptr<WalEntry> CachedWal(const impl::World& world) {
   thread_local impl::EpochCache<std::shared_ptr<WalEntry>, kEpochSlots> memo;
   return memo.Get(world.store().wal_epoch(), world.wal_root(), [&] {
     thread_local EntryCache<WalEntry> cache;
-    thread_local std::string key;
-    const std::string dir = world.wal_root() + std::string(impl::kMemWalDir);
-    thread_local std::vector<const impl::Blob*> blobs;
-    blobs.clear();
-    key.clear();
-    AppendOptionsKey(world, &key);
-    key += dir;
-    key.push_back('\0');
-    AppendObjects(world, dir, &key, &blobs);
+    thread_local ObjectsKey key;
+    thread_local std::vector<const impl::ObjectMap::value_type*> held;
+    thread_local std::string dir;  // built in place, as CachedTable's
+    dir.assign(world.wal_root()).append(impl::kMemWalDir);
+    key.Clear(world, dir);
+    held.clear();
+    key.List(world, dir, &held);
     bool added = false;
-    std::shared_ptr<WalEntry> entry = cache.Find(key, &added);
+    std::shared_ptr<WalEntry> entry = cache.Find(key, held, &added);
     if (added) {
-      entry->keep.reserve(blobs.size());
-      for (const impl::Blob* blob : blobs) entry->keep.push_back(*blob);
       entry->wal = world.ReadWal();
     }
     return entry;
@@ -1126,7 +1153,8 @@ std::vector<uint32_t> QueryIndexes(const model::Config& config,
 }
 
 // World::Watermarks for `shape`, asked once per table when `table` is not
-// null (the answer is the table's, else it is left in `*asked`).
+// null (the answer is the table's, valid until the next ask, else it is left
+// in `*asked`).
 const Result<std::vector<uint64_t>>& AskWatermarks(
     const model::Config& config, const impl::World& world,
     model::QueryShape shape, TableEntry* table,
@@ -1135,13 +1163,12 @@ const Result<std::vector<uint64_t>>& AskWatermarks(
     *asked = world.Watermarks(QueryIndexes(config, shape));
     return *asked;
   }
-  auto it = table->watermarks.find(shape.uses);
-  if (it == table->watermarks.end()) {
-    it = table->watermarks
-             .emplace(shape.uses, world.Watermarks(QueryIndexes(config, shape)))
-             .first;
+  for (const auto& [uses, answer] : table->watermarks) {
+    if (uses == shape.uses) return answer;
   }
-  return it->second;
+  return table->watermarks
+      .emplace_back(shape.uses, world.Watermarks(QueryIndexes(config, shape)))
+      .second;
 }
 
 // The implementation's reader's watermarks for the shapes of AllQueryShapes
@@ -1268,14 +1295,18 @@ std::vector<std::string> ReadSideLines(const model::Config& config,
         retirable =
             world.Retirable(shard_generation.first, shard_generation.second);
       } else {
-        auto it = table->retirable.find(shard_generation);
-        if (it == table->retirable.end())
-          it = table->retirable
-                   .emplace(shard_generation,
-                            world.Retirable(shard_generation.first,
-                                            shard_generation.second))
-                   .first;
-        retirable = it->second;
+        const Result<bool>* known = nullptr;
+        for (const auto& [asked, answer] : table->retirable) {
+          if (asked == shard_generation) known = &answer;
+        }
+        if (known == nullptr) {
+          known = &table->retirable
+                       .emplace_back(shard_generation,
+                                     world.Retirable(shard_generation.first,
+                                                     shard_generation.second))
+                       .second;
+        }
+        retirable = *known;
       }
       const bool model_retirable = model::Retirable(config, model, s, g);
       if (retirable.ok() && *retirable == model_retirable) continue;
