@@ -10,13 +10,16 @@
 namespace memwal::impl {
 namespace {
 
-// Classifies every version in (checked, head] against `transaction`; nullopt =
-// compatible. Sets `*progress_met` when a MemWAL install met a committed
-// UpdateMemWalState (whose progress ClassifyConflict merged).
-Result<std::optional<CommitResult>> Rebase(const CommitInput& input,
-                                           uint64_t checked, uint64_t head,
-                                           pb::Transaction* transaction,
-                                           bool* progress_met) {
+// Classifies every version in (checked, head] against the transaction:
+// `*current` where the classification leaves it alone, else `changed()`, its
+// own copy (ConflictMayAdjust); nullopt = compatible. Sets `*progress_met` when
+// a MemWAL install met a committed UpdateMemWalState (whose progress
+// ClassifyConflict merged).
+template <typename Changed>
+Result<std::optional<CommitResult>> Rebase(
+    const CommitInput& input, uint64_t checked, uint64_t head,
+    const pb::Transaction* const& current, const Changed& changed,
+    bool* progress_met) {
   bool retry = false;
   for (uint64_t version = checked + 1; version <= head; ++version) {
     MEMWAL_ASSIGN_OR_RETURN(
@@ -26,8 +29,10 @@ Result<std::optional<CommitResult>> Rebase(const CommitInput& input,
                             LoadSharedTransaction(*input.table, snapshot));
     const pb::Transaction& committed = *shared;
     MEMWAL_ASSIGN_OR_RETURN(const ConflictClass kind,
-                            ClassifyConflict(transaction, committed));
-    *progress_met |= InstalledMemWalIndex(*transaction) != nullptr &&
+                            ConflictMayAdjust(*current)
+                                ? ClassifyConflict(changed(), committed)
+                                : ClassifyConflict(*current, committed));
+    *progress_met |= InstalledMemWalIndex(*current) != nullptr &&
                      committed.has_update_mem_wal_state() &&
                      kind == ConflictClass::kCompatible;
     const std::string why =
@@ -132,9 +137,9 @@ Result<CommitResult> CommitTransaction(const CommitInput& input,
     MEMWAL_ASSIGN_OR_RETURN(const uint64_t head_version,
                             HeadVersion(*input.table));
     if (head_version > checked) {
-      MEMWAL_ASSIGN_OR_RETURN(
-          const auto conflict,
-          Rebase(input, checked, head_version, changed(), &progress_met));
+      MEMWAL_ASSIGN_OR_RETURN(const auto conflict,
+                              Rebase(input, checked, head_version, current,
+                                     changed, &progress_met));
       if (conflict.has_value()) return *conflict;
     }
     checked = head_version;

@@ -748,23 +748,25 @@ ConflictClass CheckCompactedSsTablesConflict(
   return kOk;
 }
 
-Result<ConflictClass> ClassifyConflict(pb::Transaction* self,
-                                       const pb::Transaction& committed) {
-  MEMWAL_ASSERT(self != nullptr);
-  MEMWAL_ASSERT(committed.operation_case() != Op::OPERATION_NOT_SET);
-  if (PreCheckRetries(*self, committed)) return kRetry;
+namespace {
+
+// Every row but CreateIndex's, which alone adjusts the transaction (the
+// caller runs PreCheckRetries first).
+Result<ConflictClass> ReadOnlyRow(const pb::Transaction& self,
+                                  const pb::Transaction& committed) {
   const Op committed_op = committed.operation_case();
-  switch (self->operation_case()) {
+  switch (self.operation_case()) {
     case Op::kAppend:
       return AppendRow(committed_op);
     case Op::kDelete:
-      return DeleteRow(*self, committed);
+      return DeleteRow(self, committed);
     case Op::kOverwrite:
-      return OverwriteRow(*self, committed);
+      return OverwriteRow(self, committed);
     case Op::kCreateIndex:
-      return CreateIndexRow(self, committed);
+      MEMWAL_ASSERT(false);  // ClassifyConflict(pb::Transaction*, ...)
+      break;
     case Op::kRewrite:
-      return RewriteRow(*self, committed);
+      return RewriteRow(self, committed);
     case Op::kMerge:
       return MergeRow(committed);
     case Op::kRestore:
@@ -772,25 +774,48 @@ Result<ConflictClass> ClassifyConflict(pb::Transaction* self,
     case Op::kReserveFragments:
       return ReserveRow(committed_op);
     case Op::kUpdate:
-      return UpdateRow(*self, committed);
+      return UpdateRow(self, committed);
     case Op::kProject:
       return ProjectRow(committed_op);
     case Op::kUpdateConfig:
-      return UpdateConfigRow(*self, committed);
+      return UpdateConfigRow(self, committed);
     case Op::kDataReplacement:
-      return DataReplacementRow(*self, committed);
+      return DataReplacementRow(self, committed);
     case Op::kUpdateMemWalState:
-      return UpdateMemWalStateRow(*self, committed);
+      return UpdateMemWalStateRow(self, committed);
     case Op::kClone:
       return kOk;  // Lance: a clone makes a new table; nothing meets it
     case Op::kUpdateBases:
-      return UpdateBasesRow(*self, committed);
+      return UpdateBasesRow(self, committed);
     case Op::kDataOverlay:
-      return DataOverlayRow(*self, committed);
+      return DataOverlayRow(self, committed);
     case Op::OPERATION_NOT_SET:
       break;
   }
   return Status::InvalidArgument("a transaction without an operation");
+}
+
+}  // namespace
+
+Result<ConflictClass> ClassifyConflict(pb::Transaction* self,
+                                       const pb::Transaction& committed) {
+  MEMWAL_ASSERT(self != nullptr);
+  MEMWAL_ASSERT(committed.operation_case() != Op::OPERATION_NOT_SET);
+  if (PreCheckRetries(*self, committed)) return kRetry;
+  if (self->has_create_index()) return CreateIndexRow(self, committed);
+  return ReadOnlyRow(*self, committed);
+}
+
+bool ConflictMayAdjust(const pb::Transaction& self) {
+  return self.has_create_index();
+}
+
+Result<ConflictClass> ClassifyConflict(const pb::Transaction& self,
+                                       const pb::Transaction& committed) {
+  MEMWAL_ASSERT(!ConflictMayAdjust(self));
+  MEMWAL_ASSERT(committed.operation_case() != Op::OPERATION_NOT_SET);
+  if (PreCheckRetries(self, committed)) return kRetry;
+  return ReadOnlyRow(self, committed);
 }
 
 }  // namespace memwal::impl

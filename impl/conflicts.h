@@ -22,6 +22,13 @@ enum class ConflictClass { kCompatible, kRetryable, kIncompatible };
 Result<ConflictClass> ClassifyConflict(pb::Transaction* self,
                                        const pb::Transaction& committed);
 
+// Whether ClassifyConflict may adjust `self` (only a CreateIndex is adjusted).
+bool ConflictMayAdjust(const pb::Transaction& self);
+// ClassifyConflict of a transaction it does not adjust (!ConflictMayAdjust),
+// so a commit classifies it without a copy of its own.
+Result<ConflictClass> ClassifyConflict(const pb::Transaction& self,
+                                       const pb::Transaction& committed);
+
 // The `__lance_mem_wal` entry a CreateIndex installs (new_indices), or
 // nullptr: such a CreateIndex installs or re-installs the MemWAL [spec R39].
 const pb::IndexMetadata* InstalledMemWalIndex(const pb::Transaction& t);
