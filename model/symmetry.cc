@@ -266,25 +266,20 @@ void PermutedHeader(const State& state, const Permutation& p, uint8_t* out) {
 
 namespace {
 
-// EncodePermutedTo, or with `below` (an encoding of the same size whose
-// header is this one's) only when the permuted encoding is smaller: 0 as
-// soon as a version or transaction shows it is not, and the header copied
-// from `below`.
-std::size_t EncodePermuted(const State& state, const Permutation& p,
-                           const uint8_t* below, uint8_t* out) {
-  // R3's renaming of Permute: uuids numbered 1, 2, ... in the order
-  // Canonicalize reads them (versions oldest first, indexes and segments in
-  // order, then each in-flight transaction's removed and new segment).
-  // A canonical state's uuids are 1, 2, ... (fewer than 64: at most two
-  // segments per index and version, and two per in-flight transaction); a
-  // table that small costs less to clear. A larger one falls back to the
-  // permuted state.
+// R3's renaming of Permute: uuids numbered 1, 2, ... in the order
+// Canonicalize reads them (versions oldest first, indexes and segments in
+// order, then each in-flight transaction's removed and new segment). A
+// canonical state's uuids are 1, 2, ... (fewer than 64: at most two segments
+// per index and version, and two per in-flight transaction); a table that
+// small costs less to clear. A larger one sets `wide`, and the caller falls
+// back to the permuted state.
+struct UuidRenaming {
   static_assert(kVersionsMax * kIndexesMax * kSegmentsMax + 2 * kInflightMax <
                 64);
   std::array<uint8_t, 64> renamed{};
   uint8_t last = 0;
   bool wide = false;
-  const auto rename = [&renamed, &last, &wide](uint8_t uuid) -> uint8_t {
+  uint8_t operator()(uint8_t uuid) {
     if (uuid == 0) return 0;
     if (uuid >= renamed.size()) {
       wide = true;
@@ -292,7 +287,50 @@ std::size_t EncodePermuted(const State& state, const Permutation& p,
     }
     if (renamed[uuid] == 0) renamed[uuid] = ++last;
     return renamed[uuid];
-  };
+  }
+};
+
+// One version as EncodeTo writes it, permuted: its fields as declared, its
+// four flags in one byte, its op. Index j of the permuted state is index
+// from_index[j] of the state; shard t is shard from_shard[t].
+uint8_t* EncodePermutedVersion(
+    const Version& in, const Permutation& p,
+    const std::array<uint8_t, kIndexesMax>& from_index,
+    const std::array<uint8_t, kShardsMax>& from_shard, UuidRenaming* rename,
+    uint8_t* at) {
+  *at++ = in.number;
+  *at++ = in.live;
+  for (int j = 0; j < kIndexesMax; ++j) {
+    for (const Segment& segment : in.segments[from_index[j]]) {
+      *at++ = (*rename)(segment.uuid);
+      *at++ = segment.covers;
+    }
+  }
+  for (int t = 0; t < kShardsMax; ++t) *at++ = in.compacted[from_shard[t]];
+  for (int j = 0; j < kIndexesMax; ++j) {
+    for (int t = 0; t < kShardsMax; ++t)
+      *at++ = in.catchup[from_index[j]][from_shard[t]];
+  }
+  *at++ = static_cast<uint8_t>(in.reader_bit | (in.writer_bit << 1) |
+                               (in.retained << 2) | (in.mem_wal_dropped << 3));
+  *at++ = static_cast<uint8_t>(in.op.kind);
+  *at++ = in.op.fragments;
+  *at++ = in.op.new_covers;
+  *at++ =
+      OpNamesIndex(in.op.kind) ? PermuteIndexName(in.op.index, p) : in.op.index;
+  *at++ = in.op.progress_generation > 0 ? p.shards[in.op.progress_shard]
+                                        : in.op.progress_shard;
+  *at++ = in.op.progress_generation;
+  return at;
+}
+
+// EncodePermutedTo, or with `below` (an encoding of the same size whose
+// header is this one's) only when the permuted encoding is smaller: 0 as
+// soon as a version or transaction shows it is not, and the header copied
+// from `below`.
+std::size_t EncodePermuted(const State& state, const Permutation& p,
+                           const uint8_t* below, uint8_t* out) {
+  UuidRenaming rename;
   // Index j of the permuted state is index from_index[j] of `state`; shard t
   // is shard from_shard[t].
   std::array<uint8_t, kIndexesMax> from_index{};
@@ -314,36 +352,12 @@ std::size_t EncodePermuted(const State& state, const Permutation& p,
     order = std::memcmp(from, below + (from - out), at - from);
     return order <= 0;
   };
-  // EncodeTo's order: each version's fields as declared, its four flags in
-  // one byte, its op; then each transaction's.
+  // EncodeTo's order: each version, then each transaction.
   for (int v = 0; v < state.version_count; ++v) {
-    const Version& in = state.versions[v];
     uint8_t* const from = at;
-    *at++ = in.number;
-    *at++ = in.live;
-    for (int j = 0; j < kIndexesMax; ++j) {
-      for (const Segment& segment : in.segments[from_index[j]]) {
-        *at++ = rename(segment.uuid);
-        *at++ = segment.covers;
-      }
-    }
-    for (int t = 0; t < kShardsMax; ++t) *at++ = in.compacted[from_shard[t]];
-    for (int j = 0; j < kIndexesMax; ++j) {
-      for (int t = 0; t < kShardsMax; ++t)
-        *at++ = in.catchup[from_index[j]][from_shard[t]];
-    }
-    *at++ =
-        static_cast<uint8_t>(in.reader_bit | (in.writer_bit << 1) |
-                             (in.retained << 2) | (in.mem_wal_dropped << 3));
-    *at++ = static_cast<uint8_t>(in.op.kind);
-    *at++ = in.op.fragments;
-    *at++ = in.op.new_covers;
-    *at++ = OpNamesIndex(in.op.kind) ? PermuteIndexName(in.op.index, p)
-                                     : in.op.index;
-    *at++ = in.op.progress_generation > 0 ? p.shards[in.op.progress_shard]
-                                          : in.op.progress_shard;
-    *at++ = in.op.progress_generation;
-    if (!wide && !compared(from)) return 0;
+    at = EncodePermutedVersion(state.versions[v], p, from_index, from_shard,
+                               &rename, at);
+    if (!rename.wide && !compared(from)) return 0;
   }
   for (int t = 0; t < state.inflight_count; ++t) {
     const Txn& in = state.inflight[t];
@@ -361,9 +375,9 @@ std::size_t EncodePermuted(const State& state, const Permutation& p,
     *at++ = uuid;
     *at++ = in.segment.covers;
     *at++ = removed;
-    if (!wide && !compared(from)) return 0;
+    if (!rename.wide && !compared(from)) return 0;
   }
-  if (wide) {
+  if (rename.wide) {
     const std::size_t size = EncodeTo(Permute(state, p), out);
     if (below == nullptr) return size;
     return std::memcmp(out, below, size) < 0 ? size : 0;
