@@ -204,6 +204,14 @@ struct SymmetryRow {
 
 void PrintTo(const SymmetryRow& row, std::ostream* out) { *out << row.name; }
 
+// The pass on `config` with `options` (whose max_states is set here: enough
+// for every row below, none of which comes near it).
+engine::LivenessResult PassOf(const model::Config& config,
+                              engine::LivenessOptions options = {}) {
+  options.max_states = 20'000'000;
+  return engine::CheckLiveness(config, options);
+}
+
 class LivenessWithSymmetry : public testing::TestWithParam<SymmetryRow> {};
 
 TEST_P(LivenessWithSymmetry, GivesTheVerdictAndLassoOfTheConcreteGraph) {
@@ -211,11 +219,8 @@ TEST_P(LivenessWithSymmetry, GivesTheVerdictAndLassoOfTheConcreteGraph) {
   bounds.commits = 3;
   const model::Config config =
       ConfigWith(bounds, GetParam().bugs, GetParam().protocol);
-  const engine::LivenessResult with = engine::CheckLiveness(
-      config, engine::LivenessOptions{.max_states = 20'000'000});
-  const engine::LivenessResult without = engine::CheckLiveness(
-      config,
-      engine::LivenessOptions{.max_states = 20'000'000, .symmetry = false});
+  const engine::LivenessResult with = PassOf(config);
+  const engine::LivenessResult without = PassOf(config, {.symmetry = false});
   ASSERT_TRUE(with.complete && without.complete);
   EXPECT_EQ(with.holds, without.holds) << with.note << " / " << without.note;
   // (A violation's graph stops at the layer of its fair cycle, spec R74.)
@@ -307,13 +312,9 @@ class LivenessLayers : public testing::TestWithParam<LayerRow> {};
 
 TEST_P(LivenessLayers, DecideWhatTheWholeGraphDecides) {
   const model::Config& config = GetParam().config;
-  const engine::LivenessResult layered = engine::CheckLiveness(
-      config, engine::LivenessOptions{.max_states = 20'000'000});
-  const engine::LivenessResult whole = engine::CheckLiveness(
-      config,
-      engine::LivenessOptions{.max_states = 20'000'000, .layered = false});
-  const engine::LivenessResult threaded = engine::CheckLiveness(
-      config, engine::LivenessOptions{.max_states = 20'000'000, .threads = 2});
+  const engine::LivenessResult layered = PassOf(config);
+  const engine::LivenessResult whole = PassOf(config, {.layered = false});
+  const engine::LivenessResult threaded = PassOf(config, {.threads = 2});
   ASSERT_TRUE(layered.complete && whole.complete && threaded.complete);
   // The threads expanding a chunk change nothing.
   EXPECT_EQ(threaded.holds, layered.holds);
@@ -352,11 +353,8 @@ class LivenessReduction : public testing::TestWithParam<LayerRow> {};
 
 TEST_P(LivenessReduction, DecidesWhatTheUnreducedGraphDecides) {
   const model::Config& config = GetParam().config;
-  const engine::LivenessResult reduced = engine::CheckLiveness(
-      config, engine::LivenessOptions{.max_states = 20'000'000});
-  const engine::LivenessResult unreduced = engine::CheckLiveness(
-      config,
-      engine::LivenessOptions{.max_states = 20'000'000, .reduction = false});
+  const engine::LivenessResult reduced = PassOf(config);
+  const engine::LivenessResult unreduced = PassOf(config, {.reduction = false});
   ASSERT_TRUE(reduced.complete && unreduced.complete);
   EXPECT_EQ(reduced.holds, unreduced.holds)
       << reduced.note << " / " << unreduced.note;
