@@ -797,17 +797,17 @@ Result<ConflictClass> ReadOnlyRow(const pb::Transaction& self,
 
 }  // namespace
 
+bool ConflictMayAdjust(const pb::Transaction& self) {
+  return self.has_create_index();
+}
+
 Result<ConflictClass> ClassifyConflict(pb::Transaction* self,
                                        const pb::Transaction& committed) {
   MEMWAL_ASSERT(self != nullptr);
   MEMWAL_ASSERT(committed.operation_case() != Op::OPERATION_NOT_SET);
   if (PreCheckRetries(*self, committed)) return kRetry;
-  if (self->has_create_index()) return CreateIndexRow(self, committed);
+  if (ConflictMayAdjust(*self)) return CreateIndexRow(self, committed);
   return ReadOnlyRow(*self, committed);
-}
-
-bool ConflictMayAdjust(const pb::Transaction& self) {
-  return self.has_create_index();
 }
 
 Result<ConflictClass> ClassifyConflict(const pb::Transaction& self,
