@@ -35,11 +35,10 @@ Result<std::optional<CommitResult>> Rebase(
     *progress_met |= InstalledMemWalIndex(*current) != nullptr &&
                      committed.has_update_mem_wal_state() &&
                      kind == ConflictClass::kCompatible;
-    const std::string why =
-        " with the commit of version " + std::to_string(version);
     if (kind == ConflictClass::kIncompatible) {
-      return std::optional<CommitResult>(
-          CommitResult{Outcome::kRefused, "incompatible" + why});
+      return std::optional<CommitResult>(CommitResult{
+          Outcome::kRefused, "incompatible with the commit of version " +
+                                 std::to_string(version)});
     }
     retry |= kind == ConflictClass::kRetryable;
   }

@@ -186,13 +186,17 @@ Status World::WriteTo(DirectoryStore* directory) const {
 }
 
 Result<Outcome> World::Restore(uint64_t version) {
-  MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
+  // The listing first: most calls are the checker's refusal tries of a
+  // version that is the head or not retained, refused without loading the
+  // head (the head is the listing's last version, so the test is the same).
   MEMWAL_ASSIGN_OR_RETURN(const auto retained, ListedVersions(false));
-  if (version == head.version() ||
+  if (retained->empty() || version == retained->back() ||
       !std::binary_search(retained->begin(), retained->end(), version)) {
-    return Status::FailedPrecondition("version " + std::to_string(version) +
-                                      " is not a retained non-head version");
+    return Status::FailedPrecondition(
+        "the version is not a retained non-head version");
   }
+  MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
+  MEMWAL_ASSERT(head.version() == retained->back());
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot old,
                           LoadVersion(Table(), nullptr, version, true));
   const CatchupBits old_bits = ReadCatchupBits(old.file->manifest);
@@ -389,14 +393,21 @@ Status World::CleanupVersions() {
   const std::vector<uint64_t>& versions = *listed;
   if (versions.size() < 2)
     return Status::FailedPrecondition("only the head is retained");
+  // `to` is kArchivePrefix + `from`, built in one buffer kept across the
+  // versions.
+  std::string to(kArchivePrefix);
+  to.append(table_root_);
+  const std::size_t root_end = to.size();
+  std::string scratch;
   for (size_t k = 0; k + 1 < versions.size(); ++k) {
-    const std::string name = VersionFileName(versions[k]);
+    to.resize(root_end);
+    to.append(VersionFileNameIn(versions[k], &scratch));
+    const std::string from = to.substr(kArchivePrefix.size());
     // Lance deletes the file; we keep it outside the table so that history
     // stays reportable and a lagging writer can still rebase (see table.h
     // LoadVersion). The archived copy is the same blob (its decoding is
     // cached by address).
-    MEMWAL_RETURN_IF_ERROR(store_.Move(
-        table_root_ + name, std::string(kArchivePrefix) + table_root_ + name));
+    MEMWAL_RETURN_IF_ERROR(store_.Move(from, to));
   }
   return Status::Ok();
 }

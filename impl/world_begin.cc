@@ -23,16 +23,17 @@ Status NotEnabled(const std::string& why) {
   return Status::FailedPrecondition(why);
 }
 
-bool IsLive(const pb::Manifest& manifest, uint64_t fragment) {
-  return LiveFragments(manifest).count(fragment) != 0;
-}
-
 const pb::DataFragment* FindFragment(const pb::Manifest& manifest,
                                      uint64_t id) {
   for (const auto& fragment : manifest.fragments()) {
     if (fragment.id() == id) return &fragment;
   }
   return nullptr;
+}
+
+// Whether `fragment` is in LiveFragments(manifest), without building the set.
+bool IsLive(const pb::Manifest& manifest, uint64_t fragment) {
+  return FindFragment(manifest, fragment) != nullptr;
 }
 
 // Every user segment of `name` in the read version, in index-section order.

@@ -243,13 +243,16 @@ Status World::RetireGuard(uint32_t shard, uint64_t generation) const {
       [&](const auto& sstable) { return sstable.generation() == generation; });
   if (!present)
     return Status::FailedPrecondition("SSTable not flushed or already retired");
+  // R12 before the head: the checker's refusal tries mostly name an SSTable
+  // that is flushed but not retirable (Retirable reads the retained versions
+  // as a reader does, so it does not fail where the head does not load).
+  MEMWAL_ASSIGN_OR_RETURN(const bool retirable, Retirable(shard, generation));
+  if (!retirable)
+    return Status::FailedPrecondition("SSTable is not retirable (R12)");
   // Lance's GC runs through an opened dataset, so a head that does not load
   // (a half-set manifest, R60) refuses the decision, as CleanupVersions does.
   MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, Head());
   static_cast<void>(head);
-  MEMWAL_ASSIGN_OR_RETURN(const bool retirable, Retirable(shard, generation));
-  if (!retirable)
-    return Status::FailedPrecondition("SSTable is not retirable (R12)");
   return Status::Ok();
 }
 
