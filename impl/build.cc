@@ -448,15 +448,28 @@ Result<std::optional<ReadVersionState>> ReadStateFor(Protocol protocol,
   return std::optional<ReadVersionState>(std::move(state));
 }
 
-Status ApplyCatchupRule(const BuildInput& input, const Segments& before,
-                        ManifestFile* file);
+Status ApplyCatchupRule(const BuildInput& input, ManifestFile* file);
 Status ApplyActivation(const BuildInput& input, ManifestFile* file);
+
+namespace {
+
+// The head's file with the input's transaction in place of its own: shared
+// when the caller holds that very message shared, else copied.
+ManifestFile StartFromHead(const BuildInput& input) {
+  if (input.shared_transaction.get() == input.transaction) {
+    return CopyWithSharedTransaction(*input.head->file,
+                                     input.shared_transaction);
+  }
+  return CopyWithTransaction(*input.head->file, input.transaction);
+}
+
+}  // namespace
 
 Result<ManifestFile> BuildManifest(const BuildInput& input) {
   MEMWAL_ASSERT(input.head != nullptr && input.transaction != nullptr);
   MEMWAL_ASSERT(input.new_uuid != nullptr);
   const pb::Manifest& current = input.head->file->manifest;
-  ManifestFile file = CopyWithTransaction(*input.head->file, input.transaction);
+  ManifestFile file = StartFromHead(input);
   file.manifest.set_version(current.version() + 1);
   // Lance: new_from_previous stamps the running library's writer_version.
   const std::size_t dash = input.writer.find('-');
@@ -466,11 +479,9 @@ Result<ManifestFile> BuildManifest(const BuildInput& input) {
   writer->set_prerelease(dash == std::string_view::npos
                              ? std::string()
                              : std::string(input.writer.substr(dash + 1)));
-  MEMWAL_ASSIGN_OR_RETURN(const Segments before,
-                          UserSegments(file.index_section));
   MEMWAL_RETURN_IF_ERROR(ApplyOperation(input, &file));
   SortFragments(&file.manifest);
-  MEMWAL_RETURN_IF_ERROR(ApplyCatchupRule(input, before, &file));
+  MEMWAL_RETURN_IF_ERROR(ApplyCatchupRule(input, &file));
   // Lance: Manifest::new_from_previous zeroes both words; apply_feature_flags
   // re-derives them.
   file.manifest.set_reader_feature_flags(0);

@@ -11,6 +11,7 @@
 #define MEMWAL_IMPL_BUILD_H_
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -32,6 +33,10 @@ struct BuildInput {
   // The transaction's read version, or nullptr if it cannot be loaded.
   const Snapshot* read = nullptr;
   const pb::Transaction* transaction = nullptr;
+  // `transaction` shared, when the caller holds it so: the new version's
+  // file then shares it instead of copying it (ignored unless it is
+  // `transaction` itself).
+  std::shared_ptr<const pb::Transaction> shared_transaction = nullptr;
   std::string transaction_file;
   const UuidSource* new_uuid = nullptr;
   // The writer_version stamped into the new manifest (impl/format.h).

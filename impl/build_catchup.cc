@@ -20,7 +20,7 @@ bool PublishesIndexWork(const pb::Transaction& t) {
 }
 
 Result<DerivationInput> DerivationInputFor(
-    const BuildInput& input, const Segments& before, const ManifestFile& file,
+    const BuildInput& input, const ManifestFile& file,
     const pb::MemWalIndexDetails& details) {
   DerivationInput derivation;
   MEMWAL_ASSIGN_OR_RETURN(derivation.read,
@@ -33,7 +33,11 @@ Result<DerivationInput> DerivationInputFor(
   // [P §6.2 step 4]: the head's, except after a MemWAL (re)install, whose own
   // details replace them [spec R39].
   derivation.old_catchup = Catchup(details);
-  derivation.before = before;
+  // The segments before the operation: the head's (the new version's file
+  // started as a copy of the head's index section), read only when a rule
+  // runs.
+  MEMWAL_ASSIGN_OR_RETURN(derivation.before,
+                          UserSegments(input.head->file->index_section));
   MEMWAL_ASSIGN_OR_RETURN(derivation.after, UserSegments(file.index_section));
   derivation.new_compacted = Generations(details.compacted_sstables());
   return derivation;
@@ -83,8 +87,7 @@ Status CheckAdvanceTarget(const BuildInput& input, const ManifestFile& file) {
 
 }  // namespace
 
-Status ApplyCatchupRule(const BuildInput& input, const Segments& before,
-                        ManifestFile* file) {
+Status ApplyCatchupRule(const BuildInput& input, ManifestFile* file) {
   MEMWAL_RETURN_IF_ERROR(CheckAdvanceTarget(input, *file));
   if (input.protocol == Protocol::kLegacy) return Status::Ok();
   const pb::IndexMetadata* system = FindMemWalIndex(file->index_section);
@@ -102,7 +105,7 @@ Status ApplyCatchupRule(const BuildInput& input, const Segments& before,
                                  .empty();
   if (!requires_catchup && !withdraw_only && !has_advances) return Status::Ok();
   MEMWAL_ASSIGN_OR_RETURN(const DerivationInput derivation,
-                          DerivationInputFor(input, before, *file, details));
+                          DerivationInputFor(input, *file, details));
   CatchupTable rebuilt;
   if (withdraw_only && !has_advances) {
     rebuilt = WithdrawChanged(derivation, input.bugs);

@@ -50,6 +50,9 @@ Result<std::optional<CommitResult>> Rebase(
 
 Result<std::optional<Snapshot>> LoadReadVersion(const CommitInput& input,
                                                 uint64_t version) {
+  // Most transactions read the head the caller has in hand.
+  if (input.head != nullptr && input.head->version() == version)
+    return std::optional<Snapshot>(*input.head);
   Result<Snapshot> read =
       LoadVersion(*input.table, input.archive, version, true);
   if (!read.ok() && read.status().code() == StatusCode::kNotFound) {
@@ -59,11 +62,24 @@ Result<std::optional<Snapshot>> LoadReadVersion(const CommitInput& input,
   return std::optional<Snapshot>(std::move(read).value());
 }
 
-Result<uint64_t> HeadVersion(const Store& table) {
+// `*listed`: the caller's listing, for the first attempt (then cleared).
+Result<uint64_t> HeadVersion(const Store& table,
+                             const std::vector<uint64_t>** listed) {
+  const std::vector<uint64_t>* given = *listed;
+  *listed = nullptr;
+  if (given != nullptr && !given->empty()) return given->back();
   MEMWAL_ASSIGN_OR_RETURN(const std::vector<uint64_t> versions,
                           ListVersions(table));
   if (versions.empty()) return Status::NotFound("table has no versions");
   return versions.back();
+}
+
+// The head at `version`: the caller's, when it is that version (it is the
+// same decoding LoadVersion gives), or loaded.
+Result<Snapshot> HeadAt(const CommitInput& input, uint64_t version) {
+  if (input.head != nullptr && input.head->version() == version)
+    return *input.head;
+  return LoadVersion(*input.table, nullptr, version, true);
 }
 
 }  // namespace
@@ -76,9 +92,7 @@ Result<Blob> WriteTransactionFile(Store* table, const std::string& name,
                                   const pb::Transaction& transaction) {
   MEMWAL_ASSERT(table != nullptr);
   const std::string path = std::string(kTransactionsDir) + name;
-  MEMWAL_RETURN_IF_ERROR(
-      table->PutIfAbsent(path, EncodeTransaction(transaction)));
-  return table->Get(path);
+  return table->PutIfAbsentBlob(path, EncodeTransaction(transaction));
 }
 
 Status WriteManifestFile(Store* table, ManifestFile file, BugSet bugs,
@@ -132,9 +146,10 @@ Result<CommitResult> CommitTransaction(const CommitInput& input,
   };
   uint64_t checked = transaction.read_version();
   bool progress_met = false;
+  const std::vector<uint64_t>* listed = input.listed;
   for (int attempt = 0; attempt < kCommitAttempts; ++attempt) {
     MEMWAL_ASSIGN_OR_RETURN(const uint64_t head_version,
-                            HeadVersion(*input.table));
+                            HeadVersion(*input.table, &listed));
     if (head_version > checked) {
       MEMWAL_ASSIGN_OR_RETURN(const auto conflict,
                               Rebase(input, checked, head_version, current,
@@ -142,9 +157,7 @@ Result<CommitResult> CommitTransaction(const CommitInput& input,
       if (conflict.has_value()) return *conflict;
     }
     checked = head_version;
-    MEMWAL_ASSIGN_OR_RETURN(
-        const Snapshot head,
-        LoadVersion(*input.table, nullptr, head_version, true));
+    MEMWAL_ASSIGN_OR_RETURN(const Snapshot head, HeadAt(input, head_version));
     // Lance: can_read_dataset / can_write_dataset on the head it writes over.
     const pb::Manifest& words = head.file->manifest;
     if (!CanReadDataset(words.reader_feature_flags()) ||
@@ -170,6 +183,7 @@ Result<CommitResult> CommitTransaction(const CommitInput& input,
         .head = &head,
         .read = read.has_value() ? &*read : nullptr,
         .transaction = current,
+        .shared_transaction = input.shared,
         .transaction_file = name,
         .new_uuid = input.new_uuid,
         .writer = input.writer,

@@ -7,8 +7,10 @@
 #ifndef MEMWAL_IMPL_COMMIT_H_
 #define MEMWAL_IMPL_COMMIT_H_
 
+#include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "impl/build.h"
@@ -29,6 +31,16 @@ struct CommitInput {
   const UuidSource* new_uuid = nullptr;
   // The committing writer's writer_version (impl/format.h).
   std::string_view writer = kWriterVersion;
+  // What the caller has read of `table` as it is at the call (World's cached
+  // views, impl/world_cache.cc), or null: its version numbers, oldest first,
+  // and its head loaded as LoadVersion(*table, nullptr, head, true) loads it.
+  // Only the first attempt uses them; one after a lost race lists again.
+  const std::vector<uint64_t>* listed = nullptr;
+  const Snapshot* head = nullptr;
+  // The transaction CommitTransaction is given, shared, when the caller holds
+  // it so (World's in-flight list): the new version's file shares it until
+  // a rebase changes it (BuildInput::shared_transaction). Null: copied.
+  std::shared_ptr<const pb::Transaction> shared = nullptr;
 };
 
 struct CommitResult {

@@ -11,6 +11,7 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "impl/bitmap.h"
@@ -309,12 +310,52 @@ ManifestFile CopyWithTransaction(const ManifestFile& file,
   copy.index_section.CopyFrom(file.index_section);
   if (transaction == nullptr) {
     copy.transaction.reset();
-  } else if (copy.transaction.has_value()) {
-    copy.transaction->CopyFrom(*transaction);
   } else {
     copy.transaction.emplace(*transaction);
   }
   return copy;
+}
+
+ManifestFile CopyWithSharedTransaction(
+    const ManifestFile& file,
+    std::shared_ptr<const pb::Transaction> transaction) {
+  ManifestFile copy = TakeSpare();
+  copy.manifest.CopyFrom(file.manifest);
+  copy.index_section.CopyFrom(file.index_section);
+  copy.transaction = TransactionSlot(std::move(transaction));
+  return copy;
+}
+
+const pb::Transaction& TransactionSlot::value() const {
+  MEMWAL_ASSERT(shared_ != nullptr);
+  return *shared_;
+}
+
+pb::Transaction* TransactionSlot::Mutable() {
+  MEMWAL_ASSERT(shared_ != nullptr);
+  if (!owned_ || shared_.use_count() > 1) {
+    shared_ = std::make_shared<pb::Transaction>(*shared_);
+    owned_ = true;
+  }
+  // Made by this slot (make_shared of a non-const message) and not shared.
+  return const_cast<pb::Transaction*>(shared_.get());
+}
+
+pb::Transaction& TransactionSlot::emplace() {
+  if (owned_ && shared_ != nullptr && shared_.use_count() == 1) {
+    pb::Transaction* own = const_cast<pb::Transaction*>(shared_.get());
+    own->Clear();
+    return *own;
+  }
+  shared_ = std::make_shared<pb::Transaction>();
+  owned_ = true;
+  return *const_cast<pb::Transaction*>(shared_.get());
+}
+
+pb::Transaction& TransactionSlot::emplace(const pb::Transaction& transaction) {
+  pb::Transaction& own = emplace();
+  own.CopyFrom(transaction);
+  return own;
 }
 
 ManifestFile CopyWithoutTransaction(const ManifestFile& file) {
@@ -343,8 +384,8 @@ std::string EncodeManifestFileAsDecoded(ManifestFile* file) {
   MEMWAL_ASSERT(file != nullptr);
   if (!file->transaction.has_value())
     return EncodeManifestFileAsDecoded(file, std::string_view());
-  return EncodeManifestFileAsDecoded(file,
-                                     EncodeTransaction(*file->transaction));
+  return EncodeManifestFileAsDecoded(
+      file, EncodeTransaction(std::as_const(file->transaction).value()));
 }
 
 std::string EncodeManifestFileAsDecoded(ManifestFile* file,
@@ -407,10 +448,9 @@ Result<ManifestFile> DecodeManifestFile(std::string_view bytes) {
     file.index_section.Clear();
   }
   if (file.manifest.has_transaction_section()) {
-    if (!file.transaction.has_value()) file.transaction.emplace();
     MEMWAL_RETURN_IF_ERROR(ReadMessage(
         bytes, file.manifest.transaction_section(), manifest_position,
-        "transaction section", &*file.transaction));
+        "transaction section", &file.transaction.emplace()));
   } else {
     file.transaction.reset();
   }

@@ -69,12 +69,55 @@ inline constexpr std::string_view kMergesPropertyPrefix =
 inline constexpr std::string_view kDataPassProperty =
     "memwal-check.merges.fence";
 
+// An optional transaction with value semantics (std::optional's interface)
+// whose copies share one message until one of them changes it: a version
+// built from an in-flight transaction shares it instead of copying it, and a
+// copy of a decoded file shares the decoding. Const access reads the shared
+// message; non-const access gives this slot its own message first (a copy,
+// unless it is the only owner of a message it made itself).
+class TransactionSlot {
+ public:
+  TransactionSlot() = default;
+  TransactionSlot(std::nullopt_t) {}            // NOLINT: as std::optional
+  TransactionSlot(pb::Transaction transaction)  // NOLINT: as std::optional
+      : shared_(std::make_shared<pb::Transaction>(std::move(transaction))),
+        owned_(true) {}
+  // Shares `transaction` (never changed through this slot: a change copies).
+  explicit TransactionSlot(std::shared_ptr<const pb::Transaction> transaction)
+      : shared_(std::move(transaction)) {}
+
+  bool has_value() const { return shared_ != nullptr; }
+  explicit operator bool() const { return has_value(); }
+  const pb::Transaction& value() const;
+  pb::Transaction& value() { return *Mutable(); }
+  const pb::Transaction& operator*() const { return value(); }
+  pb::Transaction& operator*() { return value(); }
+  const pb::Transaction* operator->() const { return &value(); }
+  pb::Transaction* operator->() { return Mutable(); }
+  // An empty message of this slot's own (a former one's storage reused when
+  // this slot owns it alone), or a copy of `transaction`.
+  pb::Transaction& emplace();
+  pb::Transaction& emplace(const pb::Transaction& transaction);
+  void reset() { shared_.reset(); }
+  // The message, shared (null when empty).
+  const std::shared_ptr<const pb::Transaction>& shared() const {
+    return shared_;
+  }
+
+ private:
+  pb::Transaction* Mutable();
+  std::shared_ptr<const pb::Transaction> shared_;
+  // Whether this slot's lineage made the message (so that it is not const
+  // and may change in place when no other slot shares it).
+  bool owned_ = false;
+};
+
 struct ManifestFile {
   pb::Manifest manifest;
   pb::IndexSection index_section;
   // The transaction that produced this version, embedded in the file (and
   // written to _transactions/ too).
-  std::optional<pb::Transaction> transaction;
+  TransactionSlot transaction;
 };
 
 // `file`'s manifest and index section with `transaction` (nullptr: none) in
@@ -83,6 +126,10 @@ struct ManifestFile {
 // the storage of a decoding this thread let go (ShareManifestFile).
 ManifestFile CopyWithTransaction(const ManifestFile& file,
                                  const pb::Transaction* transaction);
+// The same, sharing `transaction` instead of copying it.
+ManifestFile CopyWithSharedTransaction(
+    const ManifestFile& file,
+    std::shared_ptr<const pb::Transaction> transaction);
 ManifestFile CopyWithoutTransaction(const ManifestFile& file);
 
 // `file` shared, as the decode caches keep it: when its last owner lets go,

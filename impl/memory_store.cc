@@ -142,15 +142,20 @@ Result<Blob> MemoryStore::Get(const std::string& path) const {
 }
 
 Status MemoryStore::PutIfAbsent(const std::string& path, std::string bytes) {
+  return PutIfAbsentBlob(path, std::move(bytes)).status();
+}
+
+Result<Blob> MemoryStore::PutIfAbsentBlob(const std::string& path,
+                                          std::string bytes) {
   MEMWAL_ASSERT(!path.empty());
   if (objects_->Find(path) != nullptr) return Status::AlreadyExists(path);
   Blob blob = std::make_shared<const std::string>(std::move(bytes));
   const ObjectMap::Facts facts = FactsOf(path, blob, /*fresh=*/true);
   Count(path, facts, 1);
-  const ObjectMap::Entry replaced = Own().Set(path, std::move(blob), facts);
+  const ObjectMap::Entry replaced = Own().Set(path, blob, facts);
   MEMWAL_ASSERT(replaced == nullptr);
   Changed(facts);
-  return Status::Ok();
+  return blob;
 }
 
 Status MemoryStore::Put(const std::string& path, std::string bytes) {

@@ -173,6 +173,8 @@ class MemoryStore final : public Store {
 
   Result<Blob> Get(const std::string& path) const override;
   Status PutIfAbsent(const std::string& path, std::string bytes) override;
+  Result<Blob> PutIfAbsentBlob(const std::string& path,
+                               std::string bytes) override;
   Status Put(const std::string& path, std::string bytes) override;
   Result<std::vector<std::string>> List(
       const std::string& prefix) const override;

@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -30,6 +31,12 @@ class Store {
   virtual Result<Blob> Get(const std::string& path) const = 0;
   // AlreadyExists if `path` exists (another writer won the race).
   virtual Status PutIfAbsent(const std::string& path, std::string bytes) = 0;
+  // PutIfAbsent, then the blob it stored (what Get(path) gives next).
+  virtual Result<Blob> PutIfAbsentBlob(const std::string& path,
+                                       std::string bytes) {
+    MEMWAL_RETURN_IF_ERROR(PutIfAbsent(path, std::move(bytes)));
+    return Get(path);
+  }
   virtual Status Put(const std::string& path, std::string bytes) = 0;
   // Every path that starts with `prefix`, in byte order.
   virtual Result<std::vector<std::string>> List(

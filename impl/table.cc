@@ -30,6 +30,11 @@ Status PrefixedStore::PutIfAbsent(const std::string& path, std::string bytes) {
   return base_->PutIfAbsent(prefix_ + path, std::move(bytes));
 }
 
+Result<Blob> PrefixedStore::PutIfAbsentBlob(const std::string& path,
+                                            std::string bytes) {
+  return base_->PutIfAbsentBlob(prefix_ + path, std::move(bytes));
+}
+
 Status PrefixedStore::Put(const std::string& path, std::string bytes) {
   return base_->Put(prefix_ + path, std::move(bytes));
 }

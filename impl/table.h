@@ -29,6 +29,8 @@ class PrefixedStore final : public Store {
       : base_(base), prefix_(std::move(prefix)) {}
   Result<Blob> Get(const std::string& path) const override;
   Status PutIfAbsent(const std::string& path, std::string bytes) override;
+  Result<Blob> PutIfAbsentBlob(const std::string& path,
+                               std::string bytes) override;
   Status Put(const std::string& path, std::string bytes) override;
   Result<std::vector<std::string>> List(
       const std::string& prefix) const override;

@@ -337,13 +337,24 @@ Result<Outcome> World::Commit(size_t slot) {
   PrefixedStore table = Table();
   PrefixedStore archive = Archive();
   const UuidSource uuids = UuidFn();
+  // The table as this World's caches read it (world_cache.cc): the commit
+  // path's first attempt starts from them instead of listing and loading.
+  MEMWAL_ASSIGN_OR_RETURN(const auto listed, ListedVersions(false));
+  std::optional<Snapshot> head;
+  if (!listed->empty()) {
+    Result<Snapshot> loaded = HeadAs(true);
+    if (loaded.ok()) head = std::move(loaded).value();
+  }
   MEMWAL_ASSIGN_OR_RETURN(
       const CommitResult result,
       CommitTransaction(CommitInput{.protocol = options_.protocol,
                                     .bugs = bugs_,
                                     .table = &table,
                                     .archive = &archive,
-                                    .new_uuid = &uuids},
+                                    .new_uuid = &uuids,
+                                    .listed = listed.get(),
+                                    .head = head ? &*head : nullptr,
+                                    .shared = transaction},
                         *transaction));
   last_reason_ = result.reason;
   return result.outcome;
