@@ -184,6 +184,9 @@ std::string ShardManifestDir(std::string_view shard_uuid_raw);
 std::optional<uint64_t> ParseShardManifestName(std::string_view path);
 std::string EncodeShardManifest(const pb::ShardManifest& manifest);
 Result<pb::ShardManifest> DecodeShardManifest(std::string_view bytes);
+// The validation DecodeShardManifest runs after parsing (a shard uuid,
+// generations from 1, every SSTable's generation below the current one).
+Status CheckShardManifest(const pb::ShardManifest& manifest);
 
 // Lowercase 8-4-4-4-12 hex of 16 raw bytes.
 std::string UuidHex(std::string_view raw);

@@ -19,6 +19,13 @@ namespace {
 
 std::string IndexName(uint32_t index) { return "idx_" + std::to_string(index); }
 
+// This thread's decoded shard manifests, by blob (impl/blob_cache.h): most
+// steps leave a shard's latest manifest alone.
+BlobCache<pb::ShardManifest>& ThreadShardManifests() {
+  thread_local BlobCache<pb::ShardManifest> cache;
+  return cache;
+}
+
 // The schema: field i is the int64 column "f<i>" (Lance's Field: LEAF, parent
 // -1).
 void AddSchema(uint32_t fields, pb::Manifest* manifest) {
@@ -182,13 +189,12 @@ World::DecodeLatestShardManifest(uint32_t shard) const {
     }
   }
   if (latest == 0) return Status::NotFound("shard has no manifest");
-  // Decoded once per blob (impl/blob_cache.h): most steps leave a shard's
-  // latest manifest alone.
-  thread_local BlobCache<pb::ShardManifest> cache;
-  MEMWAL_ASSIGN_OR_RETURN(std::shared_ptr<const pb::ShardManifest> manifest,
-                          cache.Get(blob, [](const std::string& bytes) {
-                            return DecodeShardManifest(bytes);
-                          }));
+  // Decoded once per blob, or seeded by WriteShardManifest.
+  MEMWAL_ASSIGN_OR_RETURN(
+      std::shared_ptr<const pb::ShardManifest> manifest,
+      ThreadShardManifests().Get(blob, [](const std::string& bytes) {
+        return DecodeShardManifest(bytes);
+      }));
   if (manifest->version() != latest ||
       manifest->shard_id().uuid() != shard_uuids_[shard]) {
     return Status::Corruption("shard manifest does not match its name");
@@ -199,9 +205,20 @@ World::DecodeLatestShardManifest(uint32_t shard) const {
 Status World::WriteShardManifest(uint32_t shard, pb::ShardManifest manifest) {
   PrefixedStore wal = Wal();
   manifest.set_version(manifest.version() + 1);
-  return wal.PutIfAbsent(
-      ShardManifestPath(shard_uuids_[shard], manifest.version()),
-      EncodeShardManifest(manifest));
+  const std::string path =
+      ShardManifestPath(shard_uuids_[shard], manifest.version());
+  MEMWAL_ASSIGN_OR_RETURN(
+      const Blob blob,
+      wal.PutIfAbsentBlob(path, EncodeShardManifest(manifest)));
+  // Decode-once, as WriteManifestFile (impl/commit.cc): the blob holds
+  // protobuf's serialization of `manifest`, so decoding it gives `manifest`
+  // (unless the validation a decode runs refuses it: then loads decode and
+  // report).
+  if (CheckShardManifest(manifest).ok()) {
+    ThreadShardManifests().Add(
+        blob, std::make_shared<const pb::ShardManifest>(std::move(manifest)));
+  }
+  return Status::Ok();
 }
 
 Status World::FlushMemTable(uint32_t shard) {

@@ -7,6 +7,9 @@
 #include <rapidcheck/gtest.h>
 
 #include <limits>
+#include <memory>
+#include <optional>
+#include <utility>
 
 #include "impl/bitmap.h"
 
@@ -226,6 +229,50 @@ TEST(FileNames, ShardManifestNamesAreTheVersionBitsLeastSignificantFirst) {
                 std::string(63, '0') + ".binpb");
   EXPECT_EQ(ParseShardManifestName(ShardManifestPath(shard, 6)), 6u);
   EXPECT_FALSE(ParseShardManifestName("manifest/12.binpb").has_value());
+}
+
+RC_GTEST_PROP(FileNames, AnyShardManifestVersionParsesBackFromItsName,
+              (uint64_t version)) {
+  const std::string shard(16, '\x22');
+  RC_ASSERT(ParseShardManifestName(ShardManifestPath(shard, version)) ==
+            std::optional<uint64_t>(version));
+}
+
+TEST(FileNames, AShardManifestNameWithAnyDigitButZeroOrOneIsNotOne) {
+  const std::string name = std::string(64, '0') + ".binpb";
+  for (size_t at = 0; at < 64; ++at) {
+    // '0' and '1' with a high bit set, or with the bit next to theirs.
+    for (const char c : {'2', '/', 'p', '\0', '\xb0', '\xb1', '3'}) {
+      std::string bad = name;
+      bad[at] = c;
+      EXPECT_FALSE(ParseShardManifestName(bad).has_value()) << at << " " << c;
+    }
+  }
+}
+
+TEST(TransactionSlot, ACopySharesTheMessageUntilOneOfThemChangesIt) {
+  pb::Transaction t;
+  t.set_read_version(3);
+  TransactionSlot slot(t);
+  const TransactionSlot copy = slot;
+  EXPECT_EQ(&*copy, &*std::as_const(slot));
+  slot->set_read_version(4);  // The change copies first.
+  EXPECT_EQ(copy->read_version(), 3u);
+  EXPECT_EQ(slot->read_version(), 4u);
+  EXPECT_NE(&*copy, &*std::as_const(slot));
+}
+
+TEST(TransactionSlot, ASharedMessageIsNeverChangedThroughTheSlot) {
+  auto shared = std::make_shared<const pb::Transaction>();
+  TransactionSlot slot(shared);
+  EXPECT_EQ(slot.shared(), shared);
+  slot->set_read_version(9);
+  EXPECT_EQ(shared->read_version(), 0u);
+  EXPECT_EQ(slot->read_version(), 9u);
+  slot.emplace().set_uuid("x");  // Emplace starts from an empty message.
+  EXPECT_EQ(slot->read_version(), 0u);
+  slot.reset();
+  EXPECT_FALSE(slot.has_value());
 }
 
 TEST(Transaction, AnExplicitFalseActivationIsRefused) {
