@@ -1011,15 +1011,21 @@ void Engine::PushFrame(std::vector<Frame>* path, std::size_t* size,
 std::optional<uint32_t> Engine::TakeDfsStep(const Frame& top, Step* next,
                                             std::string* key) {
   const Action& action = top.actions[top.next - 1];
-  Expand(top.state, top.world.get(), action, &counters_,
-         /*check_state=*/false, next);
+  // The model's invariants are the reached state's (not the edge's): checked
+  // once, when it is new (a state met before passed them, or the run ended).
+  TakeStep(setup_, applicable_, top.state, top.world.get(), action,
+           /*check_state=*/false, &counters_, next, /*model_on_edge=*/false);
   if (!next->finding) {
     if (!seen_.Insert(keying_.Key(next->state, exact() ? key : nullptr), *key))
       return std::nullopt;
-    next->finding =
-        top.world == nullptr
-            ? CheckModel(next->state)
-            : lockstep::CheckReachedState(setup_, next->state, *next->world);
+    if (top.world == nullptr) {
+      next->finding = CheckModel(next->state);
+    } else {
+      next->finding = lockstep::CheckModelState(setup_, next->state);
+      if (!next->finding)
+        next->finding =
+            lockstep::CheckReachedState(setup_, next->state, *next->world);
+    }
   }
   if (next->finding) {
     std::vector<Action> trace = traces_.PathTo(top.node);

@@ -83,11 +83,11 @@ Step TakeStep(const lockstep::LockstepSetup& setup, uint64_t applicable,
 void TakeStep(const lockstep::LockstepSetup& setup, uint64_t applicable,
               const model::State& from, const impl::World* world,
               const model::Action& action, bool check_state, Counters* counters,
-              Step* next) {
+              Step* next, bool model_on_edge) {
   model::Outcome outcome;
   next->state = from;
   model::Apply(setup.config, action, &next->state, &outcome);
-  next->world.reset();
+  if (world == nullptr) next->world.reset();
   next->finding.reset();
   counters->transitions += 1;
   counters->coverage[action.index()] += 1;
@@ -102,9 +102,20 @@ void TakeStep(const lockstep::LockstepSetup& setup, uint64_t applicable,
     }
   }
   if (world != nullptr) {
-    next->world = std::make_unique<impl::World>(*world);
-    next->finding = lockstep::StepLockstep(setup, action, outcome, next->state,
-                                           next->world.get());
+    // A World `next` still holds (its caller kept the state it reached
+    // elsewhere or dropped it) is assigned over: its strings', vectors' and
+    // sets' storage is reused.
+    if (next->world != nullptr) {
+      *next->world = *world;
+    } else {
+      next->world = std::make_unique<impl::World>(*world);
+    }
+    next->finding =
+        model_on_edge
+            ? lockstep::StepLockstep(setup, action, outcome, next->state,
+                                     next->world.get())
+            : lockstep::StepLockstepEdge(setup, action, outcome, next->state,
+                                         next->world.get());
     if (!next->finding && check_state)
       next->finding =
           lockstep::CheckReachedState(setup, next->state, *next->world);

@@ -80,10 +80,13 @@ Step TakeStep(const lockstep::LockstepSetup& setup, uint64_t applicable,
               Counters* counters);
 // The same into `next`, whose state is overwritten with `from` and stepped
 // in place (the hot loop's form: one copy of the state per transition).
+// `model_on_edge` false: the model's invariants on the reached state
+// (lockstep::CheckModelState) are left to the caller, which runs them once
+// per new state (the depth-first search, which stops at its first finding).
 void TakeStep(const lockstep::LockstepSetup& setup, uint64_t applicable,
               const model::State& from, const impl::World* world,
               const model::Action& action, bool check_state, Counters* counters,
-              Step* next);
+              Step* next, bool model_on_edge = true);
 
 // A reached state's finding, at its position in a list of new states.
 struct StateFinding {

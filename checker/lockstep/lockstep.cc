@@ -190,12 +190,12 @@ Result<model::Outcome> ApplyToWorld(const Action& action, impl::World* world) {
   return std::visit(WorldCall{world}, action);
 }
 
-std::optional<Finding> StepLockstep(const LockstepSetup& setup,
-                                    const Action& action,
-                                    model::Outcome model_outcome,
-                                    const model::State& after,
-                                    impl::World* world,
-                                    std::string* impl_dump) {
+std::optional<Finding> StepLockstepEdge(const LockstepSetup& setup,
+                                        const Action& action,
+                                        model::Outcome model_outcome,
+                                        const model::State& after,
+                                        impl::World* world,
+                                        std::string* impl_dump) {
   if (impl_dump != nullptr) impl_dump->clear();
   const Result<model::Outcome> outcome = ApplyToWorld(action, world);
   if (!outcome.ok()) {
@@ -221,11 +221,28 @@ std::optional<Finding> StepLockstep(const LockstepSetup& setup,
     return finding;
   }
   KeepDecodedTable(setup.config, world);
+  return std::nullopt;
+}
+
+std::optional<Finding> CheckModelState(const LockstepSetup& setup,
+                                       const model::State& after) {
   if (const model::Invariant* broken =
           model::FirstBrokenInvariant(setup.config, after)) {
     return Finding{std::string(broken->name), "broken on the model's state"};
   }
   return std::nullopt;
+}
+
+std::optional<Finding> StepLockstep(const LockstepSetup& setup,
+                                    const Action& action,
+                                    model::Outcome model_outcome,
+                                    const model::State& after,
+                                    impl::World* world,
+                                    std::string* impl_dump) {
+  if (std::optional<Finding> finding = StepLockstepEdge(
+          setup, action, model_outcome, after, world, impl_dump))
+    return finding;
+  return CheckModelState(setup, after);
 }
 
 std::optional<Finding> CheckReachedState(const LockstepSetup& setup,

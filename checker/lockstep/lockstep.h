@@ -15,12 +15,16 @@
 //   5. every model invariant on the model's successor (the model-only check);
 //   6. the refusals (checker/lockstep/refusals.h): every action the model
 //      disables in the reached state is refused by a copy of the World.
-// Checks 1-5 judge the transition and run on every edge. Check 6 judges the
-// reached state (CheckReachedState): a search runs it once per distinct
-// state, on the World it keeps for that state and expands (the first
-// discoverer's, in BFS order), as the model's invariants are checked once per
-// state; replay runs it after every step. Every other World that reaches the
-// same state has passed checks 1-5, so it abstracts to the same model state.
+// Checks 1-5 judge the transition and run on every edge, but check 5 depends
+// on the reached state alone: the depth-first search, which stops at its
+// first finding, runs it once per new state (StepLockstepEdge, then
+// CheckModelState); breadth-first keeps it on the edge, where a level's first
+// finding is decided in edge order. Check 6 judges the reached state
+// (CheckReachedState): a search runs it once per distinct state, on the World
+// it keeps for that state and expands (the first discoverer's, in BFS order),
+// as the model's invariants are checked once per state; replay runs it after
+// every step. Every other World that reaches the same state has passed checks
+// 1-5, so it abstracts to the same model state.
 // RetireExecute's outcome is not compared: under `gc recheck` the impl reports
 // a dropped decision as kRefused where the model says kDone; the WAL state
 // comparison covers it.
@@ -84,6 +88,22 @@ std::optional<Finding> StepLockstep(const LockstepSetup& setup,
                                     const model::State& after,
                                     impl::World* world,
                                     std::string* impl_dump = nullptr);
+
+// Checks 1-4 of StepLockstep alone: the transition's. Check 5 depends on the
+// reached state only, not on the edge, so a search that stops at its first
+// finding (depth first) runs it once per new state (CheckModelState) instead
+// of on every edge; StepLockstep is this, then CheckModelState.
+std::optional<Finding> StepLockstepEdge(const LockstepSetup& setup,
+                                        const model::Action& action,
+                                        model::Outcome model_outcome,
+                                        const model::State& after,
+                                        impl::World* world,
+                                        std::string* impl_dump = nullptr);
+
+// Check 5 of the file comment: the first model invariant `after` breaks
+// ("broken on the model's state").
+std::optional<Finding> CheckModelState(const LockstepSetup& setup,
+                                       const model::State& after);
 
 // Check 6 of the file comment on a reached state and its World (nothing when
 // setup.refusals is off).

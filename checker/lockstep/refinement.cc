@@ -341,13 +341,6 @@ void DiffVersion(const model::Config& config, const Version& impl,
                  OpLabel(model.op));
 }
 
-std::string ShardKey(const impl::World& world) {
-  std::string key;
-  for (uint32_t s = 0; s < world.options().shards; ++s)
-    key += world.shard_uuid(s);
-  return key;
-}
-
 // The objects a table's key listed (CachedTable): those under its versions
 // directory (the first `retained_end`), then those under its archive, in path
 // order; valid while the store is not changed.
@@ -380,36 +373,38 @@ impl::Blob ManifestBlob(const impl::World& world, const Listed& listed,
 }
 
 struct TableEntry;
-// The decoding of `blob` (retention `retained`) that `base` holds, or null.
-VersionPtr FromBase(const TableEntry* base, const std::string& shards,
-                    uint64_t number, const impl::Blob& blob, bool retained);
+using ShardsPtr = std::shared_ptr<const ShardNumbers>;
+// The decoding of `blob` that `base` holds, or null (its `retained` flag may
+// be the other one: CleanupVersions moves a manifest's blob to the archive).
+VersionPtr FromBase(const TableEntry* base, const ShardsPtr& shards,
+                    uint64_t number, const impl::Blob& blob);
 
 // `*blob`: the version's manifest blob (null if neither retained nor
-// archived). `base`: a table of the same World decoded before (or null),
-// whose decodings of the same blobs serve. A version's decoding is a function
-// of its manifest bytes (which name its immutable transaction file), where
-// the blob was found (retained or archived) and the run's shard uuids, and a
-// stored blob is never modified, so a World stepped from the one `base`
-// decoded shares the decodings of the blobs it kept; the others are decoded
-// (impl keeps its own decodings by blob address under ReadVersion). A
-// thread-wide cache by blob in front of ReadVersion served 1% of the lookups
-// FromBase left (check --preset small --mode dfs, first 100,000 states) and
-// cost more than it saved.
+// archived), `*retained`: where it was found (TableEntry::retained, which
+// decides over the decoding's own flag). `base`: a table of the same World
+// decoded before (or null), whose decodings of the same blobs serve. A
+// version's decoding is a function of its manifest bytes (which name its
+// immutable transaction file) and the run's shard uuids (where the blob was
+// found is kept beside it), and a stored blob is never modified, so a World
+// stepped from the one `base` decoded shares the decodings of the blobs it
+// kept; the others are decoded (impl keeps its own decodings by blob address
+// under ReadVersion). A thread-wide cache by blob in front of ReadVersion
+// served 1% of the lookups FromBase left (check --preset small --mode dfs,
+// first 100,000 states) and cost more than it saved.
 Result<VersionPtr> ReadVersionCached(const impl::World& world,
                                      const Listed& listed, uint64_t number,
-                                     const std::string& shards,
+                                     const ShardsPtr& shards,
                                      const TableEntry* base,
-                                     impl::Blob* blob_out) {
-  bool retained = false;
-  *blob_out = ManifestBlob(world, listed, number, &retained);
-  if (VersionPtr reused = FromBase(base, shards, number, *blob_out, retained)) {
-    // A decoding of this very blob: its number and retention.
-    MEMWAL_ASSERT(reused->number == number && reused->retained == retained &&
-                  reused->transaction != nullptr);
+                                     impl::Blob* blob_out, bool* retained) {
+  *blob_out = ManifestBlob(world, listed, number, retained);
+  if (VersionPtr reused = FromBase(base, shards, number, *blob_out)) {
+    // A decoding of this very blob: its number.
+    MEMWAL_ASSERT(reused->number == number && reused->transaction != nullptr);
     return reused;
   }
   MEMWAL_ASSIGN_OR_RETURN(impl::TableVersion decoded,
                           world.ReadVersion(number));
+  *retained = decoded.retained;
   return VersionPtr(
       std::make_shared<const impl::TableVersion>(std::move(decoded)));
 }
@@ -437,14 +432,20 @@ std::string ShapeName(model::QueryShape shape) {
 struct TableEntry {
   std::vector<impl::Blob> keep{};
   Status status = Status::Ok();  // the table could not be decoded
+  // Oldest first. Where each was found is `retained` below (a decoding
+  // shared with another table may carry that table's flag).
   std::vector<VersionPtr> versions{};
   // Each version's manifest blob (null if it had none), beside `versions`,
   // and the shard uuids they were decoded with: a later table of the same
-  // World lineage reuses a decoding whose blob and retention are its own.
+  // World lineage reuses a decoding whose blob is its own.
+  // The shard uuids are shared with the base table they were equal to
+  // (ShardsOf), so one address means the same uuids.
   std::vector<impl::Blob> version_blobs{};
-  std::string shards{};
-  // The same shard uuids, for the ops and in-flight transactions.
-  ShardNumbers shard_numbers{};
+  ShardsPtr shards{};
+  // Where each version's manifest blob was found (1 retained, 0 archived by
+  // CleanupVersions), beside `versions`: a decoding shared with a base table
+  // keeps the flag of where the base found the blob, this one decides.
+  std::vector<uint8_t> retained{};
   // The versions in model terms, ops decided by their transaction files
   // (checker/lockstep/transactions.h); status: the model cannot represent
   // them.
@@ -485,6 +486,10 @@ struct TableEntry {
   bool bytes_checked = false;
   std::optional<Finding> zero_entries{};
   std::vector<uint8_t> system_uuid_kept{};
+  // SystemIndexUuidDiff against the table's own abstraction: its answer for
+  // every model state whose versions equal them (PersistedEqual), which reads
+  // only the versions.
+  std::vector<std::string> system_uuid_lines{};
   // In-flight transactions abstracted on this table, by the staged
   // transactions (immutable, kept alive here, so an address is not reused
   // while cached): a step that leaves both alone abstracts them once.
@@ -497,21 +502,16 @@ struct TableEntry {
 };
 constexpr std::size_t kStagedMax = 8;
 
-VersionPtr FromBase(const TableEntry* base, const std::string& shards,
-                    uint64_t number, const impl::Blob& blob, bool retained) {
+VersionPtr FromBase(const TableEntry* base, const ShardsPtr& shards,
+                    uint64_t number, const impl::Blob& blob) {
   if (base == nullptr || blob == nullptr || base->shards != shards)
     return nullptr;
   for (std::size_t k = 0; k < base->versions.size(); ++k) {
     const VersionPtr& version = base->versions[k];
     if (version->number != number) continue;
-    if (base->version_blobs[k] != blob) return nullptr;
-    if (version->retained == retained) return version;
-    // The same blob where the other retention keeps it (CleanupVersions
-    // moves a manifest's blob to the archive): its decoding but the flag,
-    // which is where the blob was found (World::ReadVersion's `retained`).
-    auto moved = std::make_shared<impl::TableVersion>(*version);
-    moved->retained = retained;
-    return moved;
+    // The same blob, retained or moved to the archive by CleanupVersions: its
+    // decoding but the flag, which TableEntry::retained keeps.
+    return base->version_blobs[k] == blob ? version : nullptr;
   }
   return nullptr;
 }
@@ -620,10 +620,20 @@ class EntryCache {
   impl::TwoGenerations<std::size_t, Slot, 100'000> entries_;
 };
 
-ShardNumbers ShardNumbersOf(const impl::World& world) {
-  ShardNumbers shards;
-  for (uint32_t s = 0; s < world.options().shards; ++s)
-    shards.uuids.push_back(world.shard_uuid(s));
+// `world`'s shard uuids in order: `base`'s (shared) when they are the same.
+ShardsPtr ShardsOf(const impl::World& world, const TableEntry* base) {
+  const uint32_t count = world.options().shards;
+  if (base != nullptr && base->shards != nullptr &&
+      base->shards->uuids.size() == count) {
+    bool same = true;
+    for (uint32_t s = 0; s < count && same; ++s)
+      same = base->shards->uuids[s] == world.shard_uuid(s);
+    if (same) return base->shards;
+  }
+  auto shards = std::make_shared<ShardNumbers>();
+  shards->uuids.reserve(count);
+  for (uint32_t s = 0; s < count; ++s)
+    shards->uuids.push_back(world.shard_uuid(s));
   return shards;
 }
 
@@ -639,8 +649,9 @@ Status AbstractLineage(const model::Config& config,
   // Lineage entries before `from` are the prefix's, which decided their ops
   // and flags (an op is a function of its version and the ones before it).
   std::size_t from = 0;
-  std::vector<model::Op> ops;
-  ops.reserve(lineage.size());
+  // A thread's (its storage stays: no allocation per table).
+  thread_local std::vector<model::Op> ops;
+  ops.clear();
   if (prefix != nullptr) {
     MEMWAL_ASSERT(prefix->versions.size() <= own && !prefix->abstract.empty());
     from = lineage.size() - own + prefix->versions.size();
@@ -703,12 +714,13 @@ void AbstractTable(const model::Config& config,
                         std::to_string(entry->versions.size()) + " versions");
     return;
   }
+  entry->abstract.reserve(entry->versions.size());
   if (prefix != nullptr) {
     entry->uuids = prefix->uuids;
     for (std::size_t k = 0; k < prefix->abstract.size(); ++k) {
       // A decoding of the same blob: only where it was found may differ.
       entry->abstract.push_back(prefix->abstract[k]);
-      entry->abstract.back().retained = entry->versions[k]->retained;
+      entry->abstract.back().retained = entry->retained[k] != 0;
     }
   }
   for (std::size_t k = entry->abstract.size(); k < entry->versions.size();
@@ -726,6 +738,7 @@ void AbstractTable(const model::Config& config,
       return;
     }
     entry->abstract.push_back(*abstract);
+    entry->abstract.back().retained = entry->retained[k] != 0;
   }
   const Status table_wide =
       AbstractLineage(config, lineage, shards, prefix, entry);
@@ -769,17 +782,22 @@ void FillTable(const model::Config& config, const impl::World& world,
     entry->status = numbers.status();
     return;
   }
-  entry->shards = ShardKey(world);
+  entry->shards = ShardsOf(world, base);
+  entry->versions.reserve(numbers->size());
+  entry->version_blobs.reserve(numbers->size());
+  entry->retained.reserve(numbers->size());
   for (const uint64_t number : *numbers) {
     impl::Blob blob;
-    Result<VersionPtr> version =
-        ReadVersionCached(world, listed, number, entry->shards, base, &blob);
+    bool retained = false;
+    Result<VersionPtr> version = ReadVersionCached(
+        world, listed, number, entry->shards, base, &blob, &retained);
     if (!version.ok()) {
       entry->status = version.status();
       return;
     }
     entry->versions.push_back(std::move(*version));
     entry->version_blobs.push_back(std::move(blob));
+    entry->retained.push_back(retained ? 1 : 0);
   }
   // A base whose versions are this table's first ones, blob for blob (its
   // decodings of them serve whatever their retention): a CleanupVersions
@@ -798,14 +816,14 @@ void FillTable(const model::Config& config, const impl::World& world,
   }
   entry->rows_view = *shared;
   const impl::RowsView& rows = **shared;
-  std::vector<const impl::TableVersion*> lineage;
-  lineage.reserve(rows.sources.size() + entry->versions.size());
+  // A thread's (its storage stays: no allocation per table).
+  thread_local std::vector<const impl::TableVersion*> lineage;
+  lineage.clear();
   for (const impl::TableVersion& source : rows.sources)
     lineage.push_back(&source);
   for (const VersionPtr& version : entry->versions)
     lineage.push_back(version.get());
-  entry->shard_numbers = ShardNumbersOf(world);
-  AbstractTable(config, lineage, entry->shard_numbers, rows, prefix, entry);
+  AbstractTable(config, lineage, *entry->shards, rows, prefix, entry);
 }
 
 // In front of each EntryCache below, an impl::EpochCache by the epoch of the
@@ -1009,7 +1027,7 @@ Status AbstractInflightOf(const model::Config& config, const impl::World& world,
     return static_cast<uint8_t>(table.uuids.size() + fresh.size());
   };
   // The table's (its key holds the World's shard uuids).
-  const ShardNumbers& shards = table.shard_numbers;
+  const ShardNumbers& shards = *table.shards;
   MEMWAL_ASSERT(shards.uuids.size() == world.options().shards);
   for (std::size_t k = 0; k < staged.size(); ++k) {
     MEMWAL_ASSERT(staged[k] != nullptr);
@@ -1460,6 +1478,8 @@ std::optional<Finding> CheckRefinement(const model::Config& config,
   if (!table->bytes_checked) {
     table->zero_entries = CheckZeroEntries(config, *table->versions.back());
     table->system_uuid_kept = SystemIndexUuidKept(table->versions);
+    table->system_uuid_lines = SystemIndexUuidDiff(
+        table->versions, table->system_uuid_kept, *abstract);
     table->bytes_checked = true;
   }
   if (table->zero_entries.has_value()) return table->zero_entries;
@@ -1469,9 +1489,11 @@ std::optional<Finding> CheckRefinement(const model::Config& config,
   // hold: a fenced data pass's property, the merged rows).
   for (std::string& line : InflightDiff(config, world, model))
     lines.push_back(std::move(line));
-  if (lines.empty())
-    lines =
-        SystemIndexUuidDiff(table->versions, table->system_uuid_kept, model);
+  if (lines.empty()) {
+    lines = equal ? table->system_uuid_lines
+                  : SystemIndexUuidDiff(table->versions,
+                                        table->system_uuid_kept, model);
+  }
   if (lines.empty()) lines = ReadSideLines(config, world, model, table.get());
   if (lines.empty()) return std::nullopt;
   std::string detail = "the implementation's state differs from the model's:";
@@ -1496,6 +1518,7 @@ Result<model::State> AbstractVersions(
   for (std::size_t k = lineage.size() - own; k < lineage.size(); ++k) {
     // Not owned: the caller's versions outlive this call.
     entry.versions.push_back(VersionPtr(VersionPtr(), lineage[k]));
+    entry.retained.push_back(lineage[k]->retained ? 1 : 0);
   }
   AbstractTable(config, lineage, shards, rows, nullptr, &entry);
   return AbstractFields(config, entry, wal, pending);

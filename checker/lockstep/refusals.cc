@@ -1,7 +1,9 @@
 // Refusals compared (checker/lockstep/refusals.h).
 #include "checker/lockstep/refusals.h"
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "checker/lockstep/lockstep.h"
 
@@ -44,13 +46,28 @@ class Collector {
   std::vector<Action>* out_;
 };
 
+// `*to` made a copy of `from` (assigned over a World it held).
+void Assign(const impl::World& from, std::optional<impl::World>* to) {
+  if (to->has_value()) {
+    **to = from;
+  } else {
+    to->emplace(from);
+  }
+}
+
 }  // namespace
 
 std::vector<Action> GuardDisabledActions(const model::Config& config,
                                          const model::State& state) {
   std::vector<Action> out;
-  out.reserve(64);  // one allocation per state, not one per doubling
-  Collector c(config, state, &out);
+  GuardDisabledActions(config, state, &out);
+  return out;
+}
+
+void GuardDisabledActions(const model::Config& config,
+                          const model::State& state, std::vector<Action>* out) {
+  out->clear();
+  Collector c(config, state, out);
   const model::Bounds& b = config.bounds;
   for (int s = 0; s < b.shards; ++s) {
     if (state.flushed[s] < b.generations) c.Try(model::FlushMemTable{s});
@@ -92,22 +109,26 @@ std::vector<Action> GuardDisabledActions(const model::Config& config,
   // model enumerates only within its bounds, while the implementation takes
   // any offer at begin and judges it at commit (R61 validation), so a refusal
   // is not comparable there.
-  return out;
 }
 
 std::optional<Finding> CheckRefusals(const model::Config& config,
                                      const model::State& state,
                                      const impl::World& world) {
-  const std::vector<Action> disabled = GuardDisabledActions(config, state);
+  // A thread's list and World, assigned over (their strings', vectors' and
+  // sets' storage is reused: no allocation per state).
+  thread_local std::vector<Action> disabled;
+  GuardDisabledActions(config, state, &disabled);
   if (disabled.empty()) return std::nullopt;
-  impl::World copy = world;
+  thread_local std::optional<impl::World> copy;
+  Assign(world, &copy);
   for (const Action& action : disabled) {
-    if (!ApplyToWorld(action, &copy).ok()) continue;
+    if (!ApplyToWorld(action, &*copy).ok()) continue;
     // Confirmed on a fresh copy: an earlier refusal did not leave `copy`
     // changed.
-    impl::World fresh = world;
-    if (!ApplyToWorld(action, &fresh).ok()) {
-      copy = world;
+    thread_local std::optional<impl::World> fresh;
+    Assign(world, &fresh);
+    if (!ApplyToWorld(action, &*fresh).ok()) {
+      Assign(world, &copy);
       continue;
     }
     return Finding{std::string(kImplementationMatchesModel),

@@ -42,6 +42,10 @@ namespace memwal::checker::lockstep {
 // model's enumeration order.
 std::vector<model::Action> GuardDisabledActions(const model::Config& config,
                                                 const model::State& state);
+// The same into `out` (cleared first; its capacity stays).
+void GuardDisabledActions(const model::Config& config,
+                          const model::State& state,
+                          std::vector<model::Action>* out);
 
 // An ImplementationMatchesModel finding naming the first disabled action the
 // implementation (`world`, left untouched) accepts; nothing if it refuses
