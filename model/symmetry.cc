@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstring>
 #include <numeric>
 #include <type_traits>
@@ -76,6 +77,26 @@ void PermuteVersion(const Version& in, const Permutation& p, bool shards,
     out->op.index = PermuteIndexName(in.op.index, p);
   if (shards && in.op.progress_generation > 0)
     out->op.progress_shard = p.shards[in.op.progress_shard];
+}
+
+// memcmp's sign for two records of n bytes, compared inline eight bytes at a
+// time: the records compared here are short (a header of
+// kEncodedHeaderBytes, a version's 29 bytes, a transaction's 11), and the
+// library's memcmp, called for each, was 7% of the liveness pass at `large`.
+int CompareBytes(const uint8_t* a, const uint8_t* b, std::size_t n) {
+  static_assert(std::endian::native == std::endian::little);
+  std::size_t k = 0;
+  for (; k + 8 <= n; k += 8) {
+    uint64_t x = 0;
+    uint64_t y = 0;
+    std::memcpy(&x, a + k, 8);
+    std::memcpy(&y, b + k, 8);
+    if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
+  }
+  for (; k < n; ++k) {
+    if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+  }
+  return 0;
 }
 
 bool IdentityOn(const uint8_t* order, int n) {
@@ -339,17 +360,17 @@ std::size_t EncodePermuted(const State& state, const Permutation& p,
     from_index[p.indexes[i]] = static_cast<uint8_t>(i);
   for (int s = 0; s < kShardsMax; ++s)
     from_shard[p.shards[s]] = static_cast<uint8_t>(s);
-  if (below == nullptr) {
-    PermutedHeader(state, p, out);
-  } else {
-    std::memcpy(out, below, kEncodedHeaderBytes);
-  }
+  // With `below` the header is copied at the end, and only when this
+  // encoding is smaller (copied now, its bytes would be read while the
+  // stores that wrote them are still in flight).
+  if (below == nullptr) PermutedHeader(state, p, out);
   uint8_t* at = out + kEncodedHeaderBytes;
   // Against `below`: 0 while the bytes so far are equal, < 0 once smaller.
   int order = 0;
   const auto compared = [&](const uint8_t* from) {
     if (below == nullptr || order != 0) return true;
-    order = std::memcmp(from, below + (from - out), at - from);
+    order = CompareBytes(from, below + (from - out),
+                         static_cast<std::size_t>(at - from));
     return order <= 0;
   };
   // EncodeTo's order: each version, then each transaction.
@@ -383,6 +404,7 @@ std::size_t EncodePermuted(const State& state, const Permutation& p,
     return std::memcmp(out, below, size) < 0 ? size : 0;
   }
   if (below != nullptr && order == 0) return 0;  // equal: not smaller
+  if (below != nullptr) std::memcpy(out, below, kEncodedHeaderBytes);
   const std::size_t size = static_cast<std::size_t>(at - out);
   MEMWAL_ASSERT(size <= kEncodedMax);
   return size;
@@ -403,31 +425,37 @@ std::size_t CanonicalPosition(const std::vector<Permutation>& permutations,
   // list order (the first of the smallest wins, as when all were).
   constexpr std::size_t kTried = 16;
   MEMWAL_ASSERT(permutations.size() <= kTried);
-  uint8_t headers[kTried][kEncodedHeaderBytes];
+  // The smallest header so far in headers[best_header], the next one computed
+  // into the other.
+  uint8_t headers[2][kEncodedHeaderBytes];
+  int best_header = 0;
   std::size_t tied[kTried];
   std::size_t ties = 0;
   // Without retire covers (a folded state has none) the header does not
   // depend on the index order: permutations that move shards alike share it
   // (Permutations lists them one after another).
   static_assert(sizeof(state.retire_cover) == sizeof(uint64_t));
-  int no_cover = -1;  // not looked at yet
+  uint64_t covers = 0;
+  std::memcpy(&covers, state.retire_cover.data(), sizeof(covers));
+  bool last_tied = false;  // the last header computed ties the smallest
   for (std::size_t k = 0; k < permutations.size(); ++k) {
-    if (k > 0 && permutations[k].shards == permutations[k - 1].shards) {
-      if (no_cover < 0) {
-        uint64_t covers = 0;
-        std::memcpy(&covers, state.retire_cover.data(), sizeof(covers));
-        no_cover = covers == 0 ? 1 : 0;
-      }
+    if (k > 0 && covers == 0 &&
+        permutations[k].shards == permutations[k - 1].shards) {
+      // k - 1's header: tied with the smallest exactly when k - 1's was.
+      if (last_tied) tied[ties++] = k;
+      continue;
     }
-    if (no_cover == 1 && permutations[k].shards == permutations[k - 1].shards) {
-      std::memcpy(headers[k], headers[k - 1], kEncodedHeaderBytes);
-    } else {
-      PermutedHeader(state, permutations[k], headers[k]);
+    const int slot = ties == 0 ? best_header : 1 - best_header;
+    PermutedHeader(state, permutations[k], headers[slot]);
+    const int order = ties == 0
+                          ? -1
+                          : CompareBytes(headers[slot], headers[best_header],
+                                         kEncodedHeaderBytes);
+    last_tied = order <= 0;
+    if (order < 0) {
+      ties = 0;
+      best_header = slot;
     }
-    const int order = ties == 0 ? -1
-                                : std::memcmp(headers[k], headers[tied[0]],
-                                              kEncodedHeaderBytes);
-    if (order < 0) ties = 0;
     if (order <= 0) tied[ties++] = k;
   }
   // The encodings in fixed buffers (they were strings, one allocated per

@@ -124,11 +124,15 @@ class NodeMap {
     if (slots_.empty()) return;
     // As instructions the compiler keeps: GCC 12 dropped the
     // __builtin_prefetch this was, once inlined into the expansion loop (no
-    // prefetch was left in liveness.cc's object code). The next line too: a
-    // probe goes on over a few slots of 12 bytes.
+    // prefetch was left in liveness.cc's object code). The next line too when
+    // the home slot and the one after it do not fit in this one: a probe goes
+    // on over a few slots of 12 bytes, mostly one or two at 70% full. (Both
+    // lines always were: at `large` the prefetches waited for free line fill
+    // buffers.)
     const char* at = reinterpret_cast<const char*>(&slots_[Home(fingerprint)]);
     asm volatile("prefetcht0 %0" : : "m"(*at));
-    asm volatile("prefetcht0 %0" : : "m"(*(at + 64)));
+    if ((reinterpret_cast<uintptr_t>(at) & 63) > 64 - 2 * sizeof(Slot))
+      asm volatile("prefetcht0 %0" : : "m"(*(at + 64)));
   }
   std::size_t bytes() const { return slots_.capacity() * sizeof(Slot); }
 
@@ -550,6 +554,7 @@ void ExpandLayerChunk(const model::Config& config, const Frames& frames,
                       std::vector<LayerExpansion>* expansions) {
   auto slice = [&](std::size_t begin, std::size_t end) {
     State state;
+    State after;
     std::vector<Action> actions;
     // The encodings of the successors of the last kLag + 1 states built: a
     // state's successors are looked up only once kLag more states are built,
@@ -581,8 +586,12 @@ void ExpandLayerChunk(const model::Config& config, const Frames& frames,
       if (built.size() < steps) built.resize(steps);
       for (std::size_t a = 0; a < actions.size(); ++a) {
         LayerStep& next = expansion.next[a];
-        const State after = windowed ? Step(config, state, actions[a])
-                                     : Plain(config, state, actions[a]);
+        // Step or Plain, into one state reused (model::Apply by value copied
+        // the state twice per edge).
+        after = state;
+        model::Outcome outcome;
+        model::Apply(config, actions[a], &after, &outcome);
+        if (windowed) model::Fold(config, &after);
         ToRepresentative(frames, after, &next, &built[a]);
         next.layer = windowed ? LayerOf(config, after) : 0;
         next.fair_class = FairClass(actions[a]);
