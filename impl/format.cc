@@ -616,22 +616,10 @@ std::optional<uint64_t> ParseShardManifestName(std::string_view path) {
   constexpr std::string_view kSuffix = ".binpb";
   if (path.size() != 64 + kSuffix.size() || path.substr(64) != kSuffix)
     return std::nullopt;
-  // Eight digits at a time (this runs for every file of a shard's manifest
-  // directory whenever its latest manifest is looked up): each byte must be
-  // '0' or '1' (0x30 | its bit), and the multiply gathers byte k's bit into
-  // bit 56 + k (the shifted copies land on distinct bits, so nothing carries).
   uint64_t version = 0;
-  for (size_t chunk = 0; chunk < 8; ++chunk) {
-    uint64_t digits = 0;
-    for (size_t k = 0; k < 8; ++k) {
-      digits |= uint64_t{static_cast<unsigned char>(path[chunk * 8 + k])}
-                << (8 * k);
-    }
-    constexpr uint64_t kLowBits = 0x0101010101010101ULL;
-    if ((digits & ~kLowBits) != 0x3030303030303030ULL) return std::nullopt;
-    const uint64_t gathered =
-        ((digits & kLowBits) * 0x0102040810204080ULL) >> 56;
-    version |= gathered << (8 * chunk);
+  for (size_t bit = 0; bit < 64; ++bit) {
+    if (path[bit] != '0' && path[bit] != '1') return std::nullopt;
+    if (path[bit] == '1') version |= uint64_t{1} << bit;
   }
   return version;
 }
