@@ -595,11 +595,12 @@ void PrintLockstepText(const BenchOptions& o, const Measured& m,
     std::snprintf(
         line, sizeof(line),
         "  %s lockstep (dfs, %d threads) + liveness: %s, %llu states, %.1f s "
-        "(search %.1f s), peak %.0f MB; liveness %llu graph states in %.1f s, "
-        "%.0f/s\n",
+        "(search %.1f s), peak %.0f MB (%.0f MB resident at fork); liveness "
+        "%llu graph states in %.1f s, %.0f/s\n",
         o.large_preset.c_str(), o.threads, m.large.verdict.c_str(),
         static_cast<unsigned long long>(m.large.states), m.large.seconds,
         m.large.search_seconds, m.large.peak_kb / 1024.0,
+        m.large.start_kb / 1024.0,
         static_cast<unsigned long long>(m.large.liveness_states),
         m.large.liveness_seconds, m.large.liveness_per_s());
     out << line;
@@ -666,6 +667,11 @@ void PrintJson(const BenchOptions& o, const Measured& m, std::ostream& out) {
       {"large_peak_rss_mb", m.large.run
                                 ? nlohmann::json(m.large.peak_kb / 1024.0)
                                 : nlohmann::json(nullptr)},
+      // What the child shared with the bench when forked: counted in its
+      // peak, not its own.
+      {"large_start_rss_mb", m.large.run
+                                 ? nlohmann::json(m.large.start_kb / 1024.0)
+                                 : nlohmann::json(nullptr)},
       {"large_liveness_seconds", m.large.run
                                      ? nlohmann::json(m.large.liveness_seconds)
                                      : nlohmann::json(nullptr)},

@@ -118,6 +118,7 @@ TEST(BenchCommand, ReportsEveryKeyAndTheMedianOfThePairedRatios) {
                           "lockstep_bytes_per_state",
                           "large_seconds",
                           "large_peak_rss_mb",
+                          "large_start_rss_mb",
                           "large_liveness_seconds",
                           "liveness_states_per_s"})
     EXPECT_TRUE(j.contains(key)) << key;
@@ -127,6 +128,9 @@ TEST(BenchCommand, ReportsEveryKeyAndTheMedianOfThePairedRatios) {
   EXPECT_EQ(j["lockstep_ratio_runs"].size(), 3u);
   EXPECT_EQ(j["large_verdict"].get<std::string>(), "ok");
   EXPECT_GT(j["large_peak_rss_mb"].get<double>(), 0);
+  EXPECT_GT(j["large_start_rss_mb"].get<double>(), 0);
+  EXPECT_LE(j["large_start_rss_mb"].get<double>(),
+            j["large_peak_rss_mb"].get<double>());
   EXPECT_GT(j["liveness_states_per_s"].get<double>(), 0);
   EXPECT_GT(j["large_liveness_seconds"].get<double>(), 0);
   EXPECT_EQ(j["states_spin"].get<uint64_t>(),
